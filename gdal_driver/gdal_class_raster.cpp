@@ -1,0 +1,114 @@
+#include "gdal_class_raster.h"
+
+#include <cmath>
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <gdal_priv.h>
+#include <ogr_spatialref.h>
+
+#include <vector>
+
+#include "error.h"
+
+namespace lsm {
+
+void GdalClassRaster::Closer::operator()(GDALDataset* d) const { GDALClose(d); }
+
+GdalClassRaster::GdalClassRaster(const std::string& path, int band) : path_(path), band_index_(band) {
+  GDALAllRegister();
+  // Let GDAL decompress blocks on all cores (GeoTIFF DEFLATE/ZSTD/LZW...).
+  if (!CPLGetConfigOption("GDAL_NUM_THREADS", nullptr)) CPLSetConfigOption("GDAL_NUM_THREADS", "ALL_CPUS");
+  CPLErrorReset();
+  dataset_.reset(GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY));
+  if (!dataset_) {
+    std::string why = CPLGetLastErrorMsg();
+    if (why.empty()) why = "not a raster GDAL can read";
+    throw Error(ErrorKind::BadInput, "cannot open '" + path + "' as a raster: " + why);
+  }
+  const int bands = dataset_->GetRasterCount();
+  if (band < 1 || band > bands)
+    throw Error(ErrorKind::BadInput, "band " + std::to_string(band) + " is out of range: '" + path + "' has " +
+                                         std::to_string(bands) + (bands == 1 ? " band" : " bands"));
+  band_ = dataset_->GetRasterBand(band);
+  const GDALDataType type = band_->GetRasterDataType();
+  if (GDALDataTypeIsComplex(type))
+    throw Error(ErrorKind::BadInput, std::string("band ") + std::to_string(band) + " of '" + path + "' has complex type " +
+                                         GDALGetDataTypeName(type) + ": class codes must be integers");
+  switch (type) {
+    case GDT_Byte:
+    case GDT_UInt16:
+    case GDT_Int16:
+    case GDT_Int32:
+#if GDAL_VERSION_NUM >= 3070000
+    case GDT_Int8:
+#endif
+      read_as_int32_ = true;
+      break;
+    default:  // UInt32, (U)Int64, Float32/64: read as double and checked cell by cell
+      read_as_int32_ = false;
+  }
+  int has = 0;
+  nodata_ = band_->GetNoDataValue(&has);
+  has_nodata_ = has != 0;
+
+  info_.width = dataset_->GetRasterXSize();
+  info_.height = dataset_->GetRasterYSize();
+  band_->GetBlockSize(&info_.block_width, &info_.block_height);
+  double gt[6];
+  if (dataset_->GetGeoTransform(gt) == CE_None) {
+    info_.cell_width = std::hypot(gt[1], gt[4]);
+    info_.cell_height = std::hypot(gt[2], gt[5]);
+  }
+  if (const OGRSpatialReference* srs = dataset_->GetSpatialRef()) geographic_ = srs->IsGeographic();
+}
+
+GdalClassRaster::~GdalClassRaster() = default;
+
+void GdalClassRaster::read(const Window& w, int32_t* out) {
+  const size_t n = static_cast<size_t>(w.width * w.height);
+  auto fail = [&]() {
+    throw Error(ErrorKind::Io, "cannot read rows " + std::to_string(w.y0) + ".." + std::to_string(w.y0 + w.height - 1) +
+                                   " of '" + path_ + "': " + CPLGetLastErrorMsg());
+  };
+  auto bad_value = [&](size_t i, const std::string& what) {
+    throw Error(ErrorKind::BadInput, "band " + std::to_string(band_index_) + " of '" + path_ + "' holds " + what +
+                                         " at column " + std::to_string(w.x0 + int64_t(i) % w.width) + ", row " +
+                                         std::to_string(w.y0 + int64_t(i) / w.width) +
+                                         ": class codes must be integers in the int32 range");
+  };
+  CPLErrorReset();
+  if (read_as_int32_) {
+    if (band_->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), out, int(w.width), int(w.height),
+                        GDT_Int32, 0, 0) != CE_None)
+      fail();
+    const bool nodata_is_code = has_nodata_ && std::floor(nodata_) == nodata_ && nodata_ >= INT32_MIN && nodata_ <= INT32_MAX;
+    const int32_t nd = nodata_is_code ? static_cast<int32_t>(nodata_) : 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (nodata_is_code && out[i] == nd) out[i] = kNoClass;
+      else if (out[i] == kNoClass) bad_value(i, "the value " + std::to_string(out[i]) + " (reserved)");
+    }
+    return;
+  }
+  std::vector<double> values(n);
+  if (band_->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), values.data(), int(w.width),
+                      int(w.height), GDT_Float64, 0, 0) != CE_None)
+    fail();
+  for (size_t i = 0; i < n; ++i) {
+    const double v = values[i];
+    if (std::isnan(v) || (has_nodata_ && v == nodata_)) {
+      out[i] = kNoClass;
+    } else if (std::floor(v) != v) {
+      char text[64];
+      std::snprintf(text, sizeof text, "the non-integer value %.17g", v);
+      bad_value(i, text);
+    } else if (v <= double(INT32_MIN) || v > double(INT32_MAX)) {
+      char text[64];
+      std::snprintf(text, sizeof text, "the value %.17g", v);
+      bad_value(i, text);
+    } else {
+      out[i] = static_cast<int32_t>(v);
+    }
+  }
+}
+
+}  // namespace lsm

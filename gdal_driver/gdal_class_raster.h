@@ -1,0 +1,49 @@
+#pragma once
+// A band of any raster GDAL opens, served to the engine as integer class
+// codes (ClassRasterSource). Cells equal to the band's nodata value (and NaN
+// cells of floating-point bands) are outside the landscape.
+#include <memory>
+#include <string>
+
+#include "raster.h"
+
+class GDALDataset;
+class GDALRasterBand;
+
+namespace lsm {
+
+class GdalClassRaster final : public ClassRasterSource {
+ public:
+  /// Opens band `band` (1-based) of `path`. Throws lsm::Error(BadInput) with
+  /// one line naming the problem: the file is missing or not a raster, the
+  /// band is out of range, or the band's type cannot hold class codes.
+  GdalClassRaster(const std::string& path, int band);
+  ~GdalClassRaster() override;
+
+  RasterInfo info() const override { return info_; }
+  /// Reads a window as class codes. Throws lsm::Error(BadInput) for a value
+  /// that is not an integer in the int32 range, lsm::Error(Io) on read errors.
+  void read(const Window& window, int32_t* out) override;
+
+  const std::string& path() const { return path_; }
+  /// The open dataset, to copy georeferencing to derived rasters.
+  GDALDataset* dataset() const { return dataset_.get(); }
+  /// True when the CRS is geographic: cell sizes are then in degrees, not metres.
+  bool geographic() const { return geographic_; }
+
+ private:
+  struct Closer {
+    void operator()(GDALDataset* d) const;
+  };
+  std::string path_;
+  std::unique_ptr<GDALDataset, Closer> dataset_;
+  GDALRasterBand* band_ = nullptr;
+  int band_index_ = 1;
+  RasterInfo info_;
+  bool geographic_ = false;
+  bool read_as_int32_ = true;  // integer types that fit int32 are read directly
+  bool has_nodata_ = false;
+  double nodata_ = 0;
+};
+
+}  // namespace lsm

@@ -1,0 +1,58 @@
+#pragma once
+// GeoTIFF outputs of lsm (patch-ID rasters, synthetic landscapes): tiled,
+// DEFLATE-compressed, BigTIFF when needed, written under a temporary name and
+// renamed into place only when complete (AtomicOutput).
+#include <gdal.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "atomic_output.h"
+#include "raster.h"
+
+class GDALDataset;
+
+namespace lsm {
+
+/// Georeferencing to stamp on an output.
+struct GeoReference {
+  bool has_geotransform = false;
+  double geotransform[6] = {0, 1, 0, 0, 0, 1};
+  std::string wkt;  ///< CRS as WKT; empty = none
+};
+
+/// The georeferencing of an open dataset.
+GeoReference georeference_of(GDALDataset* dataset);
+
+class GeoTiffOutput {
+ public:
+  /// Creates `path`'s temporary file as a width x height single-band GeoTIFF
+  /// of `type`. Throws lsm::Error(Io) when it cannot be created.
+  GeoTiffOutput(const std::string& path, int64_t width, int64_t height, GDALDataType type, const GeoReference& georef,
+                std::optional<double> nodata);
+  ~GeoTiffOutput();
+  /// Writes a window of `data` (row-major, of `data_type`). Throws lsm::Error(Io).
+  void write(const Window& window, const void* data, GDALDataType data_type);
+  /// Closes the dataset and renames it into place. Throws lsm::Error(Io).
+  void commit();
+
+ private:
+  struct Closer {
+    void operator()(GDALDataset* d) const;
+  };
+  AtomicOutput file_;
+  std::unique_ptr<GDALDataset, Closer> dataset_;
+};
+
+/// Adapter: the engine's patch-ID raster into a UInt32 GeoTiffOutput.
+class GeoTiffLabelSink final : public LabelRasterSink {
+ public:
+  explicit GeoTiffLabelSink(GeoTiffOutput& out) : out_(out) {}
+  void write(const Window& window, const uint32_t* labels) override { out_.write(window, labels, GDT_UInt32); }
+
+ private:
+  GeoTiffOutput& out_;
+};
+
+}  // namespace lsm

@@ -1,0 +1,30 @@
+#pragma once
+// Output files that appear only when complete: data is written to a temporary
+// name beside the final path and renamed into place by commit(). If the
+// object is destroyed without commit() (an error, an interruption) the
+// temporary file is removed, so no half-written output is ever left behind.
+#include <string>
+
+namespace lsm {
+
+class AtomicOutput {
+ public:
+  /// Creates the temporary file at once, so an unwritable destination fails
+  /// before any work is done. Throws lsm::Error(Io) naming `final_path`.
+  explicit AtomicOutput(std::string final_path);
+  ~AtomicOutput();
+  AtomicOutput(const AtomicOutput&) = delete;
+  AtomicOutput& operator=(const AtomicOutput&) = delete;
+  AtomicOutput(AtomicOutput&&) noexcept;
+
+  const std::string& final_path() const { return final_; }
+  const std::string& temp_path() const { return temp_; }
+  /// Renames the temporary file onto the final path. Throws lsm::Error(Io).
+  void commit();
+
+ private:
+  std::string final_, temp_;
+  bool done_ = false;
+};
+
+}  // namespace lsm

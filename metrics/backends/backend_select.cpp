@@ -1,0 +1,45 @@
+// Backend selection: the only place that knows whether this build has CUDA.
+#include <string>
+
+#include "error.h"
+#include "tile_labeler.h"
+#ifdef LSM_HAVE_CUDA
+#include "tile_labeler_cuda.h"
+#endif
+
+namespace lsm {
+
+Backend parse_backend(const std::string& text) {
+  if (text == "auto") return Backend::Auto;
+  if (text == "cpu") return Backend::Cpu;
+  if (text == "cuda") return Backend::Cuda;
+  throw Error(ErrorKind::BadInput, "unknown backend '" + text + "' (expected auto, cpu or cuda)");
+}
+
+bool cuda_available(std::string* why_not) {
+#ifdef LSM_HAVE_CUDA
+  return cuda_device_present(why_not);
+#else
+  if (why_not) *why_not = "lsm was built without CUDA";
+  return false;
+#endif
+}
+
+std::unique_ptr<TileLabeler> make_labeler(Backend backend) {
+  std::string why;
+  switch (backend) {
+    case Backend::Cpu:
+      return make_cpu_labeler();
+    case Backend::Auto:
+      return cuda_available() ? make_labeler(Backend::Cuda) : make_cpu_labeler();
+    case Backend::Cuda:
+      if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
+#ifdef LSM_HAVE_CUDA
+      return make_cuda_labeler();
+#endif
+      break;
+  }
+  throw Error(ErrorKind::Internal, "unhandled backend");
+}
+
+}  // namespace lsm

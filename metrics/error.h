@@ -1,0 +1,31 @@
+#pragma once
+// The one error system of lsm: every failure the user can cause or meet
+// (bad input, unwritable output, missing backend, CUDA failure) is thrown as
+// lsm::Error with a one-line message that names the problem. The CLI prints
+// it as one line on stderr and exits non-zero.
+#include <stdexcept>
+#include <string>
+
+namespace lsm {
+
+/// What kind of failure an Error is; the CLI maps every kind to exit code 1,
+/// tests use it to check that the right check fired.
+enum class ErrorKind {
+  BadInput,     ///< the input raster or an option value is unusable
+  Io,           ///< a file could not be read, created or renamed
+  Backend,      ///< the requested backend is unavailable (no CUDA build, no device)
+  Device,       ///< a CUDA call failed
+  Internal      ///< a broken invariant inside lsm (a bug)
+};
+
+/// The exception type of lsm. what() is a single line without a trailing newline.
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  ErrorKind kind() const noexcept { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+}  // namespace lsm

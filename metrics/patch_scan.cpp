@@ -1,0 +1,88 @@
+#include "patch_scan.h"
+
+#include <algorithm>
+#include <future>
+
+#include "error.h"
+#include "patch_frontier.h"
+
+namespace lsm {
+
+PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const ScanOptions& options,
+                        const ProgressFn& progress) {
+  PatchTable table;
+  table.raster = source.info();
+  table.rule = options.rule;
+  table.grid = plan_tiles(table.raster, options.tile_width, options.tile_height);
+
+  PatchFrontier frontier(table.raster.width, options.rule, options.keep_patch_ids);
+  std::vector<PatchStats> patches;
+  std::vector<uint64_t> closed_nodes;
+  std::vector<TileLabels> labels;
+  std::vector<Window> windows;
+  stream_tile_rows(
+      source, table.grid,
+      [&](int64_t row, std::vector<TileInput>& tiles) {
+        labeler.label_tiles(tiles, options.rule, false, labels);
+        windows.clear();
+        for (const TileInput& t : tiles) windows.push_back(t.window);
+        frontier.add_tile_row(windows, labels, row + 1 == table.grid.rows);
+        // Move closed patches out at once so the frontier's memory stays bounded.
+        for (const ClosedPatch& c : frontier.closed()) {
+          patches.push_back(c.stats);
+          if (options.keep_patch_ids) closed_nodes.push_back(c.node);
+        }
+        frontier.closed().clear();
+      },
+      progress);
+
+  // PID order: raster order of each patch's first cell.
+  std::vector<size_t> order(patches.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return patches[a].first_cell < patches[b].first_cell; });
+  table.patches.reserve(patches.size());
+  for (size_t i : order) table.patches.push_back(patches[i]);
+
+  if (options.keep_patch_ids) {
+    if (patches.size() >= 0xFFFFFFFFull)
+      throw Error(ErrorKind::BadInput, "more than 4294967294 patches: patch IDs do not fit a UInt32 raster");
+    std::vector<uint32_t> pid_of_closed(patches.size());
+    for (size_t rank = 0; rank < order.size(); ++rank) pid_of_closed[order[rank]] = static_cast<uint32_t>(rank + 1);
+    table.fragment_pid = frontier.fragment_pids(closed_nodes, pid_of_closed);
+    const size_t n_tiles = static_cast<size_t>(table.grid.rows * table.grid.cols);
+    table.tile_fragment_base.resize(n_tiles);
+    for (size_t i = 0; i < n_tiles; ++i) table.tile_fragment_base[i] = frontier.fragment_base(i);
+  }
+  return table;
+}
+
+void write_patch_ids(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
+                     LabelRasterSink& sink, const ProgressFn& progress) {
+  if (table.tile_fragment_base.empty())
+    throw Error(ErrorKind::Internal, "write_patch_ids needs a scan with keep_patch_ids");
+  std::vector<TileLabels> labels;
+  std::future<void> writing;
+  stream_tile_rows(
+      source, table.grid,
+      [&](int64_t row, std::vector<TileInput>& tiles) {
+        labeler.label_tiles(tiles, table.rule, true, labels);
+        std::vector<std::pair<Window, std::vector<uint32_t>>> out;
+        out.reserve(tiles.size());
+        for (size_t t = 0; t < tiles.size(); ++t) {
+          const uint64_t base = table.tile_fragment_base[row * table.grid.cols + t];
+          std::vector<uint32_t>& ids = labels[t].labels;
+          for (uint32_t& v : ids)
+            if (v) v = table.fragment_pid[base + v - 1];
+          out.emplace_back(tiles[t].window, std::move(ids));
+        }
+        if (writing.valid()) writing.get();  // one row in flight: bounded memory, errors surface
+        writing = std::async(std::launch::async, [&sink, out = std::move(out)]() {
+          for (const auto& [window, ids] : out) sink.write(window, ids.data());
+        });
+      },
+      progress);
+  if (writing.valid()) writing.get();
+}
+
+}  // namespace lsm

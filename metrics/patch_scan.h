@@ -1,0 +1,55 @@
+#pragma once
+// The main pass of the engine: labels the raster's patches tile by tile,
+// merges them across seams and returns one record per patch. Every later
+// metric derives from these records, so the raster is labeled once.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "patch_stats.h"
+#include "progress.h"
+#include "raster.h"
+#include "tile_labeler.h"
+#include "tile_scheduler.h"
+
+namespace lsm {
+
+/// Options of a patch scan.
+struct ScanOptions {
+  NeighbourRule rule = NeighbourRule::Eight;
+  int64_t tile_width = 0;   ///< 0 = chosen by plan_tiles()
+  int64_t tile_height = 0;
+  /// Keep what write_patch_ids() needs (8 bytes per tile-local fragment during
+  /// the scan, 4 afterwards).
+  bool keep_patch_ids = false;
+};
+
+/// The patches of a raster.
+struct PatchTable {
+  RasterInfo raster;
+  NeighbourRule rule = NeighbourRule::Eight;
+  TileGrid grid;
+  /// One record per patch, sorted by the raster-order index of the patch's
+  /// first cell; the patch ID (PID) of patches[i] is i + 1. This order does
+  /// not depend on the tile grid or the backend.
+  std::vector<PatchStats> patches;
+  /// With keep_patch_ids: PID of every tile-local fragment, and the id of
+  /// each tile's first fragment (tiles in row-major order).
+  std::vector<uint32_t> fragment_pid;
+  std::vector<uint64_t> tile_fragment_base;
+};
+
+/// Scans `source` with `labeler`. Throws lsm::Error.
+PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const ScanOptions& options,
+                        const ProgressFn& progress = {});
+
+/// Second pass for the patch-ID raster: relabels every tile (the labeling is
+/// deterministic) and writes each cell's PID (0 for nodata) to `sink`, with the
+/// writing of one tile row overlapping the labeling of the next.
+/// `table` must come from scan_patches() with keep_patch_ids on the same
+/// source and the same kind of labeler. Throws lsm::Error(BadInput) when there
+/// are more than 2^32-1 patches (UInt32 IDs).
+void write_patch_ids(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
+                     LabelRasterSink& sink, const ProgressFn& progress = {});
+
+}  // namespace lsm

@@ -1,0 +1,47 @@
+#pragma once
+// Per-patch accumulators: everything the area and edge metrics need, as exact
+// integer counts so that merging across tile seams gives bit-identical results
+// for any tile size and either backend.
+#include <algorithm>
+#include <cstdint>
+
+namespace lsm {
+
+/// FRAGSTATS neighbour rule: cells of one class connect through their 4 edge
+/// neighbours, or through their 8 edge and corner neighbours (FRAGSTATS 4.2
+/// default: 8).
+enum class NeighbourRule { Four = 4, Eight = 8 };
+
+/// Counts describing one patch (or one tile-local fragment of a patch).
+/// "Horizontal" edges are the top/bottom sides of a cell (length = cell width),
+/// "vertical" edges the left/right sides (length = cell height).
+struct PatchStats {
+  int32_t class_code = 0;   ///< the patch's class (TYPE in FRAGSTATS tables)
+  uint64_t first_cell = 0;  ///< row * raster_width + col of the patch's first cell in raster order
+  uint64_t cells = 0;       ///< number of cells (AREA = cells * cell area)
+  /// Cell sides of the patch that border anything that is not the patch's class:
+  /// another class, nodata or the raster's edge (FRAGSTATS PERIM).
+  uint64_t perim_edges_h = 0;
+  uint64_t perim_edges_v = 0;
+  /// The subset of the perimeter sides that border another class inside the
+  /// landscape (FRAGSTATS TE/ED at class and landscape level count only these).
+  uint64_t class_edges_h = 0;
+  uint64_t class_edges_v = 0;
+
+  /// Adds the fragment `o` (same patch) into this one.
+  void merge(const PatchStats& o) {
+    first_cell = std::min(first_cell, o.first_cell);
+    cells += o.cells;
+    perim_edges_h += o.perim_edges_h;
+    perim_edges_v += o.perim_edges_v;
+    class_edges_h += o.class_edges_h;
+    class_edges_v += o.class_edges_v;
+  }
+  bool operator==(const PatchStats& o) const {
+    return class_code == o.class_code && first_cell == o.first_cell && cells == o.cells &&
+           perim_edges_h == o.perim_edges_h && perim_edges_v == o.perim_edges_v &&
+           class_edges_h == o.class_edges_h && class_edges_v == o.class_edges_v;
+  }
+};
+
+}  // namespace lsm

@@ -1,0 +1,53 @@
+#pragma once
+// Raster geometry and the two I/O interfaces the engine streams through.
+// The core never includes GDAL: gdal_driver/ implements these interfaces on
+// GDAL datasets, memory_raster.h implements them on in-memory arrays.
+#include <cstdint>
+#include <limits>
+
+namespace lsm {
+
+/// Class code value that marks a cell outside the landscape (nodata, or a halo
+/// cell beyond the raster's edge). Readers map the band's nodata value to it;
+/// a real class code may not take this value.
+constexpr int32_t kNoClass = std::numeric_limits<int32_t>::min();
+
+/// Size and cell geometry of a categorical raster.
+struct RasterInfo {
+  int64_t width = 0;       ///< columns (cells)
+  int64_t height = 0;      ///< rows (cells)
+  int block_width = 256;   ///< natural read block of the source (cells); tiles align to it
+  int block_height = 256;
+  double cell_width = 1;   ///< cell size along x in metres (positive); horizontal edges have this length
+  double cell_height = 1;  ///< cell size along y in metres (positive); vertical edges have this length
+};
+
+/// A window of a raster: columns [x0, x0+width), rows [y0, y0+height).
+struct Window {
+  int64_t x0 = 0, y0 = 0;
+  int64_t width = 0, height = 0;
+};
+
+/// A single band of integer class codes, read window by window.
+/// Implementations must be usable from one thread at a time (the scheduler's
+/// reader thread); they need not be thread-safe.
+class ClassRasterSource {
+ public:
+  virtual ~ClassRasterSource() = default;
+  virtual RasterInfo info() const = 0;
+  /// Reads `window` (fully inside the raster) into `out`, row-major with row
+  /// stride window.width, class codes as int32 and kNoClass for nodata.
+  /// Throws lsm::Error(BadInput) for values that are not class codes (for
+  /// example non-integer floats), lsm::Error(Io) when reading fails.
+  virtual void read(const Window& window, int32_t* out) = 0;
+};
+
+/// Receives the patch-ID raster window by window (UInt32, 0 = nodata).
+class LabelRasterSink {
+ public:
+  virtual ~LabelRasterSink() = default;
+  /// Writes `window` from `labels` (row-major, stride window.width).
+  virtual void write(const Window& window, const uint32_t* labels) = 0;
+};
+
+}  // namespace lsm

@@ -1,0 +1,98 @@
+#include "tile_scheduler.h"
+
+#include <algorithm>
+#include <future>
+#include <string>
+
+#include "error.h"
+
+namespace lsm {
+
+Window TileGrid::tile(int64_t row, int64_t col) const {
+  Window w;
+  w.x0 = col * tile_width;
+  w.y0 = row * tile_height;
+  w.width = std::min(tile_width, raster.width - w.x0);
+  w.height = std::min(tile_height, raster.height - w.y0);
+  return w;
+}
+
+TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width, int64_t tile_height) {
+  if (raster.width <= 0 || raster.height <= 0) throw Error(ErrorKind::BadInput, "the raster has no cells");
+  if (tile_width < 0 || tile_height < 0) throw Error(ErrorKind::BadInput, "tile size must be positive");
+  constexpr int64_t kStripCells = int64_t(32) << 20;
+  TileGrid g;
+  g.raster = raster;
+  g.tile_width = tile_width ? tile_width : std::min<int64_t>(1024, raster.width);
+  if (tile_height) {
+    g.tile_height = tile_height;
+  } else {
+    const int64_t block = std::max(1, raster.block_height);
+    int64_t rows = std::max<int64_t>(block, (1024 / block) * block);
+    const int64_t max_rows = std::max<int64_t>(1, kStripCells / raster.width);
+    if (rows > max_rows) rows = std::max<int64_t>(std::min(block, max_rows), (max_rows / block) * block);
+    g.tile_height = rows;
+  }
+  g.tile_width = std::min(g.tile_width, raster.width);
+  g.tile_height = std::min(g.tile_height, raster.height);
+  g.cols = (raster.width + g.tile_width - 1) / g.tile_width;
+  g.rows = (raster.height + g.tile_height - 1) / g.tile_height;
+  return g;
+}
+
+namespace {
+
+// Reads the strip of tile row `row` (with one halo row above and below) and
+// cuts it into tiles with their halos.
+std::vector<TileInput> read_tile_row(ClassRasterSource& source, const TileGrid& grid, int64_t row) {
+  const RasterInfo& r = grid.raster;
+  const Window first = grid.tile(row, 0);
+  const int64_t y_begin = std::max<int64_t>(0, first.y0 - 1);
+  const int64_t y_end = std::min<int64_t>(r.height, first.y0 + first.height + 1);
+  Window strip{0, y_begin, r.width, y_end - y_begin};
+  std::vector<int32_t> buffer(static_cast<size_t>(strip.width * strip.height));
+  source.read(strip, buffer.data());
+
+  std::vector<TileInput> tiles(static_cast<size_t>(grid.cols));
+  for (int64_t col = 0; col < grid.cols; ++col) {
+    TileInput& t = tiles[col];
+    t.window = grid.tile(row, col);
+    t.raster_width = r.width;
+    const int64_t stride = t.stride();
+    t.cells.assign(static_cast<size_t>(stride * (t.window.height + 2)), kNoClass);
+    for (int64_t hy = 0; hy < t.window.height + 2; ++hy) {
+      const int64_t y = t.window.y0 - 1 + hy;
+      if (y < y_begin || y >= y_end) continue;
+      const int64_t x_begin = std::max<int64_t>(0, t.window.x0 - 1);
+      const int64_t x_end = std::min<int64_t>(r.width, t.window.x0 + t.window.width + 1);
+      const int32_t* src = buffer.data() + (y - y_begin) * strip.width + x_begin;
+      std::copy(src, src + (x_end - x_begin), t.cells.data() + hy * stride + (x_begin - (t.window.x0 - 1)));
+    }
+  }
+  return tiles;
+}
+
+}  // namespace
+
+void stream_tile_rows(ClassRasterSource& source, const TileGrid& grid, const TileRowFn& compute,
+                      const ProgressFn& progress) {
+  if (progress && !progress(0.0)) throw Error(ErrorKind::Io, "interrupted");
+  auto read = [&](int64_t row) { return read_tile_row(source, grid, row); };
+  std::future<std::vector<TileInput>> next = std::async(std::launch::async, read, int64_t(0));
+  for (int64_t row = 0; row < grid.rows; ++row) {
+    std::vector<TileInput> tiles = next.get();
+    if (row + 1 < grid.rows) next = std::async(std::launch::async, read, row + 1);
+    try {
+      compute(row, tiles);
+    } catch (...) {
+      if (next.valid()) next.wait();  // never leave the reader running on a source we are abandoning
+      throw;
+    }
+    if (progress && !progress(double(row + 1) / double(grid.rows))) {
+      if (next.valid()) next.wait();
+      throw Error(ErrorKind::Io, "interrupted");
+    }
+  }
+}
+
+}  // namespace lsm

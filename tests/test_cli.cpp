@@ -1,0 +1,209 @@
+// The lsm command line: outputs, progress, and one clear error line (with a
+// non-zero exit and no files left behind) for every kind of bad input.
+#include <gdal_priv.h>
+
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "gdal_class_raster.h"
+#include "shared_data.h"
+#include "test_helpers.h"
+
+namespace fs = std::filesystem;
+
+namespace lsm::test {
+namespace {
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("lsm_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CliRun run_lsm(const std::string& args) {
+    const std::string cmd = std::string(LSM_BINARY) + " " + args + " >" + (dir_ / "stdout.txt").string() + " 2>" +
+                            (dir_ / "stderr.txt").string();
+    const int status = std::system(cmd.c_str());
+    CliRun r{WEXITSTATUS(status), slurp(dir_ / "stdout.txt"), slurp(dir_ / "stderr.txt")};
+    fs::remove(dir_ / "stdout.txt");
+    fs::remove(dir_ / "stderr.txt");
+    return r;
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  // A 4 x 3 GeoTIFF of `type` with the given values.
+  std::string make_raster(const std::string& name, GDALDataType type, const std::vector<double>& values) {
+    GDALAllRegister();
+    GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(path(name).c_str(), 4, 3, 1, type, nullptr);
+    std::vector<double> v = values;
+    EXPECT_EQ(d->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 4, 3, v.data(), 4, 3, GDT_Float64, 0, 0), CE_None);
+    GDALClose(d);
+    return path(name);
+  }
+
+  // One line on stderr naming the problem, a non-zero exit, nothing written.
+  void expect_clean_failure(const CliRun& r, const std::string& phrase, const std::vector<std::string>& files_before) {
+    EXPECT_NE(r.code, 0);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("lsm: error: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(phrase), std::string::npos) << "expected '" << phrase << "' in: " << r.err;
+    EXPECT_EQ(files(), files_before);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, SynthMetricsAndLabelAgree) {
+  ASSERT_EQ(run_lsm("synth " + path("nlm.tif") + " --width 300 --height 200 --classes 4 --seed 3 -q").code, 0);
+  const CliRun m = run_lsm("metrics " + path("nlm.tif") + " --out " + path("m") + " --tile-size 64");
+  ASSERT_EQ(m.code, 0) << m.err;
+  EXPECT_EQ(m.out.rfind("0...10...20...30...40...50...60...70...80...90...100 - done.", 0), 0u) << m.out;
+  ASSERT_EQ(run_lsm("label " + path("nlm.tif") + " " + path("ids.tif") + " --tile-size 17 -q").code, 0);
+
+  // Each patch ID's cell count equals the patch table's AREA / cell area, and its class the TYPE.
+  GdalClassRaster classes(path("nlm.tif"), 1), ids(path("ids.tif"), 1);
+  std::vector<int32_t> c(300 * 200), id(300 * 200);
+  classes.read({0, 0, 300, 200}, c.data());
+  ids.read({0, 0, 300, 200}, id.data());
+  std::map<int32_t, std::pair<int64_t, int32_t>> by_id;  // cells, class
+  for (size_t i = 0; i < c.size(); ++i) {
+    ASSERT_GT(id[i], 0);
+    by_id[id[i]].first++;
+    by_id[id[i]].second = c[i];
+  }
+  std::ifstream patch(path("m.patch.csv"));
+  std::string line;
+  std::getline(patch, line);
+  EXPECT_EQ(line, "PID,TYPE,AREA,PERIM");
+  size_t rows = 0;
+  while (std::getline(patch, line)) {
+    int pid, type;
+    double area, perim;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%d,%d,%lf,%lf", &pid, &type, &area, &perim), 4) << line;
+    ASSERT_EQ(by_id.count(pid), 1u);
+    EXPECT_EQ(by_id[pid].second, type) << "PID " << pid;
+    EXPECT_NEAR(by_id[pid].first * 0.09, area, 1e-9) << "PID " << pid;
+    ++rows;
+  }
+  EXPECT_EQ(rows, by_id.size());
+
+  // Same tables for another tile size and a strip layout, byte for byte.
+  ASSERT_EQ(run_lsm("metrics " + path("nlm.tif") + " --out " + path("s") + " --tile-size 300x1 -q").code, 0);
+  for (const char* table : {".patch.csv", ".class.csv", ".land.csv"})
+    EXPECT_EQ(slurp(path(std::string("m") + table)), slurp(path(std::string("s") + table))) << table;
+  // And the label raster is georeferenced like its input.
+  double gt_in[6], gt_out[6];
+  classes.dataset()->GetGeoTransform(gt_in);
+  ids.dataset()->GetGeoTransform(gt_out);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(gt_in[i], gt_out[i]);
+  EXPECT_STREQ(classes.dataset()->GetProjectionRef(), ids.dataset()->GetProjectionRef());
+}
+
+TEST_F(Cli, QuietPrintsNoProgress) {
+  ASSERT_EQ(run_lsm("synth " + path("nlm.tif") + " --width 40 --height 30 -q").code, 0);
+  const CliRun r = run_lsm("metrics " + path("nlm.tif") + " --out " + path("m") + " -q");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(Cli, MissingFile) {
+  const auto before = files();
+  expect_clean_failure(run_lsm("metrics " + path("nope.tif") + " --out " + path("m")), "cannot open", before);
+}
+
+TEST_F(Cli, NotARaster) {
+  std::ofstream(path("notes.txt")) << "not a raster\n";
+  const auto before = files();
+  expect_clean_failure(run_lsm("metrics " + path("notes.txt") + " --out " + path("m")), "as a raster", before);
+}
+
+TEST_F(Cli, BandOutOfRange) {
+  make_raster("r.tif", GDT_Byte, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
+  const auto before = files();
+  expect_clean_failure(run_lsm("metrics " + path("r.tif") + " --band 2 --out " + path("m")), "band 2 is out of range",
+                       before);
+  expect_clean_failure(run_lsm("label " + path("r.tif") + " " + path("ids.tif") + " --band 0"), "band 0 is out of range",
+                       before);
+}
+
+TEST_F(Cli, FloatBandWithNonIntegerValues) {
+  make_raster("f.tif", GDT_Float32, {1, 1, 2, 2, 1, 2.5, 2, 2, 3, 3, 3, 3});
+  const auto before = files();
+  expect_clean_failure(run_lsm("metrics " + path("f.tif") + " --out " + path("m")), "non-integer value 2.5", before);
+  expect_clean_failure(run_lsm("label " + path("f.tif") + " " + path("ids.tif")), "non-integer value 2.5", before);
+}
+
+TEST_F(Cli, FloatBandWithIntegerValuesWorks) {
+  make_raster("f.tif", GDT_Float32, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
+  const CliRun r = run_lsm("metrics " + path("f.tif") + " --out " + path("m") + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("m.land.csv")).substr(0, 30), "TA,NP,PD,LPI,TE,ED,AREA_MN\n0.0");
+}
+
+TEST_F(Cli, UnwritableOutput) {
+  make_raster("r.tif", GDT_Byte, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
+  const auto before = files();
+  expect_clean_failure(run_lsm("metrics " + path("r.tif") + " --out " + path("no/such/dir/m")), "cannot write", before);
+  expect_clean_failure(run_lsm("label " + path("r.tif") + " " + path("no/such/dir/ids.tif")), "cannot write", before);
+}
+
+TEST_F(Cli, BadOptions) {
+  make_raster("r.tif", GDT_Byte, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
+  const auto before = files();
+  expect_clean_failure(run_lsm("metrics " + path("r.tif") + " --out " + path("m") + " --neighbors 6"),
+                       "--neighbors must be 4 or 8", before);
+  expect_clean_failure(run_lsm("metrics " + path("r.tif") + " --out " + path("m") + " --tile-size 0"), "--tile-size",
+                       before);
+  expect_clean_failure(run_lsm("metrics " + path("r.tif") + " --out " + path("m") + " --backend gpu"),
+                       "unknown backend 'gpu'", before);
+  expect_clean_failure(run_lsm("frobnicate"), "unknown command", before);
+}
+
+TEST_F(Cli, AugustaMatchesFragstatsLandscapeRow) {
+  const std::string raster = shared_data_dir() + "/landcover/lsm_augusta_nlcd.tif";
+  LSM_REQUIRE_SHARED_FILE(raster);
+  ASSERT_EQ(run_lsm("metrics " + raster + " --out " + path("a") + " --tile-size 64 -q").code, 0);
+  // FRAGSTATS: TA 26848.8000, NP 17141, PD 63.8427, LPI 1.6077, TE 5485470, ED 204.3097, AREA_MN 1.5663
+  std::istringstream land(slurp(path("a.land.csv")));
+  std::string header, row;
+  std::getline(land, header);
+  std::getline(land, row);
+  double ta, pd, lpi, te, ed, mn;
+  long np;
+  ASSERT_EQ(std::sscanf(row.c_str(), "%lf,%ld,%lf,%lf,%lf,%lf,%lf", &ta, &np, &pd, &lpi, &te, &ed, &mn), 7);
+  EXPECT_NEAR(ta, 26848.8, 5e-5);
+  EXPECT_EQ(np, 17141);
+  EXPECT_NEAR(pd, 63.8427, 5e-5);
+  EXPECT_NEAR(lpi, 1.6077, 5e-5);
+  EXPECT_NEAR(te, 5485470.0, 5e-5);
+  EXPECT_NEAR(ed, 204.3097, 5e-5);
+  EXPECT_NEAR(mn, 1.5663, 5e-5);
+}
+
+}  // namespace
+}  // namespace lsm::test

@@ -1,0 +1,74 @@
+#include "cli_common.h"
+
+#include <cpl_progress.h>
+
+#include <iostream>
+
+#include "error.h"
+
+namespace lsm::cli {
+
+namespace {
+int64_t parse_size(const std::string& text, const std::string& whole) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != text.size() || v <= 0)
+    throw Error(ErrorKind::BadInput, "--tile-size '" + whole + "' is not N or WxH with positive integers");
+  return v;
+}
+}  // namespace
+
+ScanOptions PatchOptions::scan_options() const {
+  ScanOptions s;
+  if (neighbors == 8) s.rule = NeighbourRule::Eight;
+  else if (neighbors == 4) s.rule = NeighbourRule::Four;
+  else throw Error(ErrorKind::BadInput, "--neighbors must be 4 or 8, not " + std::to_string(neighbors));
+  if (!tile_size.empty()) {
+    const size_t x = tile_size.find_first_of("xX");
+    if (x == std::string::npos) {
+      s.tile_width = s.tile_height = parse_size(tile_size, tile_size);
+    } else {
+      s.tile_width = parse_size(tile_size.substr(0, x), tile_size);
+      s.tile_height = parse_size(tile_size.substr(x + 1), tile_size);
+    }
+  }
+  return s;
+}
+
+void add_patch_options(po::options_description& desc, PatchOptions& o) {
+  desc.add_options()
+      ("band,b", po::value(&o.band)->default_value(1), "band of class codes (1-based)")
+      ("neighbors,n", po::value(&o.neighbors)->default_value(8), "neighbour rule: 8 (FRAGSTATS default) or 4")
+      ("backend", po::value(&o.backend)->default_value("auto"), "auto, cpu or cuda")
+      ("tile-size", po::value(&o.tile_size), "tile size N (N x N) or WxH cells; default: chosen from the blocks")
+      ("quiet,q", po::bool_switch(&o.quiet), "no progress output");
+}
+
+bool parse(const std::vector<std::string>& args, po::options_description& desc,
+           const po::positional_options_description& positional, const std::string& usage) {
+  desc.add_options()("help,h", "show this help");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
+    if (vm.count("help")) {
+      std::cout << usage << "\n" << desc << "\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(ErrorKind::BadInput, std::string(e.what()) + " (see --help)");
+  }
+  return true;
+}
+
+ProgressFn terminal_progress(bool quiet) {
+  if (quiet) return {};
+  return [](double f) { return GDALTermProgress(f, nullptr, nullptr) != 0; };
+}
+
+}  // namespace lsm::cli
