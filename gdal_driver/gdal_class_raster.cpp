@@ -9,15 +9,14 @@
 #include <vector>
 
 #include "error.h"
+#include "gdal_environment.h"
 
 namespace lsm {
 
 void GdalClassRaster::Closer::operator()(GDALDataset* d) const { GDALClose(d); }
 
 GdalClassRaster::GdalClassRaster(const std::string& path, int band) : path_(path), band_index_(band) {
-  GDALAllRegister();
-  // Let GDAL decompress blocks on all cores (GeoTIFF DEFLATE/ZSTD/LZW...).
-  if (!CPLGetConfigOption("GDAL_NUM_THREADS", nullptr)) CPLSetConfigOption("GDAL_NUM_THREADS", "ALL_CPUS");
+  prepare_gdal_for_streaming();
   CPLErrorReset();
   dataset_.reset(GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY));
   if (!dataset_) {

@@ -5,6 +5,7 @@
 #include <gdal_priv.h>
 
 #include "error.h"
+#include "gdal_environment.h"
 
 namespace lsm {
 
@@ -20,7 +21,7 @@ void GeoTiffOutput::Closer::operator()(GDALDataset* d) const { GDALClose(d); }
 GeoTiffOutput::GeoTiffOutput(const std::string& path, int64_t width, int64_t height, GDALDataType type,
                              const GeoReference& georef, std::optional<double> nodata)
     : file_(path) {
-  GDALAllRegister();
+  prepare_gdal_for_streaming();
   GDALDriver* driver = GetGDALDriverManager()->GetDriverByName("GTiff");
   if (!driver) throw Error(ErrorKind::Io, "GDAL has no GTiff driver");
   CPLStringList options;
@@ -29,6 +30,9 @@ GeoTiffOutput::GeoTiffOutput(const std::string& path, int64_t width, int64_t hei
   options.SetNameValue("BLOCKYSIZE", "256");
   options.SetNameValue("COMPRESS", "DEFLATE");
   options.SetNameValue("BIGTIFF", "IF_SAFER");
+  // Single-threaded compression: GDAL 3.6 was seen to hang writing a DEFLATE
+  // GTiff with GDAL_NUM_THREADS=ALL_CPUS and a small block cache.
+  options.SetNameValue("NUM_THREADS", "1");
   CPLErrorReset();
   dataset_.reset(driver->Create(file_.temp_path().c_str(), int(width), int(height), 1, type, options.List()));
   if (!dataset_) throw Error(ErrorKind::Io, "cannot create '" + path + "': " + CPLGetLastErrorMsg());
