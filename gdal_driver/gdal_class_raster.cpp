@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cpl_conv.h>
 #include <cpl_error.h>
+#include <cpl_vsi.h>
 #include <gdal_priv.h>
 #include <ogr_spatialref.h>
 
@@ -18,10 +19,14 @@ void GdalClassRaster::Closer::operator()(GDALDataset* d) const { GDALClose(d); }
 GdalClassRaster::GdalClassRaster(const std::string& path, int band) : path_(path), band_index_(band) {
   prepare_gdal_for_streaming();
   CPLErrorReset();
-  dataset_.reset(GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY));
+  VSIStatBufL stat;
+  if (VSIStatL(path.c_str(), &stat) != 0 && path.find(':') == std::string::npos)  // "NETCDF:..." etc. are not files
+    throw Error(ErrorKind::BadInput, "cannot open '" + path + "': no such file");
+  dataset_.reset(GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR));
   if (!dataset_) {
     std::string why = CPLGetLastErrorMsg();
-    if (why.empty()) why = "not a raster GDAL can read";
+    if (why.empty() || why.find("not recognized as a supported file format") != std::string::npos)
+      why = "not a raster format GDAL can read";
     throw Error(ErrorKind::BadInput, "cannot open '" + path + "' as a raster: " + why);
   }
   const int bands = dataset_->GetRasterCount();

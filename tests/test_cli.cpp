@@ -133,7 +133,7 @@ TEST_F(Cli, QuietPrintsNoProgress) {
 
 TEST_F(Cli, MissingFile) {
   const auto before = files();
-  expect_clean_failure(run_lsm("metrics " + path("nope.tif") + " --out " + path("m")), "cannot open", before);
+  expect_clean_failure(run_lsm("metrics " + path("nope.tif") + " --out " + path("m")), "no such file", before);
 }
 
 TEST_F(Cli, NotARaster) {
