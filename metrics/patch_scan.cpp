@@ -37,23 +37,28 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
       progress);
 
   // PID order: raster order of each patch's first cell.
-  std::vector<size_t> order(patches.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return patches[a].first_cell < patches[b].first_cell; });
-  table.patches.reserve(patches.size());
-  for (size_t i : order) table.patches.push_back(patches[i]);
-
-  if (options.keep_patch_ids) {
-    if (patches.size() >= 0xFFFFFFFFull)
-      throw Error(ErrorKind::BadInput, "more than 4294967294 patches: patch IDs do not fit a UInt32 raster");
-    std::vector<uint32_t> pid_of_closed(patches.size());
-    for (size_t rank = 0; rank < order.size(); ++rank) pid_of_closed[order[rank]] = static_cast<uint32_t>(rank + 1);
-    table.fragment_pid = frontier.fragment_pids(closed_nodes, pid_of_closed);
-    const size_t n_tiles = static_cast<size_t>(table.grid.rows * table.grid.cols);
-    table.tile_fragment_base.resize(n_tiles);
-    for (size_t i = 0; i < n_tiles; ++i) table.tile_fragment_base[i] = frontier.fragment_base(i);
+  auto by_first_cell = [](const PatchStats& a, const PatchStats& b) { return a.first_cell < b.first_cell; };
+  if (!options.keep_patch_ids) {
+    std::sort(patches.begin(), patches.end(), by_first_cell);
+    table.patches = std::move(patches);
+    return table;
   }
+  if (patches.size() >= 0xFFFFFFFFull)
+    throw Error(ErrorKind::BadInput, "more than 4294967294 patches: patch IDs do not fit a UInt32 raster");
+  // The fragment of each closed patch travels with it through the sort.
+  std::vector<uint32_t> order(patches.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return by_first_cell(patches[a], patches[b]); });
+  std::vector<uint32_t> pid_of_closed(patches.size());
+  table.patches.reserve(patches.size());
+  for (uint32_t rank = 0; rank < order.size(); ++rank) {
+    pid_of_closed[order[rank]] = rank + 1;
+    table.patches.push_back(patches[order[rank]]);
+  }
+  table.fragment_pid = frontier.fragment_pids(closed_nodes, pid_of_closed);
+  const size_t n_tiles = static_cast<size_t>(table.grid.rows * table.grid.cols);
+  table.tile_fragment_base.resize(n_tiles);
+  for (size_t i = 0; i < n_tiles; ++i) table.tile_fragment_base[i] = frontier.fragment_base(i);
   return table;
 }
 
