@@ -33,6 +33,7 @@ struct DeviceFragment {
   int32_t class_code;
   uint32_t first;  // local cell index of the first cell
   uint32_t cells, perim_h, perim_v, class_h, class_v, pad;
+  unsigned long long sum_x, sum_y;  // tile-local column and row sums
 };
 
 struct TileShape {
@@ -130,10 +131,12 @@ __global__ void k_stats(const int32_t* in, TileShape s, const uint32_t* L, const
   const bool inside = i < s.n;
   const uint32_t root = inside ? L[i] : kInvalid;
   const bool valid = root != kInvalid;
-  uint32_t frag = kInvalid, packed = 0;
+  uint32_t frag = kInvalid, packed = 0, lx = 0, ly = 0;
   if (valid) {
     frag = dense[root];
     const int x = i % s.w, y = i / s.w;
+    lx = x;
+    ly = y;
     const int32_t c = cell_class(in, s, x, y);
     uint32_t ph = 0, pv = 0, ch = 0, cv = 0;
     const int32_t up = cell_class(in, s, x, y - 1), down = cell_class(in, s, x, y + 1);
@@ -148,6 +151,8 @@ __global__ void k_stats(const int32_t* in, TileShape s, const uint32_t* L, const
   // Warp aggregation: lanes with the same fragment add their counts first.
   const uint32_t peers = __match_any_sync(0xFFFFFFFFu, frag);
   const uint32_t sum = __reduce_add_sync(peers, packed);
+  // 32 lanes x a tile side < 2^27 fits 32 bits; the totals need 64.
+  const uint32_t sx = __reduce_add_sync(peers, lx), sy = __reduce_add_sync(peers, ly);
   const int leader = __ffs(peers) - 1;
   if (valid && (threadIdx.x & 31) == leader) {
     DeviceFragment& f = frags[frag];
@@ -156,6 +161,8 @@ __global__ void k_stats(const int32_t* in, TileShape s, const uint32_t* L, const
     if ((sum >> 8) & 0xFFu) atomicAdd(&f.perim_v, (sum >> 8) & 0xFFu);
     if ((sum >> 16) & 0xFFu) atomicAdd(&f.class_h, (sum >> 16) & 0xFFu);
     if (sum >> 24) atomicAdd(&f.class_v, sum >> 24);
+    if (sx) atomicAdd(&f.sum_x, static_cast<unsigned long long>(sx));
+    if (sy) atomicAdd(&f.sum_y, static_cast<unsigned long long>(sy));
   }
 }
 
@@ -226,8 +233,9 @@ class CudaTileLabeler final : public TileLabeler {
  private:
   void enqueue(Slot& s, const TileInput& tile, TileLabels& out, NeighbourRule rule, bool want_labels) {
     const uint64_t n64 = static_cast<uint64_t>(tile.window.width) * static_cast<uint64_t>(tile.window.height);
-    if (n64 >= 0xFFFFFFFFull || tile.window.width > 0x7FFFFFFF)
-      throw Error(ErrorKind::BadInput, "tile too large: at most 2^32-1 cells per tile");
+    // Warp sums of local coordinates are 32-bit: each tile side below 2^27.
+    if (n64 >= 0xFFFFFFFFull || tile.window.width >= (1 << 27) || tile.window.height >= (1 << 27))
+      throw Error(ErrorKind::BadInput, "tile too large: at most 2^32-1 cells and 2^27-1 cells per side");
     TileShape shape{static_cast<int>(tile.window.width), static_cast<int>(tile.window.height),
                     static_cast<int>(tile.stride()), static_cast<uint32_t>(n64)};
     const size_t in_bytes = tile.cells.size() * sizeof(int32_t);
@@ -317,6 +325,8 @@ class CudaTileLabeler final : public TileLabeler {
       p.perim_edges_v = f[k].perim_v;
       p.class_edges_h = f[k].class_h;
       p.class_edges_v = f[k].class_v;
+      p.sum_col = f[k].sum_x + p.cells * static_cast<uint64_t>(tile.window.x0);
+      p.sum_row = f[k].sum_y + p.cells * static_cast<uint64_t>(tile.window.y0);
     }
   }
 

@@ -27,6 +27,11 @@ struct PatchStats {
   /// landscape (FRAGSTATS TE/ED at class and landscape level count only these).
   uint64_t class_edges_h = 0;
   uint64_t class_edges_v = 0;
+  /// Sums of the column and row indices of the patch's cells (raster
+  /// coordinates): the centroid is (sum_col/cells, sum_row/cells), which
+  /// GYRATE needs before its per-cell pass.
+  uint64_t sum_col = 0;
+  uint64_t sum_row = 0;
 
   /// Adds the fragment `o` (same patch) into this one.
   void merge(const PatchStats& o) {
@@ -36,11 +41,14 @@ struct PatchStats {
     perim_edges_v += o.perim_edges_v;
     class_edges_h += o.class_edges_h;
     class_edges_v += o.class_edges_v;
+    sum_col += o.sum_col;
+    sum_row += o.sum_row;
   }
   bool operator==(const PatchStats& o) const {
     return class_code == o.class_code && first_cell == o.first_cell && cells == o.cells &&
            perim_edges_h == o.perim_edges_h && perim_edges_v == o.perim_edges_v &&
-           class_edges_h == o.class_edges_h && class_edges_v == o.class_edges_v;
+           class_edges_h == o.class_edges_h && class_edges_v == o.class_edges_v && sum_col == o.sum_col &&
+           sum_row == o.sum_row;
   }
 };
 
