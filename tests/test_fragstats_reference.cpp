@@ -7,7 +7,13 @@
 #include <map>
 #include <sstream>
 
-#include "area_edge_metrics.h"
+#include <cmath>
+#include <iostream>
+#include <set>
+
+#include "fragstats_metrics.h"
+#include "fragstats_tables.h"
+#include "patch_row_metrics.h"
 #include "gdal_class_raster.h"
 #include "shared_data.h"
 #include "test_helpers.h"
@@ -63,64 +69,99 @@ struct Case {
   std::string raster, class_file, land_file, patch_file;
 };
 
-void check_against_fragstats(const Case& c, int64_t tile, Backend backend) {
+// One column of a FRAGSTATS table: N/A must be undefined (NaN) here too.
+bool printed_equal(double ours, const std::string& printed) {
+  if (printed == "N/A" || printed.empty()) return std::isnan(ours);
+  const double ref = std::stod(printed);
+  return std::abs(ours - ref) <= 0.5e-4 + 1e-12 * std::abs(ref);
+}
+
+size_t column_of(const MetricTable& t, const std::string& name) {
+  const auto it = std::find(t.columns.begin(), t.columns.end(), name);
+  EXPECT_NE(it, t.columns.end()) << "no column " << name;
+  return static_cast<size_t>(it - t.columns.begin());
+}
+
+// Columns whose FRAGSTATS values lsm does not reproduce, with the reason in
+// docs/metrics.md; each is pinned by its own test below.
+const std::set<std::string> kKnownDeviations = {};
+
+// Mismatching values per column, over every column FRAGSTATS printed.
+std::map<std::string, size_t> compare_with_fragstats(const Case& c, int64_t tile, Backend backend) {
   const std::string dir = shared_data_dir() + "/landcover/";
-  LSM_REQUIRE_SHARED_FILE(dir + c.raster);
   GdalClassRaster source(dir + c.raster, 1);
   auto labeler = make_labeler(backend);
   ScanOptions o;
   o.tile_width = o.tile_height = tile;
+  o.keep_patch_ids = true;
   const PatchTable t = scan_patches(source, *labeler, o);
-  const AreaEdgeMetrics m = compute_area_edge_metrics(t.patches, t.raster);
+  const PatchRowResults rows = compute_patch_row_metrics(source, *labeler, t, RowMetricOptions{});
+  const FragstatsMetrics m = compute_fragstats_metrics(t, rows, MetricOptions{});
+  std::map<std::string, size_t> bad;
+  auto note = [&](const std::string& column, bool equal, const std::string& what) {
+    bad[column] += !equal;
+    if (!equal && bad[column] <= 2 && !kKnownDeviations.count(column)) ADD_FAILURE() << what;
+  };
 
   // Class level.
   const std::vector<Row> classes = read_fragstats(dir + "fragstats_reference/" + c.class_file);
-  ASSERT_EQ(classes.size(), m.classes.size());
+  EXPECT_EQ(classes.size(), m.cls.rows.size());
   for (const Row& r : classes) {
     const int32_t type = type_of(r);
-    const auto it = std::find_if(m.classes.begin(), m.classes.end(), [&](const auto& x) { return x.type == type; });
-    ASSERT_NE(it, m.classes.end()) << "class " << type << " missing";
-    const std::string at = "class " + std::to_string(type) + " ";
-    expect_printed(it->ca, r.at("CA"), at + "CA");
-    expect_printed(it->pland, r.at("PLAND"), at + "PLAND");
-    expect_printed(double(it->np), r.at("NP"), at + "NP");
-    expect_printed(it->pd, r.at("PD"), at + "PD");
-    expect_printed(it->lpi, r.at("LPI"), at + "LPI");
-    expect_printed(it->te, r.at("TE"), at + "TE");
-    expect_printed(it->ed, r.at("ED"), at + "ED");
-    expect_printed(it->area_mn, r.at("AREA_MN"), at + "AREA_MN");
+    const auto it = std::find_if(m.cls.rows.begin(), m.cls.rows.end(), [&](const auto& x) { return x.type == type; });
+    if (it == m.cls.rows.end()) {
+      ADD_FAILURE() << "class " << type << " missing";
+      continue;
+    }
+    for (const auto& [column, printed] : r) {
+      if (column == "LID" || column == "TYPE") continue;
+      const double v = it->values[column_of(m.cls, column)];
+      note(column, printed_equal(v, printed),
+           "class " + std::to_string(type) + " " + column + ": lsm " + format_value(v) + ", FRAGSTATS " + printed);
+    }
   }
   // Landscape level.
   const std::vector<Row> land = read_fragstats(dir + "fragstats_reference/" + c.land_file);
-  ASSERT_EQ(land.size(), 1u);
-  const LandscapeAreaEdge& l = m.landscape;
-  expect_printed(l.ta, land[0].at("TA"), "TA");
-  expect_printed(double(l.np), land[0].at("NP"), "NP");
-  expect_printed(l.pd, land[0].at("PD"), "PD");
-  expect_printed(l.lpi, land[0].at("LPI"), "LPI");
-  expect_printed(l.te, land[0].at("TE"), "TE");
-  expect_printed(l.ed, land[0].at("ED"), "ED");
-  expect_printed(l.area_mn, land[0].at("AREA_MN"), "AREA_MN");
-
-  // Patch level: per class, the sorted (AREA, PERIM) pairs.
-  std::map<int32_t, std::vector<std::pair<double, double>>> ours, theirs;
-  for (const PatchStats& p : t.patches) ours[p.class_code].emplace_back(patch_area_ha(p, t.raster), patch_perim_m(p, t.raster));
-  for (const Row& r : read_fragstats(dir + "fragstats_reference/" + c.patch_file))
-    theirs[type_of(r)].emplace_back(std::stod(r.at("AREA")), std::stod(r.at("PERIM")));
-  ASSERT_EQ(ours.size(), theirs.size());
-  size_t compared = 0;
-  for (auto& [type, list] : theirs) {
-    auto& mine = ours[type];
-    ASSERT_EQ(mine.size(), list.size()) << "class " << type << " patch count";
-    std::sort(mine.begin(), mine.end());
-    std::sort(list.begin(), list.end());
-    for (size_t i = 0; i < list.size(); ++i) {
-      ASSERT_LE(std::abs(mine[i].first - list[i].first), 0.5e-4) << "class " << type << " AREA #" << i;
-      ASSERT_LE(std::abs(mine[i].second - list[i].second), 0.5e-4) << "class " << type << " PERIM #" << i;
-      ++compared;
+  EXPECT_EQ(land.size(), 1u);
+  for (const auto& [column, printed] : land.at(0)) {
+    if (column == "LID") continue;
+    const double v = m.land.rows.at(0).values[column_of(m.land, column)];
+    note("land " + column, printed_equal(v, printed), "landscape " + column + ": lsm " + format_value(v) + ", FRAGSTATS " + printed);
+  }
+  // Patch level: per class and column, the sorted lists (patch IDs differ between tools).
+  const std::vector<Row> patches = read_fragstats(dir + "fragstats_reference/" + c.patch_file);
+  EXPECT_EQ(patches.size(), m.patch.rows.size());
+  for (const std::string& column : m.patch.columns) {
+    const size_t col = column_of(m.patch, column);
+    std::map<int32_t, std::vector<double>> ours, theirs;
+    for (const auto& row : m.patch.rows) ours[row.type].push_back(row.values[col]);
+    for (const Row& r : patches) {
+      const std::string& s = r.at(column);
+      theirs[type_of(r)].push_back(s == "N/A" ? std::nan("") : std::stod(s));
+    }
+    for (auto& [type, list] : theirs) {
+      auto& mine = ours[type];
+      EXPECT_EQ(mine.size(), list.size()) << "class " << type << " patch count";
+      // NaN sorts last in both lists.
+      auto order = [](double a, double b) { return std::isnan(b) ? !std::isnan(a) : (!std::isnan(a) && a < b); };
+      std::sort(mine.begin(), mine.end(), order);
+      std::sort(list.begin(), list.end(), order);
+      for (size_t i = 0; i < std::min(mine.size(), list.size()); ++i) {
+        const bool equal = std::isnan(list[i]) ? std::isnan(mine[i]) : printed_equal(mine[i], format_value(list[i]));
+        note("patch " + column, equal,
+             "class " + std::to_string(type) + " patch " + column + " #" + std::to_string(i) + ": lsm " +
+                 format_value(mine[i]) + ", FRAGSTATS " + format_value(list[i]));
+      }
     }
   }
-  EXPECT_EQ(compared, t.patches.size());
+  return bad;
+}
+
+void check_against_fragstats(const Case& c, int64_t tile, Backend backend) {
+  LSM_REQUIRE_SHARED_FILE(shared_data_dir() + "/landcover/" + c.raster);
+  const std::map<std::string, size_t> bad = compare_with_fragstats(c, tile, backend);
+  for (const auto& [column, n] : bad)
+    if (n) std::cout << "  " << column << ": " << n << " values differ" << (kKnownDeviations.count(column) ? " (known)" : "") << "\n";
 }
 
 const Case kAugusta{"lsm_augusta_nlcd.tif", "lsm_augusta_nlcd.class", "lsm_augusta_nlcd.land",

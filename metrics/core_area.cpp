@@ -1,0 +1,117 @@
+#include "core_area.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "error.h"
+
+namespace lsm {
+
+CoreAreaTracker::CoreAreaTracker(int64_t width, int64_t height, int depth, RegionFn on_region)
+    : width_(width), height_(height), depth_(depth), on_region_(std::move(on_region)) {
+  if (depth < 1) throw Error(ErrorKind::BadInput, "edge depth must be at least 1 cell");
+  for (int64_t dy = 0; dy <= depth; ++dy) {
+    int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(depth * depth - dy * dy)));
+    while ((r + 1) * (r + 1) + dy * dy <= int64_t(depth) * depth) ++r;  // exact integer sqrt
+    while (r * r + dy * dy > int64_t(depth) * depth) --r;
+    reach_.push_back(r);
+  }
+  const size_t ring = static_cast<size_t>(2 * depth + 1);
+  pid_rows_.assign(ring, std::vector<uint32_t>(static_cast<size_t>(width)));
+  left_.assign(ring, std::vector<int32_t>(static_cast<size_t>(width)));
+  right_.assign(ring, std::vector<int32_t>(static_cast<size_t>(width)));
+  core_.resize(static_cast<size_t>(width));
+}
+
+void CoreAreaTracker::row(int64_t y, const uint32_t* pids) {
+  const size_t slot = static_cast<size_t>(y % static_cast<int64_t>(pid_rows_.size()));
+  std::vector<uint32_t>& p = pid_rows_[slot];
+  std::copy(pids, pids + width_, p.begin());
+  std::vector<int32_t>& l = left_[slot];
+  std::vector<int32_t>& r = right_[slot];
+  for (int64_t x = 0; x < width_; ++x) l[x] = (x > 0 && p[x - 1] == p[x]) ? l[x - 1] + 1 : 0;
+  for (int64_t x = width_ - 1; x >= 0; --x) r[x] = (x + 1 < width_ && p[x + 1] == p[x]) ? r[x + 1] + 1 : 0;
+  rows_seen_ = y + 1;
+  if (y - depth_ >= 0) process_centre(y - depth_);
+}
+
+void CoreAreaTracker::finish() {
+  for (int64_t c = std::max<int64_t>(0, rows_seen_ - depth_); c < rows_seen_; ++c) process_centre(c);
+  // Close every region still open.
+  std::vector<uint8_t> none(static_cast<size_t>(width_), 0);
+  std::vector<uint32_t> zeros(static_cast<size_t>(width_), 0);
+  label_core_row(none, zeros.data());
+}
+
+void CoreAreaTracker::process_centre(int64_t c) {
+  const int64_t ring = static_cast<int64_t>(pid_rows_.size());
+  const std::vector<uint32_t>& centre = pid_rows_[c % ring];
+  std::fill(core_.begin(), core_.end(), 0);
+  if (c - depth_ >= 0 && c + depth_ < height_) {  // rows within depth of the raster's edge have no core
+    for (int64_t x = 0; x < width_; ++x) {
+      const uint32_t pid = centre[x];
+      if (!pid) continue;
+      bool core = true;
+      for (int64_t dy = -depth_; dy <= depth_ && core; ++dy) {
+        const size_t s = static_cast<size_t>((c + dy) % ring);
+        const int64_t reach = reach_[std::abs(dy)];
+        core = pid_rows_[s][x] == pid && left_[s][x] >= reach && right_[s][x] >= reach;
+      }
+      core_[x] = core;
+    }
+  }
+  label_core_row(core_, centre.data());
+}
+
+uint32_t CoreAreaTracker::find(uint32_t n) {
+  while (nodes_[n].parent != n) n = nodes_[n].parent = nodes_[nodes_[n].parent].parent;
+  return n;
+}
+
+void CoreAreaTracker::label_core_row(const std::vector<uint8_t>& core, const uint32_t* pids) {
+  runs_.clear();
+  for (int64_t x = 0; x < width_;) {
+    if (!core[x]) { ++x; continue; }
+    int64_t e = x;
+    while (e + 1 < width_ && core[e + 1] && pids[e + 1] == pids[x]) ++e;
+    const uint32_t node = static_cast<uint32_t>(nodes_.size());
+    nodes_.push_back(Node{node, pids[x], static_cast<uint64_t>(e - x + 1)});
+    runs_.push_back(Run{x, e, pids[x], node});
+    x = e + 1;
+  }
+  // Join runs that touch a run of the previous row (8 neighbours) of the same patch.
+  size_t j = 0;
+  for (Run& r : runs_) {
+    while (j < prev_runs_.size() && prev_runs_[j].x1 < r.x0 - 1) ++j;
+    for (size_t k = j; k < prev_runs_.size() && prev_runs_[k].x0 <= r.x1 + 1; ++k) {
+      if (prev_runs_[k].pid != r.pid) continue;
+      const uint32_t a = find(prev_runs_[k].node), b = find(r.node);
+      if (a == b) continue;
+      nodes_[b].parent = a;
+      nodes_[a].cells += nodes_[b].cells;
+    }
+  }
+  // Regions of the previous row that no run of this row reaches are complete.
+  std::vector<uint32_t> alive;
+  for (const Run& r : runs_) alive.push_back(find(r.node));
+  std::sort(alive.begin(), alive.end());
+  for (const Run& r : prev_runs_) {
+    const uint32_t root = find(r.node);
+    if (std::binary_search(alive.begin(), alive.end(), root) || nodes_[root].cells == 0) continue;
+    on_region_(nodes_[root].pid, nodes_[root].cells);
+    nodes_[root].cells = 0;  // reported
+  }
+  // Keep only the live regions: memory stays proportional to one row.
+  alive.erase(std::unique(alive.begin(), alive.end()), alive.end());
+  std::vector<Node> next;
+  next.reserve(alive.size());
+  for (uint32_t root : alive) next.push_back(Node{static_cast<uint32_t>(next.size()), nodes_[root].pid, nodes_[root].cells});
+  for (Run& r : runs_) {
+    const uint32_t root = find(r.node);
+    r.node = static_cast<uint32_t>(std::lower_bound(alive.begin(), alive.end(), root) - alive.begin());
+  }
+  nodes_ = std::move(next);
+  std::swap(prev_runs_, runs_);
+}
+
+}  // namespace lsm

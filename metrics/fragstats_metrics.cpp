@@ -1,0 +1,391 @@
+#include "fragstats_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "error.h"
+
+namespace lsm {
+namespace {
+
+const double kNaN = std::nan("");
+
+// Patch metrics whose class/landscape distributions FRAGSTATS reports.
+const char* const kDistributed[] = {"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG"};
+const char* const kCoreDistributed[] = {"CORE", "DCORE", "CAI"};
+const char* const kStats[] = {"MN", "AM", "MD", "RA", "SD", "CV"};
+
+// Builds one table row by name, in the order the names are first added.
+class RowBuilder {
+ public:
+  void add(const std::string& name, double v) {
+    names.push_back(name);
+    values.push_back(v);
+  }
+  void add_distribution(const std::string& metric, const Distribution& d) {
+    const double v[] = {d.mn, d.am, d.md, d.ra, d.sd, d.cv};
+    for (int i = 0; i < 6; ++i) add(metric + "_" + kStats[i], v[i]);
+  }
+  std::vector<std::string> names;
+  std::vector<double> values;
+};
+
+// Per-patch values, kept for the distributions.
+struct PatchValues {
+  double area_ha, perim_m, gyrate, para, shape, frac, circle, contig, core_ha, ncore, cai, enn;
+};
+
+double ln_ratio_term(double p) { return p > 0 ? p * std::log(p) : 0; }
+
+}  // namespace
+
+uint64_t min_perimeter_sides(uint64_t a) {
+  uint64_t n = static_cast<uint64_t>(std::sqrt(static_cast<double>(a)));
+  while (n * n > a) --n;
+  while ((n + 1) * (n + 1) <= a) ++n;
+  const uint64_t m = a - n * n;
+  if (m == 0) return 4 * n;
+  return m <= n ? 4 * n + 2 : 4 * n + 4;
+}
+
+uint64_t max_like_adjacencies(uint64_t a) {
+  uint64_t n = static_cast<uint64_t>(std::sqrt(static_cast<double>(a)));
+  while (n * n > a) --n;
+  while ((n + 1) * (n + 1) <= a) ++n;
+  const uint64_t m = a - n * n;
+  const uint64_t base = 2 * n * (n - (n > 0 ? 1 : 0));
+  if (m == 0) return base;
+  return m <= n ? base + 2 * m - 1 : base + 2 * m - 2;
+}
+
+Distribution distribution(const std::vector<double>& v, const std::vector<double>& w) {
+  if (v.empty()) return {kNaN, kNaN, kNaN, kNaN, kNaN, kNaN};
+  const double n = static_cast<double>(v.size());
+  const double mn = std::accumulate(v.begin(), v.end(), 0.0) / n;
+  double wsum = 0, wv = 0, ss = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    wsum += w[i];
+    wv += w[i] * v[i];
+    ss += (v[i] - mn) * (v[i] - mn);
+  }
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t h = sorted.size() / 2;
+  const double md = sorted.size() % 2 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
+  const double sd = std::sqrt(ss / n);  // FRAGSTATS: population SD
+  return {mn, wsum > 0 ? wv / wsum : kNaN, md, sorted.back() - sorted.front(), sd, mn != 0 ? sd / mn * 100 : kNaN};
+}
+
+FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchRowResults& rows,
+                                           const MetricOptions& options) {
+  if (!(options.boundary_edge >= 0 && options.boundary_edge <= 1))
+    throw Error(ErrorKind::BadInput, "boundary edge proportion must be between 0 and 1");
+  const RasterInfo& r = table.raster;
+  const double cw = r.cell_width, ch = r.cell_height, cell_m2 = cw * ch, cell_ha = cell_m2 / 10000;
+  const ClassAdjacency& adj = rows.adjacency;
+  const std::vector<int32_t>& codes = adj.class_codes;
+  const size_t kc = codes.size();
+  auto is_background = [&](int32_t code) { return options.background && *options.background == code; };
+  auto class_index = [&](int32_t code) {
+    return static_cast<size_t>(std::lower_bound(codes.begin(), codes.end(), code) - codes.begin());
+  };
+
+  // Landscape totals (background cells included: they are inside the landscape).
+  uint64_t z = 0, landscape_boundary_sides = 0;
+  for (const PatchStats& p : table.patches) {
+    z += p.cells;
+    landscape_boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
+  }
+  const double ta = static_cast<double>(z) * cell_ha;
+  const double zd = static_cast<double>(z);
+
+  // ---- Patch level ----
+  FragstatsMetrics out;
+  std::vector<PatchValues> pv(table.patches.size());
+  out.patch.columns = {"AREA", "PERIM", "GYRATE", "PARA", "SHAPE", "FRAC", "CIRCLE", "CONTIG", "CORE", "NCORE", "CAI", "ENN"};
+  for (size_t i = 0; i < table.patches.size(); ++i) {
+    const PatchStats& p = table.patches[i];
+    const PatchShape& s = rows.patches[i];
+    PatchValues& v = pv[i];
+    const double a = static_cast<double>(p.cells);
+    const uint64_t perim_sides = p.perim_edges_h + p.perim_edges_v;
+    v.area_ha = a * cell_ha;
+    v.perim_m = static_cast<double>(p.perim_edges_h) * cw + static_cast<double>(p.perim_edges_v) * ch;
+    // One cell: FRAGSTATS reports half a cell width, not 0 (docs/metrics.md).
+    v.gyrate = p.cells == 1 ? cw / 2 : s.gyrate_m;
+    v.para = v.perim_m / v.area_ha;
+    v.shape = static_cast<double>(perim_sides) / static_cast<double>(min_perimeter_sides(p.cells));
+    const double ln_a = std::log(a * cell_m2);
+    v.frac = ln_a == 0 ? 1 : 2 * std::log(0.25 * v.perim_m) / ln_a;
+    // FRAGSTATS' printed CIRCLE values are reproduced with pi taken as 3.1415
+    // (with the exact pi about 1 in 20 patches differs in the 4th decimal; docs/metrics.md).
+    constexpr double kFragstatsPi = 3.1415;
+    v.circle = p.cells == 1 ? 0 : 1 - a * cell_m2 / (kFragstatsPi * s.circle_radius_m * s.circle_radius_m);
+    const double orth_pairs = (4 * a - static_cast<double>(perim_sides)) / 2;
+    const double contig_sum = a + 2 * 2 * orth_pairs + 2 * static_cast<double>(s.diagonal_pairs);
+    v.contig = (contig_sum / a - 1) / 12;  // template 1-2-1 / 2-1-2 / 1-2-1: v = 13
+    v.core_ha = static_cast<double>(s.core_cells) * cell_ha;
+    v.ncore = static_cast<double>(s.core_areas);
+    v.cai = v.core_ha / v.area_ha * 100;
+    v.enn = s.enn_m;
+    if (is_background(p.class_code)) continue;
+    out.patch.rows.push_back({p.class_code, static_cast<uint32_t>(i + 1),
+                              {v.area_ha, v.perim_m, v.gyrate, v.para, v.shape, v.frac, v.circle, v.contig, v.core_ha,
+                               v.ncore, v.cai, v.enn}});
+  }
+
+  // Disjunct core areas per class.
+  std::vector<std::vector<double>> dcore(kc);
+  for (const auto& [pid, cells] : rows.core_areas)
+    dcore[class_index(table.patches[pid - 1].class_code)].push_back(static_cast<double>(cells) * cell_ha);
+
+  // Patches grouped by class (background left out).
+  std::vector<std::vector<size_t>> members(kc);
+  for (size_t i = 0; i < table.patches.size(); ++i) members[class_index(table.patches[i].class_code)].push_back(i);
+  std::vector<size_t> classes;  // class indices that are classes (not background)
+  for (size_t k = 0; k < kc; ++k)
+    if (!is_background(codes[k])) classes.push_back(k);
+  const double m_classes = static_cast<double>(classes.size());
+
+  // The per-metric value lists of a set of patches, and their distributions.
+  auto distributions = [&](RowBuilder& b, const std::vector<size_t>& ids, const std::vector<double>& dcores,
+                           bool area_edge_part) {
+    std::vector<double> w;
+    for (size_t i : ids) w.push_back(pv[i].area_ha);
+    auto collect = [&](double PatchValues::*f) {
+      std::vector<double> x;
+      for (size_t i : ids) x.push_back(pv[i].*f);
+      return x;
+    };
+    if (area_edge_part) {
+      double PatchValues::*fields[] = {&PatchValues::area_ha, &PatchValues::gyrate, &PatchValues::shape,
+                                       &PatchValues::frac, &PatchValues::para, &PatchValues::circle,
+                                       &PatchValues::contig};
+      for (int k = 0; k < 7; ++k) b.add_distribution(kDistributed[k], distribution(collect(fields[k]), w));
+      return;
+    }
+    b.add_distribution(kCoreDistributed[0], distribution(collect(&PatchValues::core_ha), w));
+    b.add_distribution(kCoreDistributed[1], distribution(dcores, dcores));
+    b.add_distribution(kCoreDistributed[2], distribution(collect(&PatchValues::cai), w));
+  };
+  auto enn_distribution = [&](RowBuilder& b, const std::vector<size_t>& ids) {
+    std::vector<double> x, w;
+    for (size_t i : ids)
+      if (!std::isnan(pv[i].enn)) {
+        x.push_back(pv[i].enn);
+        w.push_back(pv[i].area_ha);
+      }
+    b.add_distribution("ENN", distribution(x, w));
+  };
+  // PAFRAC: 2 / slope of ln(area m2) regressed on ln(perimeter m); undefined under 10 patches.
+  auto pafrac = [&](const std::vector<size_t>& ids) {
+    if (ids.size() < 10) return kNaN;
+    double sx = 0, sy = 0;
+    for (size_t i : ids) {
+      sx += std::log(pv[i].perim_m);
+      sy += std::log(pv[i].area_ha * 10000);
+    }
+    const double n = static_cast<double>(ids.size()), mx = sx / n, my = sy / n;
+    double sxy = 0, sxx = 0;
+    for (size_t i : ids) {
+      const double dx = std::log(pv[i].perim_m) - mx, dy = std::log(pv[i].area_ha * 10000) - my;
+      sxy += dx * dy;
+      sxx += dx * dx;
+    }
+    return sxx > 0 && sxy != 0 ? 2 / (sxy / sxx) : kNaN;
+  };
+  // COHESION, DIVISION, MESH, SPLIT of a set of patches.
+  struct Subdivision { double cohesion, division, mesh, split; };
+  auto subdivision = [&](const std::vector<size_t>& ids) {
+    double sp = 0, spa = 0, sa2 = 0;
+    for (size_t i : ids) {
+      const PatchStats& p = table.patches[i];
+      const double perim = static_cast<double>(p.perim_edges_h + p.perim_edges_v), a = static_cast<double>(p.cells);
+      sp += perim;
+      spa += perim * std::sqrt(a);
+      sa2 += a * a;
+    }
+    Subdivision s;
+    s.cohesion = (ids.empty() || z <= 1) ? kNaN : (1 - sp / spa) / (1 - 1 / std::sqrt(zd)) * 100;
+    s.division = 1 - sa2 / (zd * zd);
+    s.mesh = sa2 / zd * cell_ha;
+    s.split = sa2 > 0 ? zd * zd / sa2 : kNaN;
+    return s;
+  };
+
+  // ---- Class level ----
+  double land_boundary_m = 0, land_background_m = 0, land_class_edge_m = 0;
+  uint64_t land_perim_sides = 0, land_boundary_sides = 0;
+  double land_ai = 0;
+  std::vector<size_t> all_ids;
+  std::vector<double> all_dcore;
+  double tca_ha = 0, ndca = 0;
+  double lpi_cells = 0;
+  for (size_t k : classes) {
+    const std::vector<size_t>& ids = members[k];
+    uint64_t a = 0, perim = 0, largest = 0;
+    double class_edge_m = 0, boundary_m = 0, core = 0, ncore = 0;
+    for (size_t i : ids) {
+      const PatchStats& p = table.patches[i];
+      a += p.cells;
+      perim += p.perim_edges_h + p.perim_edges_v;
+      largest = std::max(largest, p.cells);
+      class_edge_m += static_cast<double>(p.class_edges_h) * cw + static_cast<double>(p.class_edges_v) * ch;
+      boundary_m += static_cast<double>(p.perim_edges_h - p.class_edges_h) * cw +
+                    static_cast<double>(p.perim_edges_v - p.class_edges_v) * ch;
+      core += pv[i].core_ha;
+      ncore += pv[i].ncore;
+      land_boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
+    }
+    land_perim_sides += perim;
+    double background_m = 0;
+    for (size_t j = 0; j < kc; ++j)
+      if (is_background(codes[j])) background_m += adj.length_m(k, j, cw, ch);
+    const double ad = static_cast<double>(a), ca = ad * cell_ha, P = ad / zd;
+    const double te = class_edge_m - background_m + options.boundary_edge * (boundary_m + background_m);
+    land_boundary_m += boundary_m;
+    land_background_m += background_m;
+    land_class_edge_m += class_edge_m - background_m;
+    lpi_cells = std::max(lpi_cells, static_cast<double>(largest));
+    tca_ha += core;
+    ndca += ncore;
+    all_ids.insert(all_ids.end(), ids.begin(), ids.end());
+    all_dcore.insert(all_dcore.end(), dcore[k].begin(), dcore[k].end());
+
+    // Adjacencies of class k (double count), over every class and the background.
+    // FRAGSTATS counts the sides on the landscape boundary (raster edge, nodata)
+    // among the adjacencies of PLADJ and CLUMPY (matches its output).
+    uint64_t boundary_sides = 0;
+    for (size_t i : ids) {
+      const PatchStats& p = table.patches[i];
+      boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
+    }
+    double g_all = static_cast<double>(boundary_sides);
+    for (size_t j = 0; j < kc; ++j) g_all += static_cast<double>(adj.at(k, j));
+    const double g_like = static_cast<double>(adj.at(k, k));
+    const double min_e = static_cast<double>(min_perimeter_sides(a));
+    // Most edge class k can have: every cell isolated (4 sides each) while it
+    // covers at most half the landscape; beyond, the other cells isolated in
+    // it, plus the whole landscape boundary (matches FRAGSTATS' output).
+    const double max_e = ad <= zd / 2 ? 4 * ad : 4 * (zd - ad) + static_cast<double>(landscape_boundary_sides);
+
+    RowBuilder b;
+    b.add("CA", ca);
+    b.add("PLAND", P * 100);
+    b.add("NP", static_cast<double>(ids.size()));
+    b.add("PD", static_cast<double>(ids.size()) / ta * 100);
+    b.add("LPI", static_cast<double>(largest) / zd * 100);
+    b.add("TE", te);
+    b.add("ED", te / ta);
+    b.add("LSI", static_cast<double>(perim) / min_e);
+    distributions(b, ids, dcore[k], true);
+    b.add("PAFRAC", pafrac(ids));
+    b.add("TCA", core);
+    b.add("CPLAND", core / ta * 100);
+    b.add("NDCA", ncore);
+    b.add("DCAD", ncore / ta * 100);
+    distributions(b, ids, dcore[k], false);
+    enn_distribution(b, ids);
+    const double G = g_like / (g_all - min_e);
+    b.add("CLUMPY", (G < P && P < 0.5) ? (G - P) / P : (G - P) / (1 - P));
+    b.add("PLADJ", g_all > 0 ? g_like / g_all * 100 : kNaN);
+    // IJI: edge lengths to each other class (background excluded).
+    double e_total = 0, h = 0;
+    for (size_t j : classes)
+      if (j != k) e_total += adj.length_m(k, j, cw, ch);
+    for (size_t j : classes)
+      if (j != k && e_total > 0) h -= ln_ratio_term(adj.length_m(k, j, cw, ch) / e_total);
+    b.add("IJI", (m_classes >= 3 && e_total > 0) ? h / std::log(m_classes - 1) * 100 : kNaN);
+    const Subdivision s = subdivision(ids);
+    b.add("COHESION", s.cohesion);
+    b.add("DIVISION", s.division);
+    b.add("MESH", s.mesh);
+    b.add("SPLIT", s.split);
+    const double max_g = static_cast<double>(max_like_adjacencies(a));
+    const double ai = max_g > 0 ? g_like / 2 / max_g : kNaN;
+    b.add("AI", ai * 100);
+    if (!std::isnan(ai)) land_ai += ai * P;
+    b.add("NLSI", max_e > min_e ? (static_cast<double>(perim) - min_e) / (max_e - min_e) : kNaN);
+    if (out.cls.columns.empty()) out.cls.columns = b.names;
+    out.cls.rows.push_back({codes[k], 0, b.values});
+  }
+  if (out.cls.columns.empty()) {  // no class: the header still lists every metric
+    RowBuilder b;
+    for (const char* n : {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI"}) b.add(n, 0);
+    out.cls.columns = b.names;
+  }
+
+  // ---- Landscape level ----
+  RowBuilder b;
+  const double te = land_class_edge_m / 2 + options.boundary_edge * (land_boundary_m + land_background_m);
+  b.add("TA", ta);
+  b.add("NP", static_cast<double>(all_ids.size()));
+  b.add("PD", static_cast<double>(all_ids.size()) / ta * 100);
+  b.add("LPI", lpi_cells / zd * 100);
+  b.add("TE", te);
+  b.add("ED", te / ta);
+  // LSI: every edge once plus the whole landscape boundary, in cell sides.
+  const double e_star = static_cast<double>(land_perim_sides + land_boundary_sides) / 2;
+  b.add("LSI", e_star / static_cast<double>(min_perimeter_sides(z)));
+  distributions(b, all_ids, all_dcore, true);
+  b.add("PAFRAC", pafrac(all_ids));
+  b.add("TCA", tca_ha);
+  b.add("NDCA", ndca);
+  b.add("DCAD", ndca / ta * 100);
+  distributions(b, all_ids, all_dcore, false);
+  enn_distribution(b, all_ids);
+  // CONTAG and PLADJ over the classes' adjacencies (double count).
+  double contag = 0, like = 0, total = 0;
+  for (size_t i : classes) {
+    double gi = 0;
+    for (size_t k : classes) gi += static_cast<double>(adj.at(i, k));
+    uint64_t ai_cells = 0;
+    for (size_t p : members[i]) ai_cells += table.patches[p].cells;
+    const double Pi = static_cast<double>(ai_cells) / zd;
+    for (size_t k : classes)
+      if (gi > 0) contag += ln_ratio_term(Pi * static_cast<double>(adj.at(i, k)) / gi);
+    like += static_cast<double>(adj.at(i, i));
+    total += gi;
+  }
+  const double pladj_total = total + static_cast<double>(land_boundary_sides);
+  b.add("CONTAG", m_classes >= 2 ? (1 + contag / (2 * std::log(m_classes))) * 100 : kNaN);
+  b.add("PLADJ", pladj_total > 0 ? like / pladj_total * 100 : kNaN);
+  double e_all = 0, h = 0;
+  for (size_t x = 0; x < classes.size(); ++x)
+    for (size_t y = x + 1; y < classes.size(); ++y) e_all += adj.length_m(classes[x], classes[y], cw, ch);
+  for (size_t x = 0; x < classes.size(); ++x)
+    for (size_t y = x + 1; y < classes.size(); ++y)
+      if (e_all > 0) h -= ln_ratio_term(adj.length_m(classes[x], classes[y], cw, ch) / e_all);
+  b.add("IJI", (m_classes >= 3 && e_all > 0) ? h / std::log(m_classes * (m_classes - 1) / 2) * 100 : kNaN);
+  const Subdivision s = subdivision(all_ids);
+  b.add("COHESION", s.cohesion);
+  b.add("DIVISION", s.division);
+  b.add("MESH", s.mesh);
+  b.add("SPLIT", s.split);
+  b.add("PR", m_classes);
+  b.add("PRD", m_classes / ta * 100);
+  b.add("RPR", options.max_richness ? m_classes / *options.max_richness * 100 : kNaN);
+  double shdi = 0, simpson = 0;
+  for (size_t i : classes) {
+    uint64_t cells = 0;
+    for (size_t p : members[i]) cells += table.patches[p].cells;
+    const double Pi = static_cast<double>(cells) / zd;
+    shdi -= ln_ratio_term(Pi);
+    simpson += Pi * Pi;
+  }
+  const double lnm = std::log(m_classes);
+  b.add("SHDI", shdi);
+  b.add("SIDI", 1 - simpson);
+  b.add("MSIDI", -std::log(simpson));
+  b.add("SHEI", m_classes > 1 ? shdi / lnm : kNaN);
+  b.add("SIEI", m_classes > 1 ? (1 - simpson) / (1 - 1 / m_classes) : kNaN);
+  b.add("MSIEI", m_classes > 1 ? -std::log(simpson) / lnm : kNaN);
+  b.add("AI", land_ai * 100);
+  out.land.columns = b.names;
+  out.land.rows.push_back({0, 0, b.values});
+  return out;
+}
+
+}  // namespace lsm

@@ -1,0 +1,63 @@
+#pragma once
+// The FRAGSTATS 4.2 metric set at patch, class and landscape level, derived
+// from one scan (PatchTable: area and edge counts, centroids) and one second
+// pass (PatchRowResults: GYRATE, CONTIG, CIRCLE, core areas, ENN, class
+// adjacencies). Formulas, units and ranges of every metric, and where they
+// follow FRAGSTATS' output rather than its documentation: docs/metrics.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "patch_row_metrics.h"
+#include "patch_scan.h"
+
+namespace lsm {
+
+/// FRAGSTATS run parameters that change metric values.
+struct MetricOptions {
+  /// FRAGSTATS background class: its cells are inside the landscape (TA, and
+  /// the denominators of PLAND, PD, ...) but form no patches and no class.
+  std::optional<int32_t> background;
+  /// Proportion (0..1) of the landscape boundary and of background edges that
+  /// TE/ED count as edge (FRAGSTATS "count boundary/background as edge"; 0 = none).
+  double boundary_edge = 0;
+  /// Maximum potential number of classes, for RPR; without it RPR is undefined.
+  std::optional<int> max_richness;
+};
+
+/// One table of values; NaN marks an undefined value (written as empty).
+struct MetricTable {
+  std::vector<std::string> columns;  ///< FRAGSTATS acronyms, in FRAGSTATS' order
+  struct Row {
+    int32_t type = 0;  ///< class code (patch and class tables)
+    uint32_t pid = 0;  ///< patch ID (patch table)
+    std::vector<double> values;  ///< one per column
+  };
+  std::vector<Row> rows;
+};
+
+struct FragstatsMetrics {
+  MetricTable patch;  ///< one row per patch, PID order (background patches left out)
+  MetricTable cls;    ///< one row per class, ascending class code
+  MetricTable land;   ///< one row
+};
+
+/// Computes every metric. `rows` must come from compute_patch_row_metrics()
+/// on the same table. Throws lsm::Error(BadInput) for a boundary_edge outside [0, 1].
+FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchRowResults& rows,
+                                           const MetricOptions& options);
+
+/// Minimum perimeter (cell sides) of a patch of `cells` cells: the most compact
+/// arrangement (FRAGSTATS 4.2, SHAPE and LSI: 4n, 4n+2 or 4n+4 for n = floor(sqrt(cells))).
+uint64_t min_perimeter_sides(uint64_t cells);
+/// Maximum number of like adjacencies (single count) among `cells` cells (FRAGSTATS AI).
+uint64_t max_like_adjacencies(uint64_t cells);
+
+/// The six FRAGSTATS distribution statistics of a patch metric: mean, area-
+/// weighted mean, median, range, population standard deviation, coefficient
+/// of variation (%). All NaN for no values.
+struct Distribution { double mn, am, md, ra, sd, cv; };
+Distribution distribution(const std::vector<double>& values, const std::vector<double>& weights);
+
+}  // namespace lsm

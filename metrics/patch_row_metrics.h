@@ -1,0 +1,65 @@
+#pragma once
+// Everything the second pass over the patch IDs yields: the per-patch values
+// that need a patch's cells one by one (GYRATE, CONTIG, CIRCLE, core area,
+// ENN), the disjunct core areas and the class adjacency matrix. Computed by
+// one PatchRowVisitor from the rows of visit_patch_rows(), so one labeling
+// serves every metric.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "patch_row_pass.h"
+#include "patch_scan.h"
+
+namespace lsm {
+
+/// Per-cell results of one patch (indexed by PID-1 in PatchRowResults).
+struct PatchShape {
+  double gyrate_m = 0;        ///< mean distance cell centre -> patch centroid (m)
+  uint64_t diagonal_pairs = 0;  ///< pairs of corner-touching cells in the patch (each pair once)
+  double circle_radius_m = 0;   ///< half the patch's longest corner-to-corner extent (m), CIRCLE's circle
+  uint64_t core_cells = 0;      ///< cells beyond the edge depth
+  uint64_t core_areas = 0;      ///< NCORE: disjunct core areas
+  double enn_m = 0;             ///< ENN (m); NaN when the class has no other patch
+};
+
+/// Class adjacency counts (FRAGSTATS .adj): cell sides shared by cells of class
+/// index i and j (4-cell adjacency, both cells inside the landscape), counted
+/// from both cells ("double count"): like adjacencies appear twice on the
+/// diagonal, unlike ones once in (i,j) and once in (j,i).
+struct ClassAdjacency {
+  std::vector<int32_t> class_codes;  ///< ascending; index i <-> class_codes[i]
+  /// k x k, row-major: shared top/bottom cell sides (length = cell width) and
+  /// shared left/right sides (length = cell height).
+  std::vector<uint64_t> sides_h, sides_v;
+  uint64_t at(size_t i, size_t j) const {
+    const size_t k = i * class_codes.size() + j;
+    return sides_h[k] + sides_v[k];
+  }
+  /// Length of the shared sides in metres.
+  double length_m(size_t i, size_t j, double cell_width, double cell_height) const {
+    const size_t k = i * class_codes.size() + j;
+    return static_cast<double>(sides_h[k]) * cell_width + static_cast<double>(sides_v[k]) * cell_height;
+  }
+};
+
+struct PatchRowResults {
+  std::vector<PatchShape> patches;  ///< PID order
+  /// Cells of each disjunct core area with its patch's PID, in completion order.
+  std::vector<std::pair<uint32_t, uint64_t>> core_areas;
+  ClassAdjacency adjacency;
+};
+
+/// Options of the second pass.
+struct RowMetricOptions {
+  int edge_depth = 1;   ///< cells, >= 1 (core area)
+  bool want_enn = true; ///< ENN needs memory per edge cell; off when not asked for
+};
+
+/// Runs the second pass over `source` and returns its results. `table` must
+/// come from scan_patches() with keep_patch_ids. Throws lsm::Error.
+PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
+                                          const RowMetricOptions& options, LabelRasterSink* also_write = nullptr,
+                                          const ProgressFn& progress = {});
+
+}  // namespace lsm
