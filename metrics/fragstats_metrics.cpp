@@ -83,7 +83,9 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   if (!(options.boundary_edge >= 0 && options.boundary_edge <= 1))
     throw Error(ErrorKind::BadInput, "boundary edge proportion must be between 0 and 1");
   const RasterInfo& r = table.raster;
-  const double cw = r.cell_width, ch = r.cell_height, cell_m2 = cw * ch, cell_ha = cell_m2 / 10000;
+  const double cw = r.cell_width, ch = r.cell_height, cell_m2 = cw * ch;
+  // Areas in ha as cells x m2 / 10000: exact for whole-hectare totals (9 x 900 m2 = 0.81 ha).
+  auto ha = [cell_m2](double cells) { return cells * cell_m2 / 10000; };
   const ClassAdjacency& adj = rows.adjacency;
   const std::vector<int32_t>& codes = adj.class_codes;
   const size_t kc = codes.size();
@@ -98,7 +100,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     z += p.cells;
     landscape_boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
   }
-  const double ta = static_cast<double>(z) * cell_ha;
+  const double ta = ha(static_cast<double>(z));
   const double zd = static_cast<double>(z);
 
   // ---- Patch level ----
@@ -111,7 +113,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     PatchValues& v = pv[i];
     const double a = static_cast<double>(p.cells);
     const uint64_t perim_sides = p.perim_edges_h + p.perim_edges_v;
-    v.area_ha = a * cell_ha;
+    v.area_ha = ha(a);
     v.perim_m = static_cast<double>(p.perim_edges_h) * cw + static_cast<double>(p.perim_edges_v) * ch;
     // One cell: FRAGSTATS reports half a cell width, not 0 (docs/metrics.md).
     v.gyrate = p.cells == 1 ? cw / 2 : s.gyrate_m;
@@ -126,7 +128,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     const double orth_pairs = (4 * a - static_cast<double>(perim_sides)) / 2;
     const double contig_sum = a + 2 * 2 * orth_pairs + 2 * static_cast<double>(s.diagonal_pairs);
     v.contig = (contig_sum / a - 1) / 12;  // template 1-2-1 / 2-1-2 / 1-2-1: v = 13
-    v.core_ha = static_cast<double>(s.core_cells) * cell_ha;
+    v.core_ha = ha(static_cast<double>(s.core_cells));
     v.ncore = static_cast<double>(s.core_areas);
     v.cai = v.core_ha / v.area_ha * 100;
     v.enn = s.enn_m;
@@ -139,7 +141,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   // Disjunct core areas per class.
   std::vector<std::vector<double>> dcore(kc);
   for (const auto& [pid, cells] : rows.core_areas)
-    dcore[class_index(table.patches[pid - 1].class_code)].push_back(static_cast<double>(cells) * cell_ha);
+    dcore[class_index(table.patches[pid - 1].class_code)].push_back(ha(static_cast<double>(cells)));
 
   // Patches grouped by class (background left out).
   std::vector<std::vector<size_t>> members(kc);
@@ -210,7 +212,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     Subdivision s;
     s.cohesion = (ids.empty() || z <= 1) ? kNaN : (1 - sp / spa) / (1 - 1 / std::sqrt(zd)) * 100;
     s.division = 1 - sa2 / (zd * zd);
-    s.mesh = sa2 / zd * cell_ha;
+    s.mesh = ha(sa2 / zd);
     s.split = sa2 > 0 ? zd * zd / sa2 : kNaN;
     return s;
   };
@@ -243,7 +245,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     double background_m = 0;
     for (size_t j = 0; j < kc; ++j)
       if (is_background(codes[j])) background_m += adj.length_m(k, j, cw, ch);
-    const double ad = static_cast<double>(a), ca = ad * cell_ha, P = ad / zd;
+    const double ad = static_cast<double>(a), ca = ha(ad), P = ad / zd;
     const double te = class_edge_m - background_m + options.boundary_edge * (boundary_m + background_m);
     land_boundary_m += boundary_m;
     land_background_m += background_m;

@@ -1,58 +1,108 @@
 #include "fragstats_tables.h"
 
 #include <charconv>
+#include <cmath>
 #include <fstream>
+#include <sstream>
 
 #include "error.h"
 
 namespace lsm {
 
 std::string format_value(double v) {
+  if (std::isnan(v)) return "";
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 
-void write_patch_csv(std::ostream& out, const PatchTable& table) {
-  out << "PID,TYPE,AREA,PERIM\n";
-  for (size_t i = 0; i < table.patches.size(); ++i) {
-    const PatchStats& p = table.patches[i];
-    out << (i + 1) << ',' << p.class_code << ',' << format_value(patch_area_ha(p, table.raster)) << ','
-        << format_value(patch_perim_m(p, table.raster)) << '\n';
+MetricLevels MetricLevels::parse(const std::string& list) {
+  MetricLevels l{false, false, false};
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item == "patch") l.patch = true;
+    else if (item == "class") l.cls = true;
+    else if (item == "land" || item == "landscape") l.land = true;
+    else throw Error(ErrorKind::BadInput, "unknown level '" + item + "' (use patch, class, land)");
+  }
+  if (!l.patch && !l.cls && !l.land) throw Error(ErrorKind::BadInput, "--level lists no level");
+  return l;
+}
+
+TableFormat parse_table_format(const std::string& text) {
+  if (text == "fragstats") return TableFormat::Fragstats;
+  if (text == "tidy") return TableFormat::Tidy;
+  throw Error(ErrorKind::BadInput, "unknown table format '" + text + "' (use fragstats or tidy)");
+}
+
+void write_table_csv(std::ostream& out, const MetricTable& table, MetricLevel level) {
+  if (level == MetricLevel::Patch) out << "PID,TYPE";
+  else if (level == MetricLevel::Class) out << "TYPE";
+  for (size_t i = 0; i < table.columns.size(); ++i)
+    out << (i == 0 && level == MetricLevel::Landscape ? "" : ",") << table.columns[i];
+  out << '\n';
+  for (const MetricTable::Row& r : table.rows) {
+    if (level == MetricLevel::Patch) out << r.pid << ',' << r.type;
+    else if (level == MetricLevel::Class) out << r.type;
+    for (size_t i = 0; i < r.values.size(); ++i)
+      out << (i == 0 && level == MetricLevel::Landscape ? "" : ",") << format_value(r.values[i]);
+    out << '\n';
   }
 }
 
-void write_class_csv(std::ostream& out, const AreaEdgeMetrics& m) {
-  out << "TYPE,CA,PLAND,NP,PD,LPI,TE,ED,AREA_MN\n";
-  for (const ClassAreaEdge& c : m.classes)
-    out << c.type << ',' << format_value(c.ca) << ',' << format_value(c.pland) << ',' << c.np << ','
-        << format_value(c.pd) << ',' << format_value(c.lpi) << ',' << format_value(c.te) << ','
-        << format_value(c.ed) << ',' << format_value(c.area_mn) << '\n';
+void write_tidy_csv(std::ostream& out, const FragstatsMetrics& m, const MetricLevels& levels) {
+  out << "level,class,id,metric,value\n";
+  auto rows = [&](const MetricTable& t, const char* level) {
+    for (const MetricTable::Row& r : t.rows)
+      for (size_t i = 0; i < t.columns.size(); ++i) {
+        out << level << ',';
+        if (&t != &m.land) out << r.type;
+        out << ',';
+        if (&t == &m.patch) out << r.pid;
+        out << ',' << t.columns[i] << ',' << format_value(r.values[i]) << '\n';
+      }
+  };
+  if (levels.patch) rows(m.patch, "patch");
+  if (levels.cls) rows(m.cls, "class");
+  if (levels.land) rows(m.land, "landscape");
 }
 
-void write_land_csv(std::ostream& out, const AreaEdgeMetrics& m) {
-  const LandscapeAreaEdge& l = m.landscape;
-  out << "TA,NP,PD,LPI,TE,ED,AREA_MN\n"
-      << format_value(l.ta) << ',' << l.np << ',' << format_value(l.pd) << ',' << format_value(l.lpi) << ','
-      << format_value(l.te) << ',' << format_value(l.ed) << ',' << format_value(l.area_mn) << '\n';
+void write_adjacency_csv(std::ostream& out, const ClassAdjacency& a) {
+  out << "TYPE";
+  for (int32_t c : a.class_codes) out << ',' << c;
+  out << '\n';
+  for (size_t i = 0; i < a.class_codes.size(); ++i) {
+    out << a.class_codes[i];
+    for (size_t j = 0; j < a.class_codes.size(); ++j) out << ',' << a.at(i, j);
+    out << '\n';
+  }
 }
 
-FragstatsTableFiles::FragstatsTableFiles(const std::string& prefix)
-    : patch_(prefix + ".patch.csv"), class_(prefix + ".class.csv"), land_(prefix + ".land.csv") {}
+MetricTableFiles::MetricTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format)
+    : levels_(levels), format_(format) {
+  if (format == TableFormat::Tidy) {
+    files_.emplace_back("tidy", AtomicOutput(prefix + ".tidy.csv"));
+  } else {
+    if (levels.patch) files_.emplace_back("patch", AtomicOutput(prefix + ".patch.csv"));
+    if (levels.cls) files_.emplace_back("class", AtomicOutput(prefix + ".class.csv"));
+    if (levels.land) files_.emplace_back("land", AtomicOutput(prefix + ".land.csv"));
+  }
+  files_.emplace_back("adj", AtomicOutput(prefix + ".adj.csv"));
+}
 
-void FragstatsTableFiles::write(const PatchTable& table, const AreaEdgeMetrics& m) {
-  auto write_one = [](AtomicOutput& file, auto&& body) {
+void MetricTableFiles::write(const FragstatsMetrics& m, const ClassAdjacency& adjacency) {
+  for (auto& [kind, file] : files_) {
     std::ofstream out(file.temp_path(), std::ios::binary | std::ios::trunc);
-    body(out);
+    if (kind == "tidy") write_tidy_csv(out, m, levels_);
+    else if (kind == "patch") write_table_csv(out, m.patch, MetricLevel::Patch);
+    else if (kind == "class") write_table_csv(out, m.cls, MetricLevel::Class);
+    else if (kind == "land") write_table_csv(out, m.land, MetricLevel::Landscape);
+    else write_adjacency_csv(out, adjacency);
     out.close();
     if (!out) throw Error(ErrorKind::Io, "cannot write '" + file.final_path() + "'");
-  };
-  write_one(patch_, [&](std::ostream& o) { write_patch_csv(o, table); });
-  write_one(class_, [&](std::ostream& o) { write_class_csv(o, m); });
-  write_one(land_, [&](std::ostream& o) { write_land_csv(o, m); });
-  patch_.commit();
-  class_.commit();
-  land_.commit();
+  }
+  for (auto& f : files_) f.second.commit();
 }
 
 }  // namespace lsm

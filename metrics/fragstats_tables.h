@@ -1,38 +1,59 @@
 #pragma once
-// The FRAGSTATS-style tables lsm metrics writes: PREFIX.patch.csv,
-// PREFIX.class.csv and PREFIX.land.csv. Plain CSV, FRAGSTATS acronyms as
-// headers, TYPE the integer class code, numbers at full precision (shortest
-// text that reads back to the same double), FRAGSTATS units.
+// The tables lsm metrics writes. FRAGSTATS format: PREFIX.patch.csv,
+// PREFIX.class.csv, PREFIX.land.csv (one column per FRAGSTATS acronym, TYPE
+// the integer class code, PID the patch ID of the patch-ID raster); tidy
+// format: PREFIX.tidy.csv with one row per value (level,class,id,metric,value,
+// as landscapemetrics returns). Both write PREFIX.adj.csv, the class adjacency
+// matrix. Numbers at full precision (shortest text that reads back to the
+// same double); undefined values (FRAGSTATS' N/A) are empty fields.
 #include <ostream>
 #include <string>
 
-#include "area_edge_metrics.h"
 #include "atomic_output.h"
-#include "patch_scan.h"
+#include "fragstats_metrics.h"
+#include "patch_row_metrics.h"
 
 namespace lsm {
 
-/// Formats a double as the shortest decimal text that reads back exactly.
+/// Shortest decimal text that reads back exactly; "" for NaN.
 std::string format_value(double v);
 
-/// Writes the patch table: PID,TYPE,AREA,PERIM (one row per patch, PID order).
-void write_patch_csv(std::ostream& out, const PatchTable& table);
-/// Writes the class table: TYPE,CA,PLAND,NP,PD,LPI,TE,ED,AREA_MN.
-void write_class_csv(std::ostream& out, const AreaEdgeMetrics& m);
-/// Writes the landscape table: TA,NP,PD,LPI,TE,ED,AREA_MN.
-void write_land_csv(std::ostream& out, const AreaEdgeMetrics& m);
+enum class MetricLevel { Patch, Class, Landscape };
+enum class TableFormat { Fragstats, Tidy };
 
-/// The three table files of one run, created (as temporary files) on
-/// construction so that an unwritable PREFIX fails before the scan starts.
-class FragstatsTableFiles {
+/// Which tables a run writes.
+struct MetricLevels {
+  bool patch = true, cls = true, land = true;
+  /// Parses "patch,class,land" (any non-empty subset; "landscape" = "land").
+  /// Throws lsm::Error(BadInput) otherwise.
+  static MetricLevels parse(const std::string& list);
+};
+
+/// Parses "fragstats" or "tidy"; throws lsm::Error(BadInput) otherwise.
+TableFormat parse_table_format(const std::string& text);
+
+/// One table in FRAGSTATS layout: patch "PID,TYPE,...", class "TYPE,...", landscape "...".
+void write_table_csv(std::ostream& out, const MetricTable& table, MetricLevel level);
+/// The selected levels as tidy rows: level,class,id,metric,value ("patch"/"class"/"landscape";
+/// class empty at landscape level; id = PID at patch level, else empty).
+void write_tidy_csv(std::ostream& out, const FragstatsMetrics& m, const MetricLevels& levels);
+/// The adjacency matrix: header "TYPE,<code>,<code>...", one row per class
+/// (double-count cell-side adjacencies, like FRAGSTATS' .adj file).
+void write_adjacency_csv(std::ostream& out, const ClassAdjacency& adjacency);
+
+/// The files of one run, created (as temporary files) on construction so that
+/// an unwritable PREFIX fails before the scan starts; renamed into place by write().
+class MetricTableFiles {
  public:
-  /// Throws lsm::Error(Io) when any of the three files cannot be created.
-  explicit FragstatsTableFiles(const std::string& prefix);
-  /// Writes all three tables and renames them into place. Throws lsm::Error(Io).
-  void write(const PatchTable& table, const AreaEdgeMetrics& m);
+  /// Throws lsm::Error(Io) when a file cannot be created.
+  MetricTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format);
+  /// Writes every table and renames them into place. Throws lsm::Error(Io).
+  void write(const FragstatsMetrics& m, const ClassAdjacency& adjacency);
 
  private:
-  AtomicOutput patch_, class_, land_;
+  MetricLevels levels_;
+  TableFormat format_;
+  std::vector<std::pair<std::string, AtomicOutput>> files_;  // kind -> file
 };
 
 }  // namespace lsm

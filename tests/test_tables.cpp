@@ -1,8 +1,10 @@
-// The CSV tables: headers, units, full precision.
+// The CSV tables: layouts, units, full precision, undefined values, selection.
+#include <cmath>
 #include <sstream>
 
-#include "area_edge_metrics.h"
+#include "error.h"
 #include "fragstats_tables.h"
+#include "metric_selection.h"
 #include "test_helpers.h"
 
 namespace lsm::test {
@@ -15,38 +17,84 @@ TEST(Tables, FullPrecisionRoundTrips) {
   }
   EXPECT_EQ(format_value(37.44), "37.44");
   EXPECT_EQ(format_value(5485470.0), "5485470");
+  EXPECT_EQ(format_value(std::nan("")), "");  // FRAGSTATS N/A
+}
+
+FragstatsMetrics metrics_of(const MemoryClassRaster& g, PatchRowResults* rows_out = nullptr) {
+  MemoryClassRaster copy = g;  // sources are read through a non-const interface
+  auto labeler = make_cpu_labeler();
+  ScanOptions o;
+  o.keep_patch_ids = true;
+  const PatchTable t = scan_patches(copy, *labeler, o);
+  PatchRowResults rows = compute_patch_row_metrics(copy, *labeler, t, RowMetricOptions{});
+  FragstatsMetrics m = compute_fragstats_metrics(t, rows, MetricOptions{});
+  if (rows_out) *rows_out = std::move(rows);
+  return m;
 }
 
 // 30 m cells: one cell = 0.09 ha, one side = 30 m.
-TEST(Tables, UnitsAndHeaders) {
+TEST(Tables, FragstatsLayoutAndUnits) {
   auto g = grid({"112", "122", "332"}, 30.0);
-  const PatchTable t = scan(g, NeighbourRule::Eight);
-  const AreaEdgeMetrics m = compute_area_edge_metrics(t.patches, t.raster);
-  std::ostringstream patch, cls, land;
-  write_patch_csv(patch, t);
-  write_class_csv(cls, m);
-  write_land_csv(land, m);
+  PatchRowResults rows;
+  const FragstatsMetrics m = metrics_of(g, &rows);
+  const MetricSelection sel("CA,NP,TE,TA");
+  std::ostringstream patch, cls, land, adj;
+  write_table_csv(patch, MetricSelection("AREA,PERIM").apply(m.patch), MetricLevel::Patch);
+  write_table_csv(cls, sel.apply(m.cls), MetricLevel::Class);
+  write_table_csv(land, sel.apply(m.land), MetricLevel::Landscape);
+  write_adjacency_csv(adj, rows.adjacency);
   EXPECT_EQ(patch.str(), "PID,TYPE,AREA,PERIM\n1,1,0.27,240\n2,2,0.36,300\n3,3,0.18,180\n");
-  // Class 1: CA 0.27 ha of TA 0.81 ha; PD = 1 / 0.81 * 100; TE 4 sides = 120 m; ED = 120 / 0.81.
-  std::istringstream lines(cls.str());
-  std::string header, row1;
-  std::getline(lines, header);
-  std::getline(lines, row1);
-  EXPECT_EQ(header, "TYPE,CA,PLAND,NP,PD,LPI,TE,ED,AREA_MN");
-  EXPECT_EQ(row1, "1,0.27," + format_value(100.0 / 3.0) + ",1," + format_value(100.0 / 0.81) + "," +
-                      format_value(100.0 / 3.0) + ",120," + format_value(120 / 0.81) + ",0.27");
-  EXPECT_EQ(land.str(), "TA,NP,PD,LPI,TE,ED,AREA_MN\n0.81,3," + format_value(300.0 / 0.81) + "," +
-                            format_value(400.0 / 9.0) + ",180," + format_value(180 / 0.81) + ",0.27\n");
+  // TE of class 1: 4 sides to other classes = 120 m.
+  EXPECT_EQ(cls.str(), "TYPE,CA,NP,TE\n1,0.27,1,120\n2,0.36,1,150\n3,0.18,1,90\n");
+  EXPECT_EQ(land.str(), "TA,NP,TE\n0.81,3,180\n");
+  // Double count: like 1-1 pairs: 2 (x2); 1-2: (1,0)-(2,0), (1,0)-(1,1), (0,1)-(1,1): 3;
+  // 1-3: (0,1)-(0,2): 1; 2-2: 3 pairs (x2); 2-3: (1,1)-(1,2), (2,2)-(1,2): 2; 3-3: 1 pair (x2).
+  EXPECT_EQ(adj.str(), "TYPE,1,2,3\n1,4,3,1\n2,3,6,2\n3,1,2,2\n");
+}
+
+TEST(Tables, TidyLayout) {
+  auto g = grid({"12"}, 10.0);
+  const FragstatsMetrics all = metrics_of(g);
+  FragstatsMetrics m;
+  const MetricSelection sel("NP,SHDI");
+  m.patch = MetricSelection("AREA").apply(all.patch);
+  m.cls = sel.apply(all.cls);
+  m.land = sel.apply(all.land);
+  std::ostringstream out;
+  write_tidy_csv(out, m, MetricLevels{});
+  EXPECT_EQ(out.str(),
+            "level,class,id,metric,value\n"
+            "patch,1,1,AREA,0.01\npatch,2,2,AREA,0.01\n"
+            "class,1,,NP,1\nclass,2,,NP,1\n"
+            "landscape,,,NP,2\nlandscape,,,SHDI," + format_value(std::log(2.0)) + "\n");
+}
+
+TEST(Tables, SelectionAndLevels) {
+  const MetricSelection gyrate("gyrate");
+  EXPECT_TRUE(gyrate.selects("GYRATE"));
+  EXPECT_TRUE(gyrate.selects("GYRATE_MN"));
+  EXPECT_TRUE(gyrate.selects("GYRATE_CV"));
+  EXPECT_FALSE(gyrate.selects("AREA"));
+  EXPECT_FALSE(gyrate.wants_enn());
+  EXPECT_TRUE(MetricSelection("ENN_SD").wants_enn());
+  EXPECT_TRUE(MetricSelection().wants_enn());
+  EXPECT_THROW(MetricSelection("AREA,NOPE"), Error);
+  EXPECT_THROW(MetricSelection(","), Error);
+  const MetricLevels l = MetricLevels::parse("class,land");
+  EXPECT_FALSE(l.patch);
+  EXPECT_TRUE(l.cls && l.land);
+  EXPECT_THROW(MetricLevels::parse("patches"), Error);
+  EXPECT_THROW(parse_table_format("xml"), Error);
 }
 
 TEST(Tables, NonSquareCells) {
   std::vector<int32_t> cells = {1, 2};
   MemoryClassRaster r(2, 1, cells, 100.0, 50.0);
-  const PatchTable t = scan(r, NeighbourRule::Eight);
+  const FragstatsMetrics m = metrics_of(r);
   // Each cell: top and bottom sides 100 m, left and right sides 50 m.
-  EXPECT_DOUBLE_EQ(patch_perim_m(t.patches[0], t.raster), 300.0);
-  EXPECT_DOUBLE_EQ(patch_area_ha(t.patches[0], t.raster), 0.5);
-  EXPECT_DOUBLE_EQ(compute_area_edge_metrics(t.patches, t.raster).landscape.te, 50.0);
+  EXPECT_DOUBLE_EQ(m.patch.rows[0].values[1], 300.0);  // PERIM
+  EXPECT_DOUBLE_EQ(m.patch.rows[0].values[0], 0.5);    // AREA
+  EXPECT_DOUBLE_EQ(m.land.rows[0].values[4], 50.0);    // TE
 }
 
 }  // namespace

@@ -1,42 +1,102 @@
-// lsm metrics INPUT --out PREFIX: FRAGSTATS patch, class and landscape tables.
+// lsm metrics INPUT --out PREFIX: the FRAGSTATS patch, class and landscape
+// tables and the class adjacency matrix.
+#include <algorithm>
 #include <iostream>
+#include <optional>
 
-#include "area_edge_metrics.h"
 #include "cli_common.h"
 #include "commands.h"
+#include "error.h"
+#include "fragstats_metrics.h"
 #include "fragstats_tables.h"
 #include "gdal_class_raster.h"
+#include "metric_selection.h"
+#include "patch_row_metrics.h"
 
 namespace lsm::cli {
 
 int run_metrics(const std::vector<std::string>& args) {
   PatchOptions o;
-  std::string prefix;
+  std::string prefix, levels_text = "patch,class,land", metrics_text, format_text = "fragstats";
   bool print = false;
+  int edge_depth = 1, max_classes = 1000, max_richness = 0;
+  std::optional<int32_t> background;
+  double boundary_edge = 0;
   po::options_description desc("lsm metrics options");
   desc.add_options()
       ("input", po::value(&o.input)->required(), "input raster (any format GDAL reads)")
-      ("out,o", po::value(&prefix)->required(), "output prefix: PREFIX.patch.csv, PREFIX.class.csv, PREFIX.land.csv")
+      ("out,o", po::value(&prefix)->required(),
+       "output prefix: PREFIX.patch.csv, PREFIX.class.csv, PREFIX.land.csv (or PREFIX.tidy.csv) and PREFIX.adj.csv")
+      ("level", po::value(&levels_text), "levels to report: any of patch,class,land (default all)")
+      ("metrics", po::value(&metrics_text), "FRAGSTATS acronyms to report, comma-separated (default all)")
+      ("edge-depth", po::value(&edge_depth), "edge depth for core metrics, in cells (default 1)")
+      ("background", po::value<int32_t>()->notifier([&](int32_t v) { background = v; }),
+       "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
+      ("boundary-edge", po::value(&boundary_edge),
+       "proportion 0..1 of the landscape boundary and background edge counted as edge in TE/ED (default 0)")
+      ("max-classes", po::value(&max_classes), "refuse rasters with more classes than this (default 1000)")
+      ("max-richness", po::value(&max_richness), "maximum potential number of classes, for RPR (default: RPR empty)")
+      ("format", po::value(&format_text), "table layout: fragstats (one column per metric) or tidy (one row per value)")
       ("print", po::bool_switch(&print), "also print the class and landscape tables on stdout");
   add_patch_options(desc, o);
   po::positional_options_description pos;
   pos.add("input", 1);
   if (!parse(args, desc, pos, "usage: lsm metrics INPUT --out PREFIX [options]")) return 0;
 
-  const ScanOptions scan = o.scan_options();
+  // Check every option before any work.
+  ScanOptions scan = o.scan_options();
+  scan.keep_patch_ids = true;
+  const MetricLevels levels = MetricLevels::parse(levels_text);
+  const TableFormat format = parse_table_format(format_text);
+  const MetricSelection selection = metrics_text.empty() ? MetricSelection() : MetricSelection(metrics_text);
+  if (edge_depth < 1) throw Error(ErrorKind::BadInput, "--edge-depth must be at least 1 cell");
+  if (max_classes < 1) throw Error(ErrorKind::BadInput, "--max-classes must be at least 1");
+  if (max_richness < 0) throw Error(ErrorKind::BadInput, "--max-richness must be positive");
+  MetricOptions metric_options;
+  metric_options.background = background;
+  metric_options.boundary_edge = boundary_edge;
+  if (max_richness > 0) metric_options.max_richness = max_richness;
+  if (!(boundary_edge >= 0 && boundary_edge <= 1))
+    throw Error(ErrorKind::BadInput, "--boundary-edge must be between 0 and 1");
+
   GdalClassRaster source(o.input, o.band);
   if (source.geographic())
     std::cerr << "lsm: warning: '" << o.input << "' has a geographic CRS; cell sizes are in degrees, not metres\n";
   auto labeler = make_labeler(parse_backend(o.backend));
-  FragstatsTableFiles files(prefix);  // fails now if PREFIX is not writable
-  const PatchTable table = scan_patches(source, *labeler, scan, terminal_progress(o.quiet));
-  const AreaEdgeMetrics m = compute_area_edge_metrics(table.patches, table.raster);
-  files.write(table, m);
+  MetricTableFiles files(prefix, levels, format);  // fails now if PREFIX is not writable
+  const ProgressFn progress = terminal_progress(o.quiet);
+  // Two passes over the raster: labeling (first half of the progress), then per-cell metrics.
+  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0, 0.5));
+  size_t classes = 0;
+  {
+    std::vector<int32_t> codes;
+    for (const PatchStats& p : table.patches) codes.push_back(p.class_code);
+    std::sort(codes.begin(), codes.end());
+    classes = static_cast<size_t>(std::unique(codes.begin(), codes.end()) - codes.begin());
+  }
+  if (classes > static_cast<size_t>(max_classes))
+    throw Error(ErrorKind::BadInput, "'" + o.input + "' has " + std::to_string(classes) +
+                                         " classes, more than --max-classes " + std::to_string(max_classes) +
+                                         " (is it a categorical raster?)");
+  RowMetricOptions row_options;
+  row_options.edge_depth = edge_depth;
+  row_options.want_enn = selection.wants_enn();
+  const PatchRowResults rows =
+      compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 0.5, 1));
+  FragstatsMetrics m = compute_fragstats_metrics(table, rows, metric_options);
+  m.patch = selection.apply(m.patch);
+  m.cls = selection.apply(m.cls);
+  m.land = selection.apply(m.land);
+  files.write(m, rows.adjacency);
   if (print) {
-    std::cout << "\nClass metrics (" << prefix << ".class.csv)\n";
-    write_class_csv(std::cout, m);
-    std::cout << "\nLandscape metrics (" << prefix << ".land.csv)\n";
-    write_land_csv(std::cout, m);
+    if (levels.cls) {
+      std::cout << "\nClass metrics\n";
+      write_table_csv(std::cout, m.cls, MetricLevel::Class);
+    }
+    if (levels.land) {
+      std::cout << "\nLandscape metrics\n";
+      write_table_csv(std::cout, m.land, MetricLevel::Landscape);
+    }
   }
   return 0;
 }

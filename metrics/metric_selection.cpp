@@ -1,0 +1,93 @@
+#include "metric_selection.h"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "error.h"
+
+namespace lsm {
+namespace {
+
+const char* const kStats[] = {"MN", "AM", "MD", "RA", "SD", "CV"};
+const char* const kDistributed[] = {"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG", "CORE", "DCORE", "CAI", "ENN"};
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// "GYRATE_MN" -> "GYRATE" for a distribution column, else the column itself.
+std::string base_of(const std::string& column) {
+  const size_t u = column.rfind('_');
+  if (u == std::string::npos) return column;
+  const std::string stat = column.substr(u + 1);
+  for (const char* s : kStats)
+    if (stat == s) return column.substr(0, u);
+  return column;
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_metric_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {"AREA", "PERIM", "GYRATE", "PARA", "SHAPE", "FRAC", "CIRCLE", "CONTIG", "CORE",
+                                  "NCORE", "CAI", "ENN", "DCORE", "CA", "PLAND", "NP", "PD", "LPI", "TE", "ED",
+                                  "LSI", "NLSI", "PAFRAC", "TCA", "CPLAND", "NDCA", "DCAD", "CLUMPY", "PLADJ",
+                                  "IJI", "COHESION", "DIVISION", "MESH", "SPLIT", "AI", "TA", "CONTAG", "PR",
+                                  "PRD", "RPR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI"};
+    for (const char* d : kDistributed)
+      for (const char* s : kStats) n.push_back(std::string(d) + "_" + s);
+    return n;
+  }();
+  return names;
+}
+
+MetricSelection::MetricSelection(const std::string& list) {
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item.erase(std::remove_if(item.begin(), item.end(), [](unsigned char c) { return std::isspace(c); }), item.end());
+    if (item.empty()) continue;
+    item = upper(item);
+    const auto& known = known_metric_names();
+    if (std::find(known.begin(), known.end(), item) == known.end())
+      throw Error(ErrorKind::BadInput, "unknown metric '" + item + "' (FRAGSTATS acronyms such as AREA, CA, LPI, ENN_MN, SHDI)");
+    names_.push_back(item);
+  }
+  if (names_.empty()) throw Error(ErrorKind::BadInput, "--metrics lists no metric");
+}
+
+bool MetricSelection::selects(const std::string& column) const {
+  if (all()) return true;
+  const std::string base = base_of(column);
+  for (const std::string& n : names_)
+    if (n == column || n == base) return true;
+  return false;
+}
+
+bool MetricSelection::wants_enn() const {
+  if (selects("ENN")) return true;
+  for (const char* s : kStats)
+    if (selects(std::string("ENN_") + s)) return true;
+  return false;
+}
+
+MetricTable MetricSelection::apply(const MetricTable& table) const {
+  if (all()) return table;
+  std::vector<size_t> keep;
+  MetricTable out;
+  for (size_t i = 0; i < table.columns.size(); ++i)
+    if (selects(table.columns[i])) {
+      keep.push_back(i);
+      out.columns.push_back(table.columns[i]);
+    }
+  for (const MetricTable::Row& r : table.rows) {
+    MetricTable::Row o{r.type, r.pid, {}};
+    for (size_t i : keep) o.values.push_back(r.values[i]);
+    out.rows.push_back(std::move(o));
+  }
+  return out;
+}
+
+}  // namespace lsm

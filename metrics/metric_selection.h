@@ -1,0 +1,38 @@
+#pragma once
+// Which metrics a run reports (`lsm metrics --metrics`): FRAGSTATS acronyms.
+// A name selects the column of that name at every level where it exists; the
+// name of a patch metric also selects its distribution statistics at class and
+// landscape level (GYRATE -> GYRATE, GYRATE_MN, GYRATE_AM, ... GYRATE_CV).
+#include <string>
+#include <vector>
+
+#include "fragstats_metrics.h"
+
+namespace lsm {
+
+/// A selection of metrics; empty = all.
+class MetricSelection {
+ public:
+  MetricSelection() = default;
+  /// Parses a comma-separated list of acronyms (case-insensitive). Throws
+  /// lsm::Error(BadInput) naming the first unknown acronym.
+  explicit MetricSelection(const std::string& list);
+
+  bool all() const { return names_.empty(); }
+  /// True when table column `column` is reported.
+  bool selects(const std::string& column) const;
+  /// True when ENN (and its distributions) is wanted: the only metric that
+  /// needs memory per edge cell.
+  bool wants_enn() const;
+
+  /// `table` restricted to the selected columns.
+  MetricTable apply(const MetricTable& table) const;
+
+ private:
+  std::vector<std::string> names_;
+};
+
+/// Every acronym lsm computes at some level (for messages and --help).
+const std::vector<std::string>& known_metric_names();
+
+}  // namespace lsm
