@@ -98,7 +98,7 @@ TEST_F(Cli, SynthMetricsAndLabelAgree) {
   std::ifstream patch(path("m.patch.csv"));
   std::string line;
   std::getline(patch, line);
-  EXPECT_EQ(line, "PID,TYPE,AREA,PERIM");
+  EXPECT_EQ(line.rfind("PID,TYPE,AREA,PERIM,GYRATE,PARA,SHAPE,FRAC,CIRCLE,CONTIG,CORE,NCORE,CAI,ENN", 0), 0u) << line;
   size_t rows = 0;
   while (std::getline(patch, line)) {
     int pid, type;
@@ -113,7 +113,7 @@ TEST_F(Cli, SynthMetricsAndLabelAgree) {
 
   // Same tables for another tile size and a strip layout, byte for byte.
   ASSERT_EQ(run_lsm("metrics " + path("nlm.tif") + " --out " + path("s") + " --tile-size 300x1 -q").code, 0);
-  for (const char* table : {".patch.csv", ".class.csv", ".land.csv"})
+  for (const char* table : {".patch.csv", ".class.csv", ".land.csv", ".adj.csv"})
     EXPECT_EQ(slurp(path(std::string("m") + table)), slurp(path(std::string("s") + table))) << table;
   // And the label raster is georeferenced like its input.
   double gt_in[6], gt_out[6];
@@ -162,7 +162,9 @@ TEST_F(Cli, FloatBandWithIntegerValuesWorks) {
   make_raster("f.tif", GDT_Float32, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
   const CliRun r = run_lsm("metrics " + path("f.tif") + " --out " + path("m") + " -q");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(slurp(path("m.land.csv")).substr(0, 30), "TA,NP,PD,LPI,TE,ED,AREA_MN\n0.0");
+  const std::string land = slurp(path("m.land.csv"));
+  EXPECT_EQ(land.substr(0, 20), "TA,NP,PD,LPI,TE,ED,L") << land;
+  EXPECT_EQ(land.substr(land.find('\n'), 4), "\n0.0") << land;
 }
 
 TEST_F(Cli, UnwritableOutput) {
@@ -182,12 +184,39 @@ TEST_F(Cli, BadOptions) {
   expect_clean_failure(run_lsm("metrics " + path("r.tif") + " --out " + path("m") + " --backend gpu"),
                        "unknown backend 'gpu'", before);
   expect_clean_failure(run_lsm("frobnicate"), "unknown command", before);
+  const std::string m = "metrics " + path("r.tif") + " --out " + path("m");
+  expect_clean_failure(run_lsm(m + " --metrics AREA,FOO"), "unknown metric 'FOO'", before);
+  expect_clean_failure(run_lsm(m + " --edge-depth 0"), "--edge-depth must be at least 1 cell", before);
+  expect_clean_failure(run_lsm(m + " --boundary-edge 1.5"), "--boundary-edge must be between 0 and 1", before);
+  expect_clean_failure(run_lsm(m + " --level patch,region"), "unknown level 'region'", before);
+  expect_clean_failure(run_lsm(m + " --format xml"), "unknown table format 'xml'", before);
+  expect_clean_failure(run_lsm(m + " --max-classes 2"), "has 3 classes, more than --max-classes 2", before);
+}
+
+// Tidy layout, levels, background and the adjacency table through the CLI.
+// 1 1 2 2
+// 1 2 2 2
+// 3 3 3 3   (no georeferencing: 1 m cells)
+TEST_F(Cli, TidyLevelsBackground) {
+  make_raster("r.tif", GDT_Byte, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
+  ASSERT_EQ(run_lsm("metrics " + path("r.tif") + " --out " + path("t") + " --format tidy --level land --metrics NP,TA,PR -q").code, 0);
+  EXPECT_EQ(slurp(path("t.tidy.csv")), "level,class,id,metric,value\nlandscape,,,TA,0.0012\nlandscape,,,NP,3\nlandscape,,,PR,3\n");
+  EXPECT_FALSE(std::filesystem::exists(path("t.land.csv")));
+  EXPECT_EQ(slurp(path("t.adj.csv")), "TYPE,1,2,3\n1,4,3,1\n2,3,10,3\n3,1,3,6\n");
+  // Class 3 as background: still in TA, but no class and no patch; class 1-3 and 2-3
+  // edges are background edges (TE counts them only with --boundary-edge).
+  ASSERT_EQ(run_lsm("metrics " + path("r.tif") + " --out " + path("b") + " --background 3 --metrics NP,TA,PR,TE -q").code, 0);
+  EXPECT_EQ(slurp(path("b.land.csv")), "TA,NP,TE,PR\n0.0012,2,3,2\n");
+  EXPECT_EQ(slurp(path("b.class.csv")), "TYPE,NP,TE\n1,1,3\n2,1,3\n");
+  ASSERT_EQ(run_lsm("metrics " + path("r.tif") + " --out " + path("c") + " --background 3 --boundary-edge 1 --metrics TE -q").code, 0);
+  // Class-class edges 3 m, raster-edge sides of classes 1 and 2: 4 + 4, background edges 1 + 3.
+  EXPECT_EQ(slurp(path("c.land.csv")), "TE\n15\n");
 }
 
 TEST_F(Cli, AugustaMatchesFragstatsLandscapeRow) {
   const std::string raster = shared_data_dir() + "/landcover/lsm_augusta_nlcd.tif";
   LSM_REQUIRE_SHARED_FILE(raster);
-  ASSERT_EQ(run_lsm("metrics " + raster + " --out " + path("a") + " --tile-size 64 -q").code, 0);
+  ASSERT_EQ(run_lsm("metrics " + raster + " --out " + path("a") + " --tile-size 64 -q --level land --metrics ta,np,pd,lpi,te,ed,area_mn").code, 0);
   // FRAGSTATS: TA 26848.8000, NP 17141, PD 63.8427, LPI 1.6077, TE 5485470, ED 204.3097, AREA_MN 1.5663
   std::istringstream land(slurp(path("a.land.csv")));
   std::string header, row;
