@@ -1,0 +1,307 @@
+// Hand-made grids with hand-computed values for each metric family (shape,
+// core, isolation, aggregation, diversity), and the second pass checked
+// against brute-force references on random landscapes for every tile size
+// and both backends.
+#include <cmath>
+#include <map>
+
+#include "error.h"
+#include "fragstats_metrics.h"
+#include "patch_row_metrics.h"
+#include "test_helpers.h"
+
+namespace lsm::test {
+namespace {
+
+struct Computed {
+  PatchTable table;
+  PatchRowResults rows;
+  FragstatsMetrics m;
+};
+
+Computed compute(MemoryClassRaster raster, NeighbourRule rule = NeighbourRule::Eight, int edge_depth = 1,
+                 int64_t tile = 0, Backend backend = Backend::Cpu, MetricOptions options = {}) {
+  auto labeler = make_labeler(backend);
+  ScanOptions o;
+  o.rule = rule;
+  o.tile_width = o.tile_height = tile;
+  o.keep_patch_ids = true;
+  Computed c;
+  c.table = scan_patches(raster, *labeler, o);
+  RowMetricOptions ro;
+  ro.edge_depth = edge_depth;
+  c.rows = compute_patch_row_metrics(raster, *labeler, c.table, ro);
+  c.m = compute_fragstats_metrics(c.table, c.rows, options);
+  return c;
+}
+
+double value(const MetricTable& t, size_t row, const std::string& column) {
+  for (size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i] == column) return t.rows.at(row).values[i];
+  ADD_FAILURE() << "no column " << column;
+  return 0;
+}
+
+// 1 1
+// 1 2     10 m cells
+TEST(MetricFamilies, ShapeOfAnLAndOfOneCell) {
+  const Computed c = compute(grid({"11", "12"}, 10.0));
+  const MetricTable& p = c.m.patch;
+  // Centroid (1/3, 1/3) in cells: distances sqrt(2)/3, sqrt(5)/3 twice.
+  EXPECT_DOUBLE_EQ(value(p, 0, "GYRATE"), (std::sqrt(2.0) + 2 * std::sqrt(5.0)) / 9 * 10);
+  EXPECT_DOUBLE_EQ(value(p, 0, "PARA"), 80 / 0.03);                   // m per ha
+  EXPECT_DOUBLE_EQ(value(p, 0, "SHAPE"), 1.0);                        // 8 sides = minimum for 3 cells
+  EXPECT_DOUBLE_EQ(value(p, 0, "FRAC"), 2 * std::log(20.0) / std::log(300.0));
+  // Longest corner-to-corner extent 2*sqrt(2) cells -> radius sqrt(2) * 10 m.
+  EXPECT_NEAR(value(p, 0, "CIRCLE"), 1 - 300 / (3.1415 * 200), 1e-12);
+  // CONTIG: 3 cells, 2 edge pairs (weight 2, both ways), 1 corner pair (weight 1, both ways).
+  EXPECT_DOUBLE_EQ(value(p, 0, "CONTIG"), ((3 + 8 + 2) / 3.0 - 1) / 12);
+  // One cell: GYRATE half a cell width (as FRAGSTATS prints), CIRCLE 0, FRAC 1, CONTIG 0.
+  EXPECT_DOUBLE_EQ(value(p, 1, "GYRATE"), 5.0);
+  EXPECT_DOUBLE_EQ(value(p, 1, "CIRCLE"), 0.0);
+  EXPECT_DOUBLE_EQ(value(p, 1, "FRAC"), 1.0);
+  EXPECT_DOUBLE_EQ(value(p, 1, "CONTIG"), 0.0);
+  EXPECT_DOUBLE_EQ(value(p, 1, "PARA"), 40 / 0.01);
+}
+
+// Two 3x3 blocks joined by a one-cell corridor, inside class 2:
+// 222222222
+// 211121112
+// 211111112
+// 211121112
+// 222222222
+TEST(MetricFamilies, CoreAreasOfADumbbell) {
+  const auto g = grid({"222222222", "211121112", "211111112", "211121112", "222222222"}, 10.0);
+  for (int64_t tile : {0, 3, 1}) {
+    const Computed c = compute(g, NeighbourRule::Eight, 1, tile);
+    // PID 1 = class 2 (first cell), PID 2 = class 1.
+    // Core (all 4 edge neighbours in the patch): (2,2),(3,2) and (5,2),(6,2): 2 areas of 2 cells.
+    EXPECT_DOUBLE_EQ(value(c.m.patch, 1, "CORE"), 0.04) << tile;
+    EXPECT_DOUBLE_EQ(value(c.m.patch, 1, "NCORE"), 2) << tile;
+    EXPECT_DOUBLE_EQ(value(c.m.patch, 1, "CAI"), 4.0 / 19 * 100) << tile;
+    EXPECT_DOUBLE_EQ(value(c.m.patch, 0, "CORE"), 0) << tile;
+    EXPECT_DOUBLE_EQ(value(c.m.cls, 0, "NDCA"), 2) << tile;
+    EXPECT_DOUBLE_EQ(value(c.m.cls, 0, "DCORE_MN"), 0.02) << tile;
+    EXPECT_DOUBLE_EQ(value(c.m.cls, 0, "TCA"), 0.04) << tile;
+  }
+}
+
+TEST(MetricFamilies, CoreShrinksWithEdgeDepth) {
+  // A 5x5 block of class 1 inside class 2 (7x7).
+  const auto g = grid({"2222222", "2111112", "2111112", "2111112", "2111112", "2111112", "2222222"});
+  EXPECT_EQ(compute(g, NeighbourRule::Eight, 1).rows.patches[1].core_cells, 9u);
+  // Depth 2: every cell within 2 cells (Euclidean, centre to centre) must be in the patch: the centre only.
+  EXPECT_EQ(compute(g, NeighbourRule::Eight, 2).rows.patches[1].core_cells, 1u);
+  EXPECT_EQ(compute(g, NeighbourRule::Eight, 3).rows.patches[1].core_cells, 0u);
+  EXPECT_THROW(compute(g, NeighbourRule::Eight, 0), Error);
+}
+
+// Class 1 cells at (0,0), (4,0) and (3,4) in a 5x5 field of class 2, 10 m cells.
+TEST(MetricFamilies, NearestNeighbourDistances) {
+  const auto g = grid({"12221", "22222", "22222", "22222", "22212"}, 10.0);
+  const Computed c = compute(g);
+  std::map<std::pair<int64_t, int64_t>, double> enn;
+  for (size_t i = 0; i < c.table.patches.size(); ++i) {
+    const PatchStats& p = c.table.patches[i];
+    if (p.class_code == 1) enn[{int64_t(p.first_cell % 5), int64_t(p.first_cell / 5)}] = c.rows.patches[i].enn_m;
+    else EXPECT_TRUE(std::isnan(c.rows.patches[i].enn_m)) << "one patch of class 2: ENN undefined";
+  }
+  EXPECT_DOUBLE_EQ((enn[{0, 0}]), 40.0);
+  EXPECT_DOUBLE_EQ((enn[{4, 0}]), 40.0);
+  EXPECT_DOUBLE_EQ((enn[{3, 4}]), std::sqrt(17.0) * 10);
+  // Non-square cells: 10 m wide, 20 m high.
+  MemoryClassRaster tall(5, 5, std::vector<int32_t>(g.cells()), 10.0, 20.0);
+  const Computed t = compute(tall);
+  for (size_t i = 0; i < t.table.patches.size(); ++i)
+    if (t.table.patches[i].first_cell == 23) EXPECT_DOUBLE_EQ(t.rows.patches[i].enn_m, std::hypot(10.0, 80.0));
+}
+
+// Left half class 1, right half class 2 (4x4).
+TEST(MetricFamilies, AggregationOfTwoHalves) {
+  const Computed c = compute(grid({"1122", "1122", "1122", "1122"}));
+  const MetricTable& k = c.m.cls;
+  // Like adjacencies of class 1: 10 pairs = 20 (double count); 4 to class 2; 8 sides on the boundary.
+  EXPECT_EQ(c.rows.adjacency.at(0, 0), 20u);
+  EXPECT_EQ(c.rows.adjacency.at(0, 1), 4u);
+  EXPECT_DOUBLE_EQ(value(k, 0, "PLADJ"), 20.0 / 32 * 100);
+  EXPECT_DOUBLE_EQ(value(k, 0, "AI"), 100.0);  // 10 of at most 10 like adjacencies
+  EXPECT_DOUBLE_EQ(value(k, 0, "CLUMPY"), 1.0);  // G = 20 / (32 - 12) = 1, P = 0.5
+  EXPECT_DOUBLE_EQ(value(k, 0, "LSI"), 1.0);     // 12 sides, minimum 12
+  EXPECT_TRUE(std::isnan(value(k, 0, "IJI")));   // needs 3 classes
+  EXPECT_DOUBLE_EQ(value(k, 0, "COHESION"), (1 - 12 / (12 * std::sqrt(8.0))) / (1 - 1 / 4.0) * 100);
+  EXPECT_DOUBLE_EQ(value(k, 0, "DIVISION"), 0.75);
+  EXPECT_DOUBLE_EQ(value(k, 0, "SPLIT"), 4.0);
+  EXPECT_DOUBLE_EQ(value(k, 0, "MESH"), 64.0 / 16 / 10000);
+  const MetricTable& l = c.m.land;
+  EXPECT_DOUBLE_EQ(value(l, 0, "PLADJ"), 40.0 / 64 * 100);
+  const double t = 0.5 * (20.0 / 24) * std::log(0.5 * 20 / 24) + 0.5 * (4.0 / 24) * std::log(0.5 * 4 / 24);
+  EXPECT_NEAR(value(l, 0, "CONTAG"), (1 + 2 * t / (2 * std::log(2.0))) * 100, 1e-12);
+  EXPECT_DOUBLE_EQ(value(l, 0, "AI"), 100.0);
+}
+
+TEST(MetricFamilies, InterspersionOfThreeClasses) {
+  // 1 1 2 / 1 1 3: class 1 borders 2 once (vertical side) and 3 once; 2 borders 3 once.
+  const Computed c = compute(grid({"112", "113"}));
+  EXPECT_DOUBLE_EQ(value(c.m.cls, 0, "IJI"), 100.0);  // equal edge to both others
+  EXPECT_DOUBLE_EQ(value(c.m.land, 0, "IJI"), 100.0);  // three equal edge types
+}
+
+TEST(MetricFamilies, Diversity) {
+  const Computed c = compute(grid({"1123"}));
+  const MetricTable& l = c.m.land;
+  const double shdi = -(0.5 * std::log(0.5) + 2 * 0.25 * std::log(0.25));
+  EXPECT_DOUBLE_EQ(value(l, 0, "PR"), 3);
+  EXPECT_DOUBLE_EQ(value(l, 0, "SHDI"), shdi);
+  EXPECT_DOUBLE_EQ(value(l, 0, "SIDI"), 0.625);
+  EXPECT_DOUBLE_EQ(value(l, 0, "MSIDI"), -std::log(0.375));
+  EXPECT_DOUBLE_EQ(value(l, 0, "SHEI"), shdi / std::log(3.0));
+  EXPECT_DOUBLE_EQ(value(l, 0, "SIEI"), 0.625 / (2.0 / 3));
+  EXPECT_DOUBLE_EQ(value(l, 0, "MSIEI"), -std::log(0.375) / std::log(3.0));
+  EXPECT_TRUE(std::isnan(value(l, 0, "RPR")));
+  MetricOptions o;
+  o.max_richness = 6;
+  EXPECT_DOUBLE_EQ(value(compute(grid({"1123"}), NeighbourRule::Eight, 1, 0, Backend::Cpu, o).m.land, 0, "RPR"), 50);
+}
+
+TEST(MetricFamilies, DistributionStatistics) {
+  const Distribution d = distribution({1, 2, 3, 10}, {1, 1, 1, 1});
+  EXPECT_DOUBLE_EQ(d.mn, 4);
+  EXPECT_DOUBLE_EQ(d.md, 2.5);
+  EXPECT_DOUBLE_EQ(d.ra, 9);
+  EXPECT_DOUBLE_EQ(d.sd, std::sqrt((9 + 4 + 1 + 36) / 4.0));  // population SD
+  EXPECT_DOUBLE_EQ(d.cv, d.sd / 4 * 100);
+  EXPECT_DOUBLE_EQ(distribution({1, 3}, {3, 1}).am, 1.5);
+  EXPECT_TRUE(std::isnan(distribution({}, {}).mn));
+  EXPECT_EQ(min_perimeter_sides(1), 4u);
+  EXPECT_EQ(min_perimeter_sides(3), 8u);
+  EXPECT_EQ(min_perimeter_sides(7), 12u);
+  EXPECT_EQ(max_like_adjacencies(4), 4u);
+  EXPECT_EQ(max_like_adjacencies(3), 2u);
+  EXPECT_EQ(max_like_adjacencies(6), 7u);
+}
+
+// ---- Brute-force references on random landscapes ----
+
+// Core cells and disjunct core areas, cell by cell from the patch-ID raster.
+void brute_core(const std::vector<uint32_t>& ids, int64_t w, int64_t h, int depth, size_t n_patches,
+                std::vector<uint64_t>& core, std::vector<uint64_t>& ncore) {
+  core.assign(n_patches, 0);
+  ncore.assign(n_patches, 0);
+  std::vector<uint8_t> is_core(ids.size(), 0);
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x) {
+      const uint32_t p = ids[y * w + x];
+      if (!p) continue;
+      bool ok = true;
+      for (int dy = -depth; dy <= depth && ok; ++dy)
+        for (int dx = -depth; dx <= depth && ok; ++dx) {
+          if (dx * dx + dy * dy > depth * depth) continue;
+          const int64_t nx = x + dx, ny = y + dy;
+          ok = nx >= 0 && ny >= 0 && nx < w && ny < h && ids[ny * w + nx] == p;
+        }
+      if (ok) {
+        is_core[y * w + x] = 1;
+        ++core[p - 1];
+      }
+    }
+  std::vector<uint8_t> seen(ids.size(), 0);
+  for (int64_t i = 0; i < w * h; ++i) {
+    if (!is_core[i] || seen[i]) continue;
+    ++ncore[ids[i] - 1];
+    std::vector<int64_t> stack{i};
+    seen[i] = 1;
+    while (!stack.empty()) {
+      const int64_t c = stack.back();
+      stack.pop_back();
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int64_t nx = c % w + dx, ny = c / w + dy;
+          if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+          const int64_t n = ny * w + nx;
+          if (is_core[n] && !seen[n] && ids[n] == ids[c]) {
+            seen[n] = 1;
+            stack.push_back(n);
+          }
+        }
+    }
+  }
+}
+
+// ENN by comparing every pair of cells of the same class in different patches.
+std::vector<double> brute_enn(const MemoryClassRaster& r, const std::vector<uint32_t>& ids, size_t n_patches) {
+  const int64_t w = r.info().width, h = r.info().height;
+  std::vector<double> best(n_patches, std::numeric_limits<double>::infinity());
+  for (int64_t i = 0; i < w * h; ++i)
+    for (int64_t j = i + 1; j < w * h; ++j) {
+      if (!ids[i] || !ids[j] || ids[i] == ids[j] || r.cells()[i] != r.cells()[j]) continue;
+      const double d = std::hypot(double(i % w - j % w) * r.info().cell_width, double(i / w - j / w) * r.info().cell_height);
+      best[ids[i] - 1] = std::min(best[ids[i] - 1], d);
+      best[ids[j] - 1] = std::min(best[ids[j] - 1], d);
+    }
+  for (double& b : best)
+    if (std::isinf(b)) b = std::nan("");
+  return best;
+}
+
+class SecondPass : public ::testing::TestWithParam<int> {};
+
+TEST_P(SecondPass, MatchesBruteForceForEveryTileSize) {
+  const NeighbourRule rule = GetParam() == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
+  auto raster = random_landscape(61, 47, 3, 7, 0.1);
+  const Reference ref = brute_force(raster, rule);
+  const std::vector<double> enn = brute_enn(raster, ref.labels, ref.patches.size());
+  for (int depth : {1, 2, 3}) {
+    std::vector<uint64_t> core, ncore;
+    brute_core(ref.labels, 61, 47, depth, ref.patches.size(), core, ncore);
+    const Computed whole = compute(raster, rule, depth, 0);
+    for (int64_t tile : {0, 16, 7, 1}) {
+      const Computed c = compute(raster, rule, depth, tile);
+      ASSERT_EQ(c.rows.patches.size(), ref.patches.size());
+      for (size_t i = 0; i < ref.patches.size(); ++i) {
+        EXPECT_EQ(c.rows.patches[i].core_cells, core[i]) << "PID " << i + 1 << " depth " << depth << " tile " << tile;
+        EXPECT_EQ(c.rows.patches[i].core_areas, ncore[i]) << "PID " << i + 1 << " depth " << depth << " tile " << tile;
+        if (std::isnan(enn[i])) EXPECT_TRUE(std::isnan(c.rows.patches[i].enn_m));
+        else EXPECT_DOUBLE_EQ(c.rows.patches[i].enn_m, enn[i]) << "PID " << i + 1;
+      }
+      // Every table, bit for bit, for every tile size.
+      ASSERT_EQ(c.m.patch.rows.size(), whole.m.patch.rows.size());
+      for (size_t i = 0; i < c.m.patch.rows.size(); ++i)
+        for (size_t k = 0; k < c.m.patch.columns.size(); ++k) {
+          const double a = c.m.patch.rows[i].values[k], b = whole.m.patch.rows[i].values[k];
+          EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << c.m.patch.columns[k] << " tile " << tile;
+        }
+      for (const auto& [mine, base] : {std::pair{&c.m.cls, &whole.m.cls}, std::pair{&c.m.land, &whole.m.land}})
+        for (size_t i = 0; i < mine->rows.size(); ++i)
+          for (size_t k = 0; k < mine->columns.size(); ++k) {
+            const double a = mine->rows[i].values[k], b = base->rows[i].values[k];
+            EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << mine->columns[k] << " tile " << tile;
+          }
+      EXPECT_EQ(c.rows.adjacency.sides_h, whole.rows.adjacency.sides_h);
+      EXPECT_EQ(c.rows.adjacency.sides_v, whole.rows.adjacency.sides_v);
+    }
+  }
+}
+
+TEST_P(SecondPass, CudaMatchesCpu) {
+  LSM_REQUIRE_CUDA();
+  const NeighbourRule rule = GetParam() == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
+  auto raster = random_landscape(700, 500, 5, 11, 0.1);
+  const Computed cpu = compute(raster, rule, 2, 64, Backend::Cpu);
+  for (int64_t tile : {0, 64, 17}) {
+    const Computed gpu = compute(raster, rule, 2, tile, Backend::Cuda);
+    ASSERT_EQ(gpu.m.patch.rows.size(), cpu.m.patch.rows.size());
+    for (const auto& [mine, base] : {std::pair{&gpu.m.patch, &cpu.m.patch}, std::pair{&gpu.m.cls, &cpu.m.cls},
+                                     std::pair{&gpu.m.land, &cpu.m.land}})
+      for (size_t i = 0; i < mine->rows.size(); ++i)
+        for (size_t k = 0; k < mine->columns.size(); ++k) {
+          const double a = mine->rows[i].values[k], b = base->rows[i].values[k];
+          EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << mine->columns[k] << " tile " << tile;
+        }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(NeighbourRules, SecondPass, ::testing::Values(4, 8),
+                         [](const auto& info) { return "rule" + std::to_string(info.param); });
+
+}  // namespace
+}  // namespace lsm::test
