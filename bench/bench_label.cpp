@@ -15,6 +15,7 @@
 #include "error.h"
 #include "memory_raster.h"
 #include "patch_scan.h"
+#include "raw_input.h"
 #include "tile_scheduler.h"
 
 using namespace lsm;
@@ -56,13 +57,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (raw.empty() || width <= 0 || height <= 0) throw Error(ErrorKind::BadInput, "need --raw, --width, --height");
-    std::ifstream in(raw, std::ios::binary);
-    std::vector<uint8_t> bytes(static_cast<size_t>(width * height));
-    if (!in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())))
-      throw Error(ErrorKind::Io, "cannot read " + std::to_string(bytes.size()) + " bytes from " + raw);
-    std::vector<int32_t> cells(bytes.size());
-    for (size_t i = 0; i < bytes.size(); ++i) cells[i] = bytes[i] == nodata ? kNoClass : int32_t(bytes[i]);
-    MemoryClassRaster raster(width, height, std::move(cells), cell, cell);
+    MemoryClassRaster raster = bench::load_raw_byte(raw, width, height, nodata, cell);
     std::printf("raster %lldx%lld (%.1f Mpx)\n", (long long)width, (long long)height, width * height / 1e6);
     std::printf("%-8s %-8s %12s %10s %10s %14s\n", "backend", "tile", "median_ms", "Mpx/s", "patches",
                 "label_only_ms");

@@ -48,15 +48,22 @@ void CoreAreaTracker::process_centre(int64_t c) {
   const std::vector<uint32_t>& centre = pid_rows_[c % ring];
   std::fill(core_.begin(), core_.end(), 0);
   if (c - depth_ >= 0 && c + depth_ < height_) {  // rows within depth of the raster's edge have no core
+    // The rows of the disc, from its top: patch IDs, run extents and the disc's half-width.
+    struct DiscRow { const uint32_t* pid; const int32_t* left; const int32_t* right; int32_t reach; };
+    std::vector<DiscRow> disc;
+    for (int64_t dy = -depth_; dy <= depth_; ++dy) {
+      const size_t s = static_cast<size_t>((c + dy) % ring);
+      disc.push_back({pid_rows_[s].data(), left_[s].data(), right_[s].data(), static_cast<int32_t>(reach_[std::abs(dy)])});
+    }
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t pid = centre[x];
       if (!pid) continue;
       bool core = true;
-      for (int64_t dy = -depth_; dy <= depth_ && core; ++dy) {
-        const size_t s = static_cast<size_t>((c + dy) % ring);
-        const int64_t reach = reach_[std::abs(dy)];
-        core = pid_rows_[s][x] == pid && left_[s][x] >= reach && right_[s][x] >= reach;
-      }
+      for (const DiscRow& d : disc)
+        if (d.pid[x] != pid || d.left[x] < d.reach || d.right[x] < d.reach) {
+          core = false;
+          break;
+        }
       core_[x] = core;
     }
   }

@@ -41,6 +41,13 @@ class RowMetricsVisitor : public PatchRowVisitor {
       ++per_class[k];
     }
     if (options.want_enn) enn_.emplace(class_of_pid_, per_class);
+    centroid_x_.resize(n);
+    centroid_y_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const PatchStats& p = table.patches[i];
+      centroid_x_[i] = static_cast<double>(p.sum_col) / static_cast<double>(p.cells);
+      centroid_y_[i] = static_cast<double>(p.sum_row) / static_cast<double>(p.cells);
+    }
     hulls_.resize(n);
     last_row_.assign(n, -1);
     row_first_.assign(n, 0);
@@ -55,11 +62,10 @@ class RowMetricsVisitor : public PatchRowVisitor {
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t p = pids[x];
       if (!p) continue;
-      const PatchStats& s = table_.patches[p - 1];
       PatchShape& shape = out_.patches[p - 1];
-      const double cx = static_cast<double>(s.sum_col) / static_cast<double>(s.cells);
-      const double cy = static_cast<double>(s.sum_row) / static_cast<double>(s.cells);
-      shape.gyrate_m += std::hypot((static_cast<double>(x) - cx) * r.cell_width, (static_cast<double>(y) - cy) * r.cell_height);
+      const double dx = (static_cast<double>(x) - centroid_x_[p - 1]) * r.cell_width;
+      const double dy = (static_cast<double>(y) - centroid_y_[p - 1]) * r.cell_height;
+      shape.gyrate_m += std::sqrt(dx * dx + dy * dy);
       if (y > 0) {
         if (x > 0 && prev_[x - 1] == p) ++shape.diagonal_pairs;
         if (x + 1 < width_ && prev_[x + 1] == p) ++shape.diagonal_pairs;
@@ -138,6 +144,7 @@ class RowMetricsVisitor : public PatchRowVisitor {
   CoreAreaTracker core_;
   std::optional<NearestNeighbourIndex> enn_;
   std::vector<uint32_t> class_of_pid_;
+  std::vector<double> centroid_x_, centroid_y_;  // in cells, per PID-1
   std::vector<RowConvexHull> hulls_;
   std::vector<int64_t> last_row_, row_first_, row_last_;
   std::vector<uint32_t> prev_, prev2_;

@@ -1,0 +1,86 @@
+// The full FRAGSTATS metric set against area/perimeter alone, on an in-memory
+// raw Byte raster (--raw FILE --width W --height H [--nodata V] [--cell C]):
+//   first pass   labeling with the area/edge counts and the area/edge tables;
+//   no ENN       + the second pass (GYRATE, CONTIG, CIRCLE, core, adjacency) and every table but ENN;
+//   full         + ENN.
+// Prints the median of --repeat runs per stage and backend. See bench/RESULTS.md.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "area_edge_metrics.h"
+#include "error.h"
+#include "fragstats_metrics.h"
+#include "patch_row_metrics.h"
+#include "raw_input.h"
+
+using namespace lsm;
+
+int main(int argc, char** argv) {
+  std::string raw, backends = "cpu,cuda";
+  int64_t width = 0, height = 0;
+  int nodata = -1, repeat = 5;
+  double cell = 100;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() { return std::string(i + 1 < argc ? argv[++i] : ""); };
+    if (a == "--raw") raw = next();
+    else if (a == "--width") width = std::stoll(next());
+    else if (a == "--height") height = std::stoll(next());
+    else if (a == "--nodata") nodata = std::stoi(next());
+    else if (a == "--cell") cell = std::stod(next());
+    else if (a == "--repeat") repeat = std::stoi(next());
+    else if (a == "--backends") backends = next();
+    else {
+      std::fprintf(stderr, "usage: lsm_bench_metrics --raw FILE --width W --height H [--nodata V] [--cell C] "
+                           "[--backends cpu,cuda] [--repeat N]\n");
+      return 1;
+    }
+  }
+  try {
+    if (raw.empty() || width <= 0 || height <= 0) throw Error(ErrorKind::BadInput, "need --raw, --width, --height");
+    MemoryClassRaster raster = bench::load_raw_byte(raw, width, height, nodata, cell);
+    std::printf("raster %lldx%lld (%.2f Mpx), median of %d runs\n", (long long)width, (long long)height,
+                width * height / 1e6, repeat);
+    std::printf("%-8s %-12s %10s %10s\n", "backend", "stage", "ms", "patches");
+    for (const std::string name : {"cpu", "cuda"}) {
+      if (backends.find(name) == std::string::npos) continue;
+      std::string why;
+      if (name == "cuda" && !cuda_available(&why)) {
+        std::printf("%-8s skipped: %s\n", "cuda", why.c_str());
+        continue;
+      }
+      auto labeler = make_labeler(parse_backend(name));
+      for (const char* stage : {"first pass", "no ENN", "full"}) {
+        const std::string s = stage;
+        std::vector<double> ms;
+        size_t patches = 0;
+        for (int r = 0; r < repeat; ++r) {
+          const auto t0 = std::chrono::steady_clock::now();
+          ScanOptions o;
+          o.keep_patch_ids = s != "first pass";
+          const PatchTable t = scan_patches(raster, *labeler, o);
+          if (s == "first pass") {
+            const AreaEdgeMetrics m = compute_area_edge_metrics(t.patches, t.raster);
+            patches = m.landscape.np;
+          } else {
+            RowMetricOptions ro;
+            ro.want_enn = s == "full";
+            const PatchRowResults rows = compute_patch_row_metrics(raster, *labeler, t, ro);
+            const FragstatsMetrics m = compute_fragstats_metrics(t, rows, MetricOptions{});
+            patches = m.patch.rows.size();
+          }
+          ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        std::sort(ms.begin(), ms.end());
+        std::printf("%-8s %-12s %10.1f %10zu\n", name.c_str(), stage, ms[ms.size() / 2], patches);
+      }
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "lsm_bench_metrics: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
