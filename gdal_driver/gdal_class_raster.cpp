@@ -63,7 +63,10 @@ GdalClassRaster::GdalClassRaster(const std::string& path, int band) : path_(path
     info_.cell_width = std::hypot(gt[1], gt[4]);
     info_.cell_height = std::hypot(gt[2], gt[5]);
   }
-  if (const OGRSpatialReference* srs = dataset_->GetSpatialRef()) geographic_ = srs->IsGeographic();
+  if (const OGRSpatialReference* srs = dataset_->GetSpatialRef()) {
+    has_crs_ = !srs->IsEmpty();
+    geographic_ = srs->IsGeographic();
+  }
 }
 
 GdalClassRaster::~GdalClassRaster() = default;

@@ -30,6 +30,8 @@ class GdalClassRaster final : public ClassRasterSource {
   GDALDataset* dataset() const { return dataset_.get(); }
   /// True when the CRS is geographic: cell sizes are then in degrees, not metres.
   bool geographic() const { return geographic_; }
+  /// True when the dataset has a CRS; without one, map units are taken as metres.
+  bool has_crs() const { return has_crs_; }
 
  private:
   struct Closer {
@@ -41,6 +43,7 @@ class GdalClassRaster final : public ClassRasterSource {
   int band_index_ = 1;
   RasterInfo info_;
   bool geographic_ = false;
+  bool has_crs_ = false;
   bool read_as_int32_ = true;  // integer types that fit int32 are read directly
   bool has_nodata_ = false;
   double nodata_ = 0;

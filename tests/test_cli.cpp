@@ -1,6 +1,7 @@
 // The lsm command line: outputs, progress, and one clear error line (with a
 // non-zero exit and no files left behind) for every kind of bad input.
 #include <gdal_priv.h>
+#include <ogr_spatialref.h>
 
 #include <array>
 #include <filesystem>
@@ -55,10 +56,15 @@ class Cli : public ::testing::Test {
     std::sort(names.begin(), names.end());
     return names;
   }
-  // A 4 x 3 GeoTIFF of `type` with the given values.
+  // A 4 x 3 GeoTIFF of `type` with the given values, 1 m cells in a projected CRS (UTM 32N).
   std::string make_raster(const std::string& name, GDALDataType type, const std::vector<double>& values) {
     GDALAllRegister();
     GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(path(name).c_str(), 4, 3, 1, type, nullptr);
+    double gt[6] = {500000, 1, 0, 5000000, 0, -1};
+    d->SetGeoTransform(gt);
+    OGRSpatialReference utm;
+    utm.importFromEPSG(32632);
+    d->SetSpatialRef(&utm);
     std::vector<double> v = values;
     EXPECT_EQ(d->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 4, 3, v.data(), 4, 3, GDT_Float64, 0, 0), CE_None);
     GDALClose(d);
@@ -196,7 +202,7 @@ TEST_F(Cli, BadOptions) {
 // Tidy layout, levels, background and the adjacency table through the CLI.
 // 1 1 2 2
 // 1 2 2 2
-// 3 3 3 3   (no georeferencing: 1 m cells)
+// 3 3 3 3   (1 m cells)
 TEST_F(Cli, TidyLevelsBackground) {
   make_raster("r.tif", GDT_Byte, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
   ASSERT_EQ(run_lsm("metrics " + path("r.tif") + " --out " + path("t") + " --format tidy --level land --metrics NP,TA,PR -q").code, 0);

@@ -61,7 +61,10 @@ int run_metrics(const std::vector<std::string>& args) {
 
   GdalClassRaster source(o.input, o.band);
   if (source.geographic())
-    std::cerr << "lsm: warning: '" << o.input << "' has a geographic CRS; cell sizes are in degrees, not metres\n";
+    std::cerr << "lsm: warning: '" << o.input
+              << "' has a geographic CRS; areas and lengths use the cell size in degrees, not metres\n";
+  else if (!source.has_crs())
+    std::cerr << "lsm: warning: '" << o.input << "' has no CRS; map units are taken as metres\n";
   auto labeler = make_labeler(parse_backend(o.backend));
   MetricTableFiles files(prefix, levels, format);  // fails now if PREFIX is not writable
   const ProgressFn progress = terminal_progress(o.quiet);
