@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 namespace lsm {
 namespace {
@@ -54,56 +53,6 @@ std::vector<std::pair<int64_t, int64_t>> RowConvexHull::points() const {
   for (const auto& [y, x] : left) out.emplace_back(x, y);
   for (const auto& [y, x] : right) out.emplace_back(x, y);
   return out;
-}
-
-namespace {
-
-struct Circle { double x, y, r2; };
-
-bool inside(const Circle& c, const std::pair<double, double>& p) {
-  const double dx = p.first - c.x, dy = p.second - c.y;
-  return dx * dx + dy * dy <= c.r2 * (1 + 1e-12) + 1e-12;
-}
-
-Circle from_two(const std::pair<double, double>& a, const std::pair<double, double>& b) {
-  const double x = (a.first + b.first) / 2, y = (a.second + b.second) / 2;
-  const double dx = a.first - x, dy = a.second - y;
-  return {x, y, dx * dx + dy * dy};
-}
-
-Circle from_three(const std::pair<double, double>& a, const std::pair<double, double>& b,
-                  const std::pair<double, double>& c) {
-  const double bx = b.first - a.first, by = b.second - a.second, cx = c.first - a.first, cy = c.second - a.second;
-  const double d = 2 * (bx * cy - by * cx);
-  if (d == 0) {  // collinear: the widest pair
-    Circle best = from_two(a, b);
-    for (const Circle& k : {from_two(a, c), from_two(b, c)})
-      if (k.r2 > best.r2) best = k;
-    return best;
-  }
-  const double b2 = bx * bx + by * by, c2 = cx * cx + cy * cy;
-  const double ux = (cy * b2 - by * c2) / d, uy = (bx * c2 - cx * b2) / d;
-  return {a.first + ux, a.second + uy, ux * ux + uy * uy};
-}
-
-}  // namespace
-
-double smallest_enclosing_radius(std::vector<std::pair<double, double>> p) {
-  if (p.size() < 2) return 0;
-  std::mt19937 rng(12345);  // fixed: the same circle on every run
-  std::shuffle(p.begin(), p.end(), rng);
-  Circle c{p[0].first, p[0].second, 0};
-  for (size_t i = 1; i < p.size(); ++i) {
-    if (inside(c, p[i])) continue;
-    c = {p[i].first, p[i].second, 0};
-    for (size_t j = 0; j < i; ++j) {
-      if (inside(c, p[j])) continue;
-      c = from_two(p[i], p[j]);
-      for (size_t k = 0; k < j; ++k)
-        if (!inside(c, p[k])) c = from_three(p[i], p[j], p[k]);
-    }
-  }
-  return std::sqrt(c.r2);
 }
 
 double half_diameter(const std::vector<std::pair<double, double>>& p) {

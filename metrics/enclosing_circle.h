@@ -1,7 +1,7 @@
 #pragma once
 // The circumscribing circle of a patch, for CIRCLE (FRAGSTATS 4.2, "Shape
-// Metrics": 1 - patch area / area of the circumscribing circle). Both circles
-// below depend only on the patch's cell corners on its convex hull. The hull is
+// Metrics": 1 - patch area / area of the circumscribing circle). The circle
+// depends only on the patch's cell corners on its convex hull. The hull is
 // built row by row while the rows stream past, so no patch is ever held whole.
 #include <cstdint>
 #include <vector>
@@ -26,10 +26,6 @@ class RowConvexHull {
   Level pending_{};  // the bottom corners of the last row, not yet final
   std::vector<std::pair<int64_t, int64_t>> left_, right_;  // (y, x) convex chains
 };
-
-/// Radius of the smallest circle enclosing `points` (x, y in metres).
-/// Deterministic (Welzl's algorithm over a fixed shuffle). 0 for fewer than 2 points.
-double smallest_enclosing_radius(std::vector<std::pair<double, double>> points);
 
 /// Half the largest distance between two of `points` (x, y in metres): the
 /// circle FRAGSTATS' CIRCLE uses (its output matches the patch's longest

@@ -90,7 +90,7 @@ class RowMetricsVisitor : public PatchRowVisitor {
       }
       row_last_[p - 1] = x;
     }
-    close_patches_above(y, pids);
+    close_patches_above(y);
     core_.row(y, pids);
     // ENN edge cells of the previous row, now that its lower neighbour is known.
     if (enn_ && y > 0) enn_->add_row(y - 1, width_, y > 1 ? prev2_.data() : nullptr, prev_.data(), pids);
@@ -101,8 +101,7 @@ class RowMetricsVisitor : public PatchRowVisitor {
 
   void finish() override {
     if (enn_ && last_y_ >= 0) enn_->add_row(last_y_, width_, last_y_ > 0 ? prev2_.data() : nullptr, prev_.data(), nullptr);
-    std::vector<uint32_t> none(static_cast<size_t>(width_), 0);
-    close_patches_above(last_y_ + 1, none.data());
+    close_patches_above(last_y_ + 1);
     core_.finish();
     const RasterInfo& r = table_.raster;
     for (size_t i = 0; i < out_.patches.size(); ++i) out_.patches[i].gyrate_m /= static_cast<double>(table_.patches[i].cells);
@@ -117,13 +116,11 @@ class RowMetricsVisitor : public PatchRowVisitor {
  private:
   // Patches of the previous row that row `y` does not continue are complete
   // (patches are connected, so their rows are contiguous): finish their hulls.
-  void close_patches_above(int64_t y, const uint32_t* pids) {
+  void close_patches_above(int64_t y) {
     if (y == 0) return;
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t p = prev_[x];
-      if (!p || last_row_[p - 1] != y - 1) continue;  // continued in row y, or already closed
-      (void)pids;
-      close(p);
+      if (p && last_row_[p - 1] == y - 1) close(p);  // not continued in row y, not closed yet
     }
   }
 
