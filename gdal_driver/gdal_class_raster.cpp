@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "gdal_environment.h"
+#include "geodesic_rows.h"
 
 namespace lsm {
 
@@ -59,14 +60,37 @@ GdalClassRaster::GdalClassRaster(const std::string& path, int band) : path_(path
   info_.height = dataset_->GetRasterYSize();
   band_->GetBlockSize(&info_.block_width, &info_.block_height);
   double gt[6];
-  if (dataset_->GetGeoTransform(gt) == CE_None) {
+  const bool has_geotransform = dataset_->GetGeoTransform(gt) == CE_None;
+  if (has_geotransform) {
     info_.cell_width = std::hypot(gt[1], gt[4]);
     info_.cell_height = std::hypot(gt[2], gt[5]);
   }
   if (const OGRSpatialReference* srs = dataset_->GetSpatialRef()) {
     has_crs_ = !srs->IsEmpty();
     geographic_ = srs->IsGeographic();
+    if (geographic_ && has_geotransform) measure_on_ellipsoid(*srs, gt);
   }
+}
+
+void GdalClassRaster::measure_on_ellipsoid(const OGRSpatialReference& srs, const double gt[6]) {
+  if (gt[2] != 0 || gt[4] != 0)
+    throw Error(ErrorKind::BadInput, "'" + path_ +
+                                         "' is a geographic raster with a rotated geotransform; "
+                                         "warp it north-up (gdalwarp) first");
+  // Raster x is longitude and y latitude (GDAL's traditional GIS axis order for rasters).
+  const double degrees_per_unit = srs.GetAngularUnits(nullptr) * 180.0 / M_PI;
+  OGRErr err = OGRERR_NONE;
+  const double a = srs.GetSemiMajor(&err);
+  const double inverse_flattening = srs.GetInvFlattening(&err);
+  GeographicGrid grid;
+  grid.top_latitude = gt[3] * degrees_per_unit;
+  grid.row_step = gt[5] * degrees_per_unit;
+  grid.column_step = gt[1] * degrees_per_unit;
+  grid.height = info_.height;
+  info_.geodesic = std::make_shared<const GeodesicRows>(
+      geodesic_rows(grid, a, inverse_flattening > 0 ? 1 / inverse_flattening : 0));
+  const char* name = srs.GetAttrValue("SPHEROID");
+  ellipsoid_ = name ? name : "a=" + std::to_string(a) + " m";
 }
 
 GdalClassRaster::~GdalClassRaster() = default;

@@ -9,6 +9,7 @@
 
 class GDALDataset;
 class GDALRasterBand;
+class OGRSpatialReference;
 
 namespace lsm {
 
@@ -28,12 +29,16 @@ class GdalClassRaster final : public ClassRasterSource {
   const std::string& path() const { return path_; }
   /// The open dataset, to copy georeferencing to derived rasters.
   GDALDataset* dataset() const { return dataset_.get(); }
-  /// True when the CRS is geographic: cell sizes are then in degrees, not metres.
+  /// True when the CRS is geographic: info() then carries the cell sizes on
+  /// the ellipsoid (RasterInfo::geodesic), measured with PROJ.
   bool geographic() const { return geographic_; }
+  /// Name of the ellipsoid the cells were measured on (geographic rasters).
+  const std::string& ellipsoid() const { return ellipsoid_; }
   /// True when the dataset has a CRS; without one, map units are taken as metres.
   bool has_crs() const { return has_crs_; }
 
  private:
+  void measure_on_ellipsoid(const OGRSpatialReference& srs, const double geotransform[6]);
   struct Closer {
     void operator()(GDALDataset* d) const;
   };
@@ -43,6 +48,7 @@ class GdalClassRaster final : public ClassRasterSource {
   int band_index_ = 1;
   RasterInfo info_;
   bool geographic_ = false;
+  std::string ellipsoid_;
   bool has_crs_ = false;
   bool read_as_int32_ = true;  // integer types that fit int32 are read directly
   bool has_nodata_ = false;

@@ -7,8 +7,9 @@
 
 namespace lsm {
 
-CoreAreaTracker::CoreAreaTracker(int64_t width, int64_t height, int depth, RegionFn on_region)
-    : width_(width), height_(height), depth_(depth), on_region_(std::move(on_region)) {
+CoreAreaTracker::CoreAreaTracker(int64_t width, int64_t height, int depth, RegionFn on_region,
+                                 const CellGeometry* geometry)
+    : width_(width), height_(height), depth_(depth), on_region_(std::move(on_region)), geometry_(geometry) {
   if (depth < 1) throw Error(ErrorKind::BadInput, "edge depth must be at least 1 cell");
   for (int64_t dy = 0; dy <= depth; ++dy) {
     int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(depth * depth - dy * dy)));
@@ -40,7 +41,7 @@ void CoreAreaTracker::finish() {
   // Close every region still open.
   std::vector<uint8_t> none(static_cast<size_t>(width_), 0);
   std::vector<uint32_t> zeros(static_cast<size_t>(width_), 0);
-  label_core_row(none, zeros.data());
+  label_core_row(none, zeros.data(), 0);
 }
 
 void CoreAreaTracker::process_centre(int64_t c) {
@@ -67,7 +68,7 @@ void CoreAreaTracker::process_centre(int64_t c) {
       core_[x] = core;
     }
   }
-  label_core_row(core_, centre.data());
+  label_core_row(core_, centre.data(), geometry_ ? geometry_->cell_area_m2(c) : 0);
 }
 
 uint32_t CoreAreaTracker::find(uint32_t n) {
@@ -75,14 +76,14 @@ uint32_t CoreAreaTracker::find(uint32_t n) {
   return n;
 }
 
-void CoreAreaTracker::label_core_row(const std::vector<uint8_t>& core, const uint32_t* pids) {
+void CoreAreaTracker::label_core_row(const std::vector<uint8_t>& core, const uint32_t* pids, double cell_area_m2) {
   runs_.clear();
   for (int64_t x = 0; x < width_;) {
     if (!core[x]) { ++x; continue; }
     int64_t e = x;
     while (e + 1 < width_ && core[e + 1] && pids[e + 1] == pids[x]) ++e;
     const uint32_t node = static_cast<uint32_t>(nodes_.size());
-    nodes_.push_back(Node{node, pids[x], static_cast<uint64_t>(e - x + 1)});
+    nodes_.push_back(Node{node, pids[x], static_cast<uint64_t>(e - x + 1), static_cast<double>(e - x + 1) * cell_area_m2});
     runs_.push_back(Run{x, e, pids[x], node});
     x = e + 1;
   }
@@ -96,6 +97,7 @@ void CoreAreaTracker::label_core_row(const std::vector<uint8_t>& core, const uin
       if (a == b) continue;
       nodes_[b].parent = a;
       nodes_[a].cells += nodes_[b].cells;
+      nodes_[a].area_m2 += nodes_[b].area_m2;
     }
   }
   // Regions of the previous row that no run of this row reaches are complete.
@@ -105,14 +107,15 @@ void CoreAreaTracker::label_core_row(const std::vector<uint8_t>& core, const uin
   for (const Run& r : prev_runs_) {
     const uint32_t root = find(r.node);
     if (std::binary_search(alive.begin(), alive.end(), root) || nodes_[root].cells == 0) continue;
-    on_region_(nodes_[root].pid, nodes_[root].cells);
+    on_region_(nodes_[root].pid, nodes_[root].cells, nodes_[root].area_m2);
     nodes_[root].cells = 0;  // reported
   }
   // Keep only the live regions: memory stays proportional to one row.
   alive.erase(std::unique(alive.begin(), alive.end()), alive.end());
   std::vector<Node> next;
   next.reserve(alive.size());
-  for (uint32_t root : alive) next.push_back(Node{static_cast<uint32_t>(next.size()), nodes_[root].pid, nodes_[root].cells});
+  for (uint32_t root : alive)
+    next.push_back(Node{static_cast<uint32_t>(next.size()), nodes_[root].pid, nodes_[root].cells, nodes_[root].area_m2});
   for (Run& r : runs_) {
     const uint32_t root = find(r.node);
     r.node = static_cast<uint32_t>(std::lower_bound(alive.begin(), alive.end(), root) - alive.begin());

@@ -12,15 +12,20 @@
 #include <functional>
 #include <vector>
 
+#include "cell_geometry.h"
+
 namespace lsm {
 
 class CoreAreaTracker {
  public:
-  /// Called for every disjunct core area once it is complete: its patch and cell count.
-  using RegionFn = std::function<void(uint32_t pid, uint64_t cells)>;
+  /// Called for every disjunct core area once it is complete: its patch, cell
+  /// count and area (m2; the sum of its cells' areas when `geometry` was given, else 0).
+  using RegionFn = std::function<void(uint32_t pid, uint64_t cells, double area_m2)>;
 
-  /// `depth` >= 1 (cells). Throws lsm::Error(BadInput) otherwise.
-  CoreAreaTracker(int64_t width, int64_t height, int depth, RegionFn on_region);
+  /// `depth` >= 1 (cells). Throws lsm::Error(BadInput) otherwise. `geometry`
+  /// (optional, must outlive the tracker) gives per-row cell areas.
+  CoreAreaTracker(int64_t width, int64_t height, int depth, RegionFn on_region,
+                  const CellGeometry* geometry = nullptr);
 
   /// Row `y` of patch IDs (rows 0..height-1 in order).
   void row(int64_t y, const uint32_t* pids);
@@ -29,10 +34,10 @@ class CoreAreaTracker {
 
  private:
   struct Run { int64_t x0, x1; uint32_t pid; uint32_t node; };
-  struct Node { uint32_t parent; uint32_t pid; uint64_t cells; };
+  struct Node { uint32_t parent; uint32_t pid; uint64_t cells; double area_m2; };
 
   void process_centre(int64_t c);
-  void label_core_row(const std::vector<uint8_t>& core, const uint32_t* pids);
+  void label_core_row(const std::vector<uint8_t>& core, const uint32_t* pids, double cell_area_m2);
   uint32_t find(uint32_t n);
 
   int64_t width_, height_;
@@ -47,6 +52,7 @@ class CoreAreaTracker {
   std::vector<Run> prev_runs_, runs_;
   std::vector<Node> nodes_;
   RegionFn on_region_;
+  const CellGeometry* geometry_;
 };
 
 }  // namespace lsm

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 
+#include "cell_geometry.h"
 #include "error.h"
 
 namespace lsm {
@@ -83,9 +84,29 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   if (!(options.boundary_edge >= 0 && options.boundary_edge <= 1))
     throw Error(ErrorKind::BadInput, "boundary edge proportion must be between 0 and 1");
   const RasterInfo& r = table.raster;
-  const double cw = r.cell_width, ch = r.cell_height, cell_m2 = cw * ch;
-  // Areas in ha as cells x m2 / 10000: exact for whole-hectare totals (9 x 900 m2 = 0.81 ha).
-  auto ha = [cell_m2](double cells) { return cells * cell_m2 / 10000; };
+  const CellGeometry geometry(r);
+  const bool geodesic = geometry.geodesic();
+  const double cw = r.cell_width, ch = r.cell_height;
+  // A patch's size: its cell count, or for geographic rasters its area in m2
+  // on the ellipsoid. Areas in ha are size x unit / 10000: for projected
+  // rasters cells x cell area, exact for whole-hectare totals (9 x 900 m2 = 0.81 ha).
+  const double unit_m2 = geodesic ? 1 : cw * ch;
+  auto ha = [unit_m2](double size) { return size * unit_m2 / 10000; };
+  std::vector<double> size(table.patches.size());
+  for (size_t i = 0; i < size.size(); ++i)
+    size[i] = geodesic ? rows.patches[i].area_m2 : static_cast<double>(table.patches[i].cells);
+  // Perimeter and the part of it on the landscape boundary (raster edge, nodata), in m.
+  auto perim_m = [&](size_t i) {
+    const PatchStats& p = table.patches[i];
+    return geodesic ? rows.patches[i].perim_m
+                    : static_cast<double>(p.perim_edges_h) * cw + static_cast<double>(p.perim_edges_v) * ch;
+  };
+  auto boundary_m = [&](size_t i) {
+    const PatchStats& p = table.patches[i];
+    return geodesic ? rows.patches[i].boundary_m
+                    : static_cast<double>(p.perim_edges_h - p.class_edges_h) * cw +
+                          static_cast<double>(p.perim_edges_v - p.class_edges_v) * ch;
+  };
   const ClassAdjacency& adj = rows.adjacency;
   const std::vector<int32_t>& codes = adj.class_codes;
   const size_t kc = codes.size();
@@ -96,11 +117,14 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
 
   // Landscape totals (background cells included: they are inside the landscape).
   uint64_t z = 0, landscape_boundary_sides = 0;
-  for (const PatchStats& p : table.patches) {
+  double total = 0;  // landscape size (cells or m2, as `size`)
+  for (size_t i = 0; i < table.patches.size(); ++i) {
+    const PatchStats& p = table.patches[i];
     z += p.cells;
+    total += size[i];
     landscape_boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
   }
-  const double ta = ha(static_cast<double>(z));
+  const double ta = ha(total);
   const double zd = static_cast<double>(z);
 
   // ---- Patch level ----
@@ -112,23 +136,25 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     const PatchShape& s = rows.patches[i];
     PatchValues& v = pv[i];
     const double a = static_cast<double>(p.cells);
+    const double area_m2 = size[i] * unit_m2;
     const uint64_t perim_sides = p.perim_edges_h + p.perim_edges_v;
-    v.area_ha = ha(a);
-    v.perim_m = static_cast<double>(p.perim_edges_h) * cw + static_cast<double>(p.perim_edges_v) * ch;
+    v.area_ha = ha(size[i]);
+    v.perim_m = perim_m(i);
     // One cell: FRAGSTATS reports half a cell width, not 0 (docs/metrics.md).
-    v.gyrate = p.cells == 1 ? cw / 2 : s.gyrate_m;
+    const double row = static_cast<double>(p.first_cell / static_cast<uint64_t>(r.width));
+    v.gyrate = p.cells == 1 ? (geodesic ? geometry.width_at_m(row + 0.5) : cw) / 2 : s.gyrate_m;
     v.para = v.perim_m / v.area_ha;
     v.shape = static_cast<double>(perim_sides) / static_cast<double>(min_perimeter_sides(p.cells));
-    const double ln_a = std::log(a * cell_m2);
+    const double ln_a = std::log(area_m2);
     v.frac = ln_a == 0 ? 1 : 2 * std::log(0.25 * v.perim_m) / ln_a;
     // FRAGSTATS' printed CIRCLE values are reproduced with pi taken as 3.1415
     // (with the exact pi about 1 in 20 patches differs in the 4th decimal; docs/metrics.md).
     constexpr double kFragstatsPi = 3.1415;
-    v.circle = p.cells == 1 ? 0 : 1 - a * cell_m2 / (kFragstatsPi * s.circle_radius_m * s.circle_radius_m);
+    v.circle = p.cells == 1 ? 0 : 1 - area_m2 / (kFragstatsPi * s.circle_radius_m * s.circle_radius_m);
     const double orth_pairs = (4 * a - static_cast<double>(perim_sides)) / 2;
     const double contig_sum = a + 2 * 2 * orth_pairs + 2 * static_cast<double>(s.diagonal_pairs);
     v.contig = (contig_sum / a - 1) / 12;  // template 1-2-1 / 2-1-2 / 1-2-1: v = 13
-    v.core_ha = ha(static_cast<double>(s.core_cells));
+    v.core_ha = geodesic ? s.core_m2 / 10000 : ha(static_cast<double>(s.core_cells));
     v.ncore = static_cast<double>(s.core_areas);
     v.cai = v.core_ha / v.area_ha * 100;
     v.enn = s.enn_m;
@@ -140,8 +166,9 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
 
   // Disjunct core areas per class.
   std::vector<std::vector<double>> dcore(kc);
-  for (const auto& [pid, cells] : rows.core_areas)
-    dcore[class_index(table.patches[pid - 1].class_code)].push_back(ha(static_cast<double>(cells)));
+  for (const CoreRegion& c : rows.core_areas)
+    dcore[class_index(table.patches[c.pid - 1].class_code)].push_back(geodesic ? c.area_m2 / 10000
+                                                                              : ha(static_cast<double>(c.cells)));
 
   // Patches grouped by class (background left out).
   std::vector<std::vector<size_t>> members(kc);
@@ -198,7 +225,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     }
     return sxx > 0 && sxy != 0 ? 2 / (sxy / sxx) : kNaN;
   };
-  // COHESION, DIVISION, MESH, SPLIT of a set of patches.
+  // COHESION (in cells, as FRAGSTATS defines it), DIVISION, MESH, SPLIT (in areas) of a set of patches.
   struct Subdivision { double cohesion, division, mesh, split; };
   auto subdivision = [&](const std::vector<size_t>& ids) {
     double sp = 0, spa = 0, sa2 = 0;
@@ -207,13 +234,13 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
       const double perim = static_cast<double>(p.perim_edges_h + p.perim_edges_v), a = static_cast<double>(p.cells);
       sp += perim;
       spa += perim * std::sqrt(a);
-      sa2 += a * a;
+      sa2 += size[i] * size[i];
     }
     Subdivision s;
     s.cohesion = (ids.empty() || z <= 1) ? kNaN : (1 - sp / spa) / (1 - 1 / std::sqrt(zd)) * 100;
-    s.division = 1 - sa2 / (zd * zd);
-    s.mesh = ha(sa2 / zd);
-    s.split = sa2 > 0 ? zd * zd / sa2 : kNaN;
+    s.division = 1 - sa2 / (total * total);
+    s.mesh = ha(sa2 / total);
+    s.split = sa2 > 0 ? total * total / sa2 : kNaN;
     return s;
   };
 
@@ -224,19 +251,20 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   std::vector<size_t> all_ids;
   std::vector<double> all_dcore;
   double tca_ha = 0, ndca = 0;
-  double lpi_cells = 0;
+  double lpi_size = 0;
   for (size_t k : classes) {
     const std::vector<size_t>& ids = members[k];
-    uint64_t a = 0, perim = 0, largest = 0;
-    double class_edge_m = 0, boundary_m = 0, core = 0, ncore = 0;
+    uint64_t a = 0, perim = 0;
+    double class_size = 0, largest = 0, class_edge_m = 0, class_boundary_m = 0, core = 0, ncore = 0;
     for (size_t i : ids) {
       const PatchStats& p = table.patches[i];
       a += p.cells;
+      class_size += size[i];
       perim += p.perim_edges_h + p.perim_edges_v;
-      largest = std::max(largest, p.cells);
-      class_edge_m += static_cast<double>(p.class_edges_h) * cw + static_cast<double>(p.class_edges_v) * ch;
-      boundary_m += static_cast<double>(p.perim_edges_h - p.class_edges_h) * cw +
-                    static_cast<double>(p.perim_edges_v - p.class_edges_v) * ch;
+      largest = std::max(largest, size[i]);
+      class_edge_m += geodesic ? perim_m(i) - boundary_m(i)
+                               : static_cast<double>(p.class_edges_h) * cw + static_cast<double>(p.class_edges_v) * ch;
+      class_boundary_m += boundary_m(i);
       core += pv[i].core_ha;
       ncore += pv[i].ncore;
       land_boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
@@ -245,12 +273,12 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     double background_m = 0;
     for (size_t j = 0; j < kc; ++j)
       if (is_background(codes[j])) background_m += adj.length_m(k, j, cw, ch);
-    const double ad = static_cast<double>(a), ca = ha(ad), P = ad / zd;
-    const double te = class_edge_m - background_m + options.boundary_edge * (boundary_m + background_m);
-    land_boundary_m += boundary_m;
+    const double ad = static_cast<double>(a), ca = ha(class_size), P = class_size / total;
+    const double te = class_edge_m - background_m + options.boundary_edge * (class_boundary_m + background_m);
+    land_boundary_m += class_boundary_m;
     land_background_m += background_m;
     land_class_edge_m += class_edge_m - background_m;
-    lpi_cells = std::max(lpi_cells, static_cast<double>(largest));
+    lpi_size = std::max(lpi_size, largest);
     tca_ha += core;
     ndca += ncore;
     all_ids.insert(all_ids.end(), ids.begin(), ids.end());
@@ -278,7 +306,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     b.add("PLAND", P * 100);
     b.add("NP", static_cast<double>(ids.size()));
     b.add("PD", static_cast<double>(ids.size()) / ta * 100);
-    b.add("LPI", static_cast<double>(largest) / zd * 100);
+    b.add("LPI", largest / total * 100);
     b.add("TE", te);
     b.add("ED", te / ta);
     b.add("LSI", static_cast<double>(perim) / min_e);
@@ -325,7 +353,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   b.add("TA", ta);
   b.add("NP", static_cast<double>(all_ids.size()));
   b.add("PD", static_cast<double>(all_ids.size()) / ta * 100);
-  b.add("LPI", lpi_cells / zd * 100);
+  b.add("LPI", lpi_size / total * 100);
   b.add("TE", te);
   b.add("ED", te / ta);
   // LSI: every edge once plus the whole landscape boundary, in cell sides.
@@ -339,19 +367,19 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   distributions(b, all_ids, all_dcore, false);
   enn_distribution(b, all_ids);
   // CONTAG and PLADJ over the classes' adjacencies (double count).
-  double contag = 0, like = 0, total = 0;
+  double contag = 0, like = 0, adjacencies = 0;
   for (size_t i : classes) {
     double gi = 0;
     for (size_t k : classes) gi += static_cast<double>(adj.at(i, k));
-    uint64_t ai_cells = 0;
-    for (size_t p : members[i]) ai_cells += table.patches[p].cells;
-    const double Pi = static_cast<double>(ai_cells) / zd;
+    double class_size = 0;
+    for (size_t p : members[i]) class_size += size[p];
+    const double Pi = class_size / total;
     for (size_t k : classes)
       if (gi > 0) contag += ln_ratio_term(Pi * static_cast<double>(adj.at(i, k)) / gi);
     like += static_cast<double>(adj.at(i, i));
-    total += gi;
+    adjacencies += gi;
   }
-  const double pladj_total = total + static_cast<double>(land_boundary_sides);
+  const double pladj_total = adjacencies + static_cast<double>(land_boundary_sides);
   b.add("CONTAG", m_classes >= 2 ? (1 + contag / (2 * std::log(m_classes))) * 100 : kNaN);
   b.add("PLADJ", pladj_total > 0 ? like / pladj_total * 100 : kNaN);
   double e_all = 0, h = 0;
@@ -371,9 +399,9 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   b.add("RPR", options.max_richness ? m_classes / *options.max_richness * 100 : kNaN);
   double shdi = 0, simpson = 0;
   for (size_t i : classes) {
-    uint64_t cells = 0;
-    for (size_t p : members[i]) cells += table.patches[p].cells;
-    const double Pi = static_cast<double>(cells) / zd;
+    double class_size = 0;
+    for (size_t p : members[i]) class_size += size[p];
+    const double Pi = class_size / total;
     shdi -= ln_ratio_term(Pi);
     simpson += Pi * Pi;
   }

@@ -38,9 +38,15 @@ struct KdTree {
     uint32_t left = 0, right = 0;  // children (0 = leaf)
     uint32_t pid;           // the one patch of all points, or 0 when mixed
   };
+  // Point positions (m): for geographic rasters px is the column times the
+  // smallest cell width, so box gaps stay lower bounds of true distances.
   std::vector<double> px, py;
   std::vector<uint32_t> pid;
   std::vector<Node> nodes;
+  // Geographic rasters: the exact squared distance between points a and b.
+  const CellGeometry* geodesic = nullptr;
+  const std::vector<int32_t>* col = nullptr;
+  const std::vector<int32_t>* row = nullptr;
 
   uint32_t build(std::vector<uint32_t>& idx, uint32_t b, uint32_t e) {
     Node n{};
@@ -74,7 +80,8 @@ struct KdTree {
   }
 
   // Shortest squared distance from (x, y) to a point of another patch than `self`, below `best`.
-  void nearest(uint32_t ni, double x, double y, uint32_t self, const std::vector<uint32_t>& idx, double& best) const {
+  void nearest(uint32_t ni, uint32_t from, uint32_t self, const std::vector<uint32_t>& idx, double& best) const {
+    const double x = px[from], y = py[from];
     const Node& n = nodes[ni];
     if (n.pid == self) return;
     const double dx = std::max({n.x0 - x, 0.0, x - n.x1}), dy = std::max({n.y0 - y, 0.0, y - n.y1});
@@ -83,8 +90,13 @@ struct KdTree {
       for (uint32_t i = n.begin; i < n.end; ++i) {
         const uint32_t k = idx[i];
         if (pid[k] == self) continue;
-        const double ex = px[k] - x, ey = py[k] - y;
-        best = std::min(best, ex * ex + ey * ey);
+        if (geodesic) {
+          const double d = geodesic->distance_m((*col)[k], (*row)[k], (*col)[from], (*row)[from]);
+          best = std::min(best, d * d);
+        } else {
+          const double ex = px[k] - x, ey = py[k] - y;
+          best = std::min(best, ex * ex + ey * ey);
+        }
       }
       return;
     }
@@ -96,18 +108,18 @@ struct KdTree {
       return gx * gx + gy * gy;
     };
     if (gap(l) <= gap(r)) {
-      nearest(n.left, x, y, self, idx, best);
-      nearest(n.right, x, y, self, idx, best);
+      nearest(n.left, from, self, idx, best);
+      nearest(n.right, from, self, idx, best);
     } else {
-      nearest(n.right, x, y, self, idx, best);
-      nearest(n.left, x, y, self, idx, best);
+      nearest(n.right, from, self, idx, best);
+      nearest(n.left, from, self, idx, best);
     }
   }
 };
 
 }  // namespace
 
-std::vector<double> NearestNeighbourIndex::distances(double cell_width, double cell_height) const {
+std::vector<double> NearestNeighbourIndex::distances(const CellGeometry& geometry) const {
   std::vector<double> enn(class_of_pid_.empty() ? 0 : class_of_pid_.size() - 1,
                           std::numeric_limits<double>::quiet_NaN());
   for (const std::vector<EdgeCell>& cells : cells_) {
@@ -117,10 +129,23 @@ std::vector<double> NearestNeighbourIndex::distances(double cell_width, double c
     tree.px.resize(n);
     tree.py.resize(n);
     tree.pid.resize(n);
+    std::vector<int32_t> col(n), row(n);
     for (uint32_t i = 0; i < n; ++i) {
-      tree.px[i] = cells[i].x * cell_width;
-      tree.py[i] = cells[i].y * cell_height;
+      col[i] = cells[i].x;
+      row[i] = cells[i].y;
       tree.pid[i] = cells[i].pid;
+      if (geometry.geodesic()) {
+        tree.px[i] = cells[i].x * geometry.min_width_m();
+        tree.py[i] = geometry.southing_m(cells[i].y + 0.5);
+      } else {
+        tree.px[i] = cells[i].x * geometry.side_h_m(0);
+        tree.py[i] = cells[i].y * geometry.side_v_m(0);
+      }
+    }
+    if (geometry.geodesic()) {
+      tree.geodesic = &geometry;
+      tree.col = &col;
+      tree.row = &row;
     }
     std::vector<uint32_t> idx(n);
     for (uint32_t i = 0; i < n; ++i) idx[i] = i;
@@ -134,7 +159,7 @@ std::vector<double> NearestNeighbourIndex::distances(double cell_width, double c
       double best = std::numeric_limits<double>::infinity();
       uint32_t e = s;
       for (; e < n && cells[by_patch[e]].pid == p; ++e)
-        tree.nearest(0, tree.px[by_patch[e]], tree.py[by_patch[e]], p, idx, best);
+        tree.nearest(0, by_patch[e], p, idx, best);
       enn[p - 1] = std::sqrt(best);
       s = e;
     }

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "cell_geometry.h"
+
 namespace lsm {
 
 class NearestNeighbourIndex {
@@ -26,8 +28,8 @@ class NearestNeighbourIndex {
   void add_row(int64_t y, int64_t width, const uint32_t* above, const uint32_t* row, const uint32_t* below);
 
   /// ENN of every patch in metres, indexed by PID-1; NaN when the class has
-  /// no other patch. Cell sizes in metres.
-  std::vector<double> distances(double cell_width, double cell_height) const;
+  /// no other patch. Distances as `geometry` measures them.
+  std::vector<double> distances(const CellGeometry& geometry) const;
 
  private:
   struct EdgeCell { int32_t x, y; uint32_t pid; uint32_t pad; };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "cell_geometry.h"
 #include "core_area.h"
 #include "enclosing_circle.h"
 #include "nearest_neighbour.h"
@@ -17,12 +18,17 @@ class RowMetricsVisitor : public PatchRowVisitor {
       : table_(table),
         width_(table.raster.width),
         out_(out),
-        core_(table.raster.width, table.raster.height, options.edge_depth,
-              [this](uint32_t pid, uint64_t cells) {
-                out_.core_areas.emplace_back(pid, cells);
-                out_.patches[pid - 1].core_cells += cells;
-                ++out_.patches[pid - 1].core_areas;
-              }) {
+        geometry_(table.raster),
+        core_(
+            table.raster.width, table.raster.height, options.edge_depth,
+            [this](uint32_t pid, uint64_t cells, double area_m2) {
+              out_.core_areas.push_back(CoreRegion{pid, cells, area_m2});
+              PatchShape& s = out_.patches[pid - 1];
+              s.core_cells += cells;
+              s.core_m2 += area_m2;
+              ++s.core_areas;
+            },
+            &geometry_) {
     const size_t n = table.patches.size();
     out_.patches.assign(n, PatchShape{});
     // Class index of every patch, and the adjacency matrix's classes.
@@ -32,6 +38,7 @@ class RowMetricsVisitor : public PatchRowVisitor {
     codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
     out_.adjacency.sides_h.assign(codes.size() * codes.size(), 0);
     out_.adjacency.sides_v.assign(codes.size() * codes.size(), 0);
+    if (geometry_.geodesic()) out_.adjacency.geodesic_m.assign(codes.size() * codes.size(), 0);
     class_of_pid_.assign(n + 1, 0);
     std::vector<uint64_t> per_class(codes.size(), 0);
     for (size_t i = 0; i < n; ++i) {
@@ -59,13 +66,19 @@ class RowMetricsVisitor : public PatchRowVisitor {
   void row(int64_t y, const uint32_t* pids) override {
     const RasterInfo& r = table_.raster;
     const size_t k = out_.adjacency.class_codes.size();
+    if (geometry_.geodesic()) geodesic_row(y, pids);
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t p = pids[x];
       if (!p) continue;
       PatchShape& shape = out_.patches[p - 1];
-      const double dx = (static_cast<double>(x) - centroid_x_[p - 1]) * r.cell_width;
-      const double dy = (static_cast<double>(y) - centroid_y_[p - 1]) * r.cell_height;
-      shape.gyrate_m += std::sqrt(dx * dx + dy * dy);
+      if (geometry_.geodesic()) {
+        shape.gyrate_m += geometry_.distance_m(static_cast<double>(x), static_cast<double>(y), centroid_x_[p - 1],
+                                               centroid_y_[p - 1]);
+      } else {
+        const double dx = (static_cast<double>(x) - centroid_x_[p - 1]) * r.cell_width;
+        const double dy = (static_cast<double>(y) - centroid_y_[p - 1]) * r.cell_height;
+        shape.gyrate_m += std::sqrt(dx * dx + dy * dy);
+      }
       if (y > 0) {
         if (x > 0 && prev_[x - 1] == p) ++shape.diagonal_pairs;
         if (x + 1 < width_ && prev_[x + 1] == p) ++shape.diagonal_pairs;
@@ -100,13 +113,20 @@ class RowMetricsVisitor : public PatchRowVisitor {
   }
 
   void finish() override {
+    if (geometry_.geodesic() && last_y_ >= 0) {  // bottom sides of the last row: the raster's edge
+      const double side = geometry_.side_h_m(last_y_ + 1);
+      for (int64_t x = 0; x < width_; ++x)
+        if (const uint32_t p = prev_[x]) {
+          out_.patches[p - 1].perim_m += side;
+          out_.patches[p - 1].boundary_m += side;
+        }
+    }
     if (enn_ && last_y_ >= 0) enn_->add_row(last_y_, width_, last_y_ > 0 ? prev2_.data() : nullptr, prev_.data(), nullptr);
     close_patches_above(last_y_ + 1);
     core_.finish();
-    const RasterInfo& r = table_.raster;
     for (size_t i = 0; i < out_.patches.size(); ++i) out_.patches[i].gyrate_m /= static_cast<double>(table_.patches[i].cells);
     if (enn_) {
-      const std::vector<double> d = enn_->distances(r.cell_width, r.cell_height);
+      const std::vector<double> d = enn_->distances(geometry_);
       for (size_t i = 0; i < d.size(); ++i) out_.patches[i].enn_m = d[i];
     } else {
       for (PatchShape& s : out_.patches) s.enn_m = std::nan("");
@@ -114,6 +134,48 @@ class RowMetricsVisitor : public PatchRowVisitor {
   }
 
  private:
+  // Geographic rasters: areas, perimeters, landscape-boundary sides and class
+  // adjacency lengths from the sizes of row y's cells on the ellipsoid. Each
+  // side is entered when its lower or right cell is visited (the bottom sides
+  // of the last row in finish()).
+  void geodesic_row(int64_t y, const uint32_t* pids) {
+    const size_t k = out_.adjacency.class_codes.size();
+    std::vector<double>& adj = out_.adjacency.geodesic_m;
+    const double area = geometry_.cell_area_m2(y), side_v = geometry_.side_v_m(y), side_h = geometry_.side_h_m(y);
+    for (int64_t x = 0; x < width_; ++x) {
+      const uint32_t p = pids[x];
+      const uint32_t left = x > 0 ? pids[x - 1] : 0;
+      const uint32_t above = y > 0 ? prev_[x] : 0;
+      if (p) out_.patches[p - 1].area_m2 += area;
+      if (p != left) {  // the side between x-1 and x
+        if (p) out_.patches[p - 1].perim_m += side_v;
+        if (left) out_.patches[left - 1].perim_m += side_v;
+        if (p && !left) out_.patches[p - 1].boundary_m += side_v;
+        if (left && !p) out_.patches[left - 1].boundary_m += side_v;
+      }
+      if (p && left) {
+        const uint32_t ci = class_of_pid_[p], cj = class_of_pid_[left];
+        adj[ci * k + cj] += side_v;
+        adj[cj * k + ci] += side_v;
+      }
+      if (p != above) {  // the side between y-1 and y
+        if (p) out_.patches[p - 1].perim_m += side_h;
+        if (above) out_.patches[above - 1].perim_m += side_h;
+        if (p && !above) out_.patches[p - 1].boundary_m += side_h;
+        if (above && !p) out_.patches[above - 1].boundary_m += side_h;
+      }
+      if (p && above) {
+        const uint32_t ci = class_of_pid_[p], cj = class_of_pid_[above];
+        adj[ci * k + cj] += side_h;
+        adj[cj * k + ci] += side_h;
+      }
+    }
+    if (const uint32_t p = pids[width_ - 1]) {  // right side of the last column: the raster's edge
+      out_.patches[p - 1].perim_m += side_v;
+      out_.patches[p - 1].boundary_m += side_v;
+    }
+  }
+
   // Patches of the previous row that row `y` does not continue are complete
   // (patches are connected, so their rows are contiguous): finish their hulls.
   void close_patches_above(int64_t y) {
@@ -128,9 +190,13 @@ class RowMetricsVisitor : public PatchRowVisitor {
     RowConvexHull& hull = hulls_[p - 1];
     hull.add_row(last_row_[p - 1], row_first_[p - 1], row_last_[p - 1]);
     last_row_[p - 1] = -2;  // closed
-    const RasterInfo& r = table_.raster;
     std::vector<std::pair<double, double>> pts;
-    for (const auto& [x, y] : hull.points()) pts.emplace_back(x * r.cell_width, y * r.cell_height);
+    const double x_ref = static_cast<double>(row_first_[p - 1]);
+    for (const auto& [x, y] : hull.points()) {
+      double east, south;
+      geometry_.corner_m(x, y, x_ref, east, south);
+      pts.emplace_back(east, south);
+    }
     out_.patches[p - 1].circle_radius_m = half_diameter(pts);
     hull = RowConvexHull();
   }
@@ -138,6 +204,7 @@ class RowMetricsVisitor : public PatchRowVisitor {
   const PatchTable& table_;
   int64_t width_;
   PatchRowResults& out_;
+  CellGeometry geometry_;
   CoreAreaTracker core_;
   std::optional<NearestNeighbourIndex> enn_;
   std::vector<uint32_t> class_of_pid_;

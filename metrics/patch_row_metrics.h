@@ -21,6 +21,19 @@ struct PatchShape {
   uint64_t core_cells = 0;      ///< cells beyond the edge depth
   uint64_t core_areas = 0;      ///< NCORE: disjunct core areas
   double enn_m = 0;             ///< ENN (m); NaN when the class has no other patch
+  /// Geographic rasters only (RasterInfo::geodesic), else 0: the patch's area,
+  /// perimeter, the part of the perimeter on the landscape boundary (raster
+  /// edge, nodata) and its core area, each summed from the cells' sizes on the
+  /// ellipsoid (cell_geometry.h).
+  double area_m2 = 0, perim_m = 0, boundary_m = 0, core_m2 = 0;
+};
+
+/// One disjunct core area (FRAGSTATS DCORE): its patch, cells and, for
+/// geographic rasters, its area on the ellipsoid (m2; else 0).
+struct CoreRegion {
+  uint32_t pid = 0;
+  uint64_t cells = 0;
+  double area_m2 = 0;
 };
 
 /// Class adjacency counts (FRAGSTATS .adj): cell sides shared by cells of class
@@ -32,21 +45,26 @@ struct ClassAdjacency {
   /// k x k, row-major: shared top/bottom cell sides (length = cell width) and
   /// shared left/right sides (length = cell height).
   std::vector<uint64_t> sides_h, sides_v;
+  /// Geographic rasters only, else empty: k x k lengths (m) of the shared
+  /// sides, each side measured on the ellipsoid.
+  std::vector<double> geodesic_m;
   uint64_t at(size_t i, size_t j) const {
     const size_t k = i * class_codes.size() + j;
     return sides_h[k] + sides_v[k];
   }
-  /// Length of the shared sides in metres.
+  /// Length of the shared sides in metres: the geodesic lengths when present,
+  /// else the side counts times the cell sizes.
   double length_m(size_t i, size_t j, double cell_width, double cell_height) const {
     const size_t k = i * class_codes.size() + j;
+    if (!geodesic_m.empty()) return geodesic_m[k];
     return static_cast<double>(sides_h[k]) * cell_width + static_cast<double>(sides_v[k]) * cell_height;
   }
 };
 
 struct PatchRowResults {
   std::vector<PatchShape> patches;  ///< PID order
-  /// Cells of each disjunct core area with its patch's PID, in completion order.
-  std::vector<std::pair<uint32_t, uint64_t>> core_areas;
+  /// Every disjunct core area, in completion order.
+  std::vector<CoreRegion> core_areas;
   ClassAdjacency adjacency;
 };
 

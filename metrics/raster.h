@@ -4,6 +4,8 @@
 // GDAL datasets, memory_raster.h implements them on in-memory arrays.
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <vector>
 
 namespace lsm {
 
@@ -11,6 +13,16 @@ namespace lsm {
 /// cell beyond the raster's edge). Readers map the band's nodata value to it;
 /// a real class code may not take this value.
 constexpr int32_t kNoClass = std::numeric_limits<int32_t>::min();
+
+/// Cell sizes on the ellipsoid, row by row, of a north-up raster in a
+/// geographic CRS: the cells of one row are equal, rows differ with latitude.
+/// Computed by the reader (gdal_driver/, PROJ's geodesic functions); see
+/// cell_geometry.h for how the metrics use them.
+struct GeodesicRows {
+  std::vector<double> cell_area_m2;  ///< [height]: area of one cell of row y (m2)
+  std::vector<double> side_h_m;      ///< [height + 1]: top/bottom cell side on row boundary b (b = 0: top of row 0), m
+  std::vector<double> side_v_m;      ///< [height]: left/right cell side of row y (meridian arc), m
+};
 
 /// Size and cell geometry of a categorical raster.
 struct RasterInfo {
@@ -20,6 +32,9 @@ struct RasterInfo {
   int block_height = 256;
   double cell_width = 1;   ///< cell size along x in metres (positive); horizontal edges have this length
   double cell_height = 1;  ///< cell size along y in metres (positive); vertical edges have this length
+  /// Set for a geographic CRS: cell sizes on the ellipsoid, which the metrics
+  /// use instead of cell_width/cell_height (then in degrees).
+  std::shared_ptr<const GeodesicRows> geodesic;
 };
 
 /// A window of a raster: columns [x0, x0+width), rows [y0, y0+height).

@@ -61,8 +61,8 @@ int run_metrics(const std::vector<std::string>& args) {
 
   GdalClassRaster source(o.input, o.band);
   if (source.geographic())
-    std::cerr << "lsm: warning: '" << o.input
-              << "' has a geographic CRS; areas and lengths use the cell size in degrees, not metres\n";
+    std::cerr << "lsm: note: '" << o.input << "' has a geographic CRS; areas and lengths are measured on the "
+              << source.ellipsoid() << " ellipsoid (PROJ geodesics), distances in the local plane of each pair\n";
   else if (!source.has_crs())
     std::cerr << "lsm: warning: '" << o.input << "' has no CRS; map units are taken as metres\n";
   auto labeler = make_labeler(parse_backend(o.backend));
