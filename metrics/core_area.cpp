@@ -50,8 +50,8 @@ void CoreAreaTracker::process_centre(int64_t c) {
   std::fill(core_.begin(), core_.end(), 0);
   if (c - depth_ >= 0 && c + depth_ < height_) {  // rows within depth of the raster's edge have no core
     // The rows of the disc, from its top: patch IDs, run extents and the disc's half-width.
-    struct DiscRow { const uint32_t* pid; const int32_t* left; const int32_t* right; int32_t reach; };
-    std::vector<DiscRow> disc;
+    std::vector<DiscRow>& disc = disc_;
+    disc.clear();
     for (int64_t dy = -depth_; dy <= depth_; ++dy) {
       const size_t s = static_cast<size_t>((c + dy) % ring);
       disc.push_back({pid_rows_[s].data(), left_[s].data(), right_[s].data(), static_cast<int32_t>(reach_[std::abs(dy)])});
@@ -100,27 +100,28 @@ void CoreAreaTracker::label_core_row(const std::vector<uint8_t>& core, const uin
       nodes_[a].area_m2 += nodes_[b].area_m2;
     }
   }
-  // Regions of the previous row that no run of this row reaches are complete.
-  std::vector<uint32_t> alive;
-  for (const Run& r : runs_) alive.push_back(find(r.node));
-  std::sort(alive.begin(), alive.end());
+  // The regions this row's runs reach stay open, renumbered compactly in order
+  // of first appearance (memory stays proportional to one row); the regions
+  // of the previous row that no run reaches are complete.
+  constexpr uint32_t kClosed = 0xFFFFFFFFu;
+  remap_.assign(nodes_.size(), kClosed);
+  std::vector<Node>& next = next_nodes_;
+  next.clear();
+  for (Run& r : runs_) {
+    const uint32_t root = find(r.node);
+    if (remap_[root] == kClosed) {
+      remap_[root] = static_cast<uint32_t>(next.size());
+      next.push_back(Node{static_cast<uint32_t>(next.size()), nodes_[root].pid, nodes_[root].cells, nodes_[root].area_m2});
+    }
+    r.node = remap_[root];
+  }
   for (const Run& r : prev_runs_) {
     const uint32_t root = find(r.node);
-    if (std::binary_search(alive.begin(), alive.end(), root) || nodes_[root].cells == 0) continue;
+    if (remap_[root] != kClosed || nodes_[root].cells == 0) continue;
     on_region_(nodes_[root].pid, nodes_[root].cells, nodes_[root].area_m2);
     nodes_[root].cells = 0;  // reported
   }
-  // Keep only the live regions: memory stays proportional to one row.
-  alive.erase(std::unique(alive.begin(), alive.end()), alive.end());
-  std::vector<Node> next;
-  next.reserve(alive.size());
-  for (uint32_t root : alive)
-    next.push_back(Node{static_cast<uint32_t>(next.size()), nodes_[root].pid, nodes_[root].cells, nodes_[root].area_m2});
-  for (Run& r : runs_) {
-    const uint32_t root = find(r.node);
-    r.node = static_cast<uint32_t>(std::lower_bound(alive.begin(), alive.end(), root) - alive.begin());
-  }
-  nodes_ = std::move(next);
+  std::swap(nodes_, next);
   std::swap(prev_runs_, runs_);
 }
 

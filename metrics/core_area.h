@@ -51,6 +51,11 @@ class CoreAreaTracker {
   // Streaming 8-connected labeling of the core cells (runs of the previous row).
   std::vector<Run> prev_runs_, runs_;
   std::vector<Node> nodes_;
+  // Buffers reused from row to row.
+  struct DiscRow { const uint32_t* pid; const int32_t* left; const int32_t* right; int32_t reach; };
+  std::vector<DiscRow> disc_;
+  std::vector<uint32_t> remap_;
+  std::vector<Node> next_nodes_;
   RegionFn on_region_;
   const CellGeometry* geometry_;
 };

@@ -12,42 +12,38 @@
 namespace lsm {
 namespace {
 
-class RowMetricsVisitor : public PatchRowVisitor {
- public:
-  RowMetricsVisitor(const PatchTable& table, const RowMetricOptions& options, PatchRowResults& out)
-      : table_(table),
-        width_(table.raster.width),
-        out_(out),
-        geometry_(table.raster),
-        core_(
-            table.raster.width, table.raster.height, options.edge_depth,
-            [this](uint32_t pid, uint64_t cells, double area_m2) {
-              out_.core_areas.push_back(CoreRegion{pid, cells, area_m2});
-              PatchShape& s = out_.patches[pid - 1];
-              s.core_cells += cells;
-              s.core_m2 += area_m2;
-              ++s.core_areas;
-            },
-            &geometry_) {
-    const size_t n = table.patches.size();
-    out_.patches.assign(n, PatchShape{});
-    // Class index of every patch, and the adjacency matrix's classes.
-    std::vector<int32_t>& codes = out_.adjacency.class_codes;
+// What every visitor needs to know about the patches: each patch's class
+// index, and the class codes of the adjacency matrix.
+struct PatchClasses {
+  explicit PatchClasses(const PatchTable& table) {
     for (const PatchStats& p : table.patches) codes.push_back(p.class_code);
     std::sort(codes.begin(), codes.end());
     codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
-    out_.adjacency.sides_h.assign(codes.size() * codes.size(), 0);
-    out_.adjacency.sides_v.assign(codes.size() * codes.size(), 0);
-    if (geometry_.geodesic()) out_.adjacency.geodesic_m.assign(codes.size() * codes.size(), 0);
-    class_of_pid_.assign(n + 1, 0);
-    std::vector<uint64_t> per_class(codes.size(), 0);
-    for (size_t i = 0; i < n; ++i) {
+    class_of_pid.assign(table.patches.size() + 1, 0);
+    patches_in_class.assign(codes.size(), 0);
+    for (size_t i = 0; i < table.patches.size(); ++i) {
       const uint32_t k = static_cast<uint32_t>(
           std::lower_bound(codes.begin(), codes.end(), table.patches[i].class_code) - codes.begin());
-      class_of_pid_[i + 1] = k;
-      ++per_class[k];
+      class_of_pid[i + 1] = k;
+      ++patches_in_class[k];
     }
-    if (options.want_enn) enn_.emplace(class_of_pid_, per_class);
+  }
+  std::vector<int32_t> codes;           // ascending
+  std::vector<uint32_t> class_of_pid;   // [pid], index 0 unused
+  std::vector<uint64_t> patches_in_class;
+};
+
+// GYRATE, CONTIG's diagonal pairs, the class adjacencies, CIRCLE's hulls and,
+// for geographic rasters, the areas and edge lengths on the ellipsoid.
+class ShapeVisitor : public PatchRowVisitor {
+ public:
+  ShapeVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry,
+               PatchRowResults& out)
+      : table_(table), width_(table.raster.width), out_(out), geometry_(geometry), class_of_pid_(classes.class_of_pid) {
+    const size_t n = table.patches.size(), k = classes.codes.size();
+    out_.adjacency.sides_h.assign(k * k, 0);
+    out_.adjacency.sides_v.assign(k * k, 0);
+    if (geometry_.geodesic()) out_.adjacency.geodesic_m.assign(k * k, 0);
     centroid_x_.resize(n);
     centroid_y_.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -60,54 +56,70 @@ class RowMetricsVisitor : public PatchRowVisitor {
     row_first_.assign(n, 0);
     row_last_.assign(n, 0);
     prev_.assign(static_cast<size_t>(width_), 0);
-    prev2_.assign(static_cast<size_t>(width_), 0);
   }
 
+  // Works run by run (cells of one patch in a row): the hull, the like
+  // adjacencies inside the run and the run's neighbours are entered once per
+  // run, GYRATE and the comparisons with the row above once per cell.
   void row(int64_t y, const uint32_t* pids) override {
     const RasterInfo& r = table_.raster;
     const size_t k = out_.adjacency.class_codes.size();
+    std::vector<uint64_t>& sides_h = out_.adjacency.sides_h;
+    std::vector<uint64_t>& sides_v = out_.adjacency.sides_v;
     if (geometry_.geodesic()) geodesic_row(y, pids);
-    for (int64_t x = 0; x < width_; ++x) {
-      const uint32_t p = pids[x];
-      if (!p) continue;
+    for (int64_t x0 = 0; x0 < width_;) {
+      const uint32_t p = pids[x0];
+      int64_t x1 = x0;
+      while (x1 + 1 < width_ && pids[x1 + 1] == p) ++x1;
+      const int64_t next = x1 + 1;
+      if (!p) {
+        x0 = next;
+        continue;
+      }
       PatchShape& shape = out_.patches[p - 1];
+      const uint32_t ci = class_of_pid_[p];
+      const double cx = centroid_x_[p - 1], cy = centroid_y_[p - 1];
+      double gyrate = 0;
       if (geometry_.geodesic()) {
-        shape.gyrate_m += geometry_.distance_m(static_cast<double>(x), static_cast<double>(y), centroid_x_[p - 1],
-                                               centroid_y_[p - 1]);
+        for (int64_t x = x0; x <= x1; ++x)
+          gyrate += geometry_.distance_m(static_cast<double>(x), static_cast<double>(y), cx, cy);
       } else {
-        const double dx = (static_cast<double>(x) - centroid_x_[p - 1]) * r.cell_width;
-        const double dy = (static_cast<double>(y) - centroid_y_[p - 1]) * r.cell_height;
-        shape.gyrate_m += std::sqrt(dx * dx + dy * dy);
+        const double dy = (static_cast<double>(y) - cy) * r.cell_height, dy2 = dy * dy;
+        for (int64_t x = x0; x <= x1; ++x) {
+          const double dx = (static_cast<double>(x) - cx) * r.cell_width;
+          gyrate += std::sqrt(dx * dx + dy2);
+        }
+      }
+      shape.gyrate_m += gyrate;
+      // Like sides inside the run, and the side to the next run (both directions).
+      sides_v[ci * k + ci] += 2 * static_cast<uint64_t>(x1 - x0);
+      if (next < width_ && pids[next]) {
+        const uint32_t cj = class_of_pid_[pids[next]];
+        ++sides_v[ci * k + cj];
+        ++sides_v[cj * k + ci];
       }
       if (y > 0) {
-        if (x > 0 && prev_[x - 1] == p) ++shape.diagonal_pairs;
-        if (x + 1 < width_ && prev_[x + 1] == p) ++shape.diagonal_pairs;
+        uint64_t diagonal = 0;
+        for (int64_t x = x0; x <= x1; ++x) {
+          diagonal += (x > 0 && prev_[x - 1] == p) + (x + 1 < width_ && prev_[x + 1] == p);
+          if (const uint32_t above = prev_[x]) {
+            const uint32_t cj = class_of_pid_[above];
+            ++sides_h[ci * k + cj];
+            ++sides_h[cj * k + ci];
+          }
+        }
+        shape.diagonal_pairs += diagonal;
       }
-      // Adjacency: the right and upper neighbour, entered from both sides.
-      const uint32_t ci = class_of_pid_[p];
-      if (x + 1 < width_ && pids[x + 1]) {
-        const uint32_t cj = class_of_pid_[pids[x + 1]];
-        ++out_.adjacency.sides_v[ci * k + cj];
-        ++out_.adjacency.sides_v[cj * k + ci];
-      }
-      if (y > 0 && prev_[x]) {
-        const uint32_t cj = class_of_pid_[prev_[x]];
-        ++out_.adjacency.sides_h[ci * k + cj];
-        ++out_.adjacency.sides_h[cj * k + ci];
-      }
-      // The row's extent of each patch, for its hull.
+      // The row's extent of each patch, for its hull (a patch may have several runs in a row).
       if (last_row_[p - 1] != y) {
         if (last_row_[p - 1] >= 0) hulls_[p - 1].add_row(last_row_[p - 1], row_first_[p - 1], row_last_[p - 1]);
         last_row_[p - 1] = y;
-        row_first_[p - 1] = x;
+        row_first_[p - 1] = x0;
       }
-      row_last_[p - 1] = x;
+      row_last_[p - 1] = x1;
+      x0 = next;
     }
     close_patches_above(y);
-    core_.row(y, pids);
-    // ENN edge cells of the previous row, now that its lower neighbour is known.
-    if (enn_ && y > 0) enn_->add_row(y - 1, width_, y > 1 ? prev2_.data() : nullptr, prev_.data(), pids);
-    std::swap(prev2_, prev_);
     std::copy(pids, pids + width_, prev_.begin());
     last_y_ = y;
   }
@@ -121,16 +133,8 @@ class RowMetricsVisitor : public PatchRowVisitor {
           out_.patches[p - 1].boundary_m += side;
         }
     }
-    if (enn_ && last_y_ >= 0) enn_->add_row(last_y_, width_, last_y_ > 0 ? prev2_.data() : nullptr, prev_.data(), nullptr);
     close_patches_above(last_y_ + 1);
-    core_.finish();
     for (size_t i = 0; i < out_.patches.size(); ++i) out_.patches[i].gyrate_m /= static_cast<double>(table_.patches[i].cells);
-    if (enn_) {
-      const std::vector<double> d = enn_->distances(geometry_);
-      for (size_t i = 0; i < d.size(); ++i) out_.patches[i].enn_m = d[i];
-    } else {
-      for (PatchShape& s : out_.patches) s.enn_m = std::nan("");
-    }
   }
 
  private:
@@ -204,13 +208,65 @@ class RowMetricsVisitor : public PatchRowVisitor {
   const PatchTable& table_;
   int64_t width_;
   PatchRowResults& out_;
-  CellGeometry geometry_;
-  CoreAreaTracker core_;
-  std::optional<NearestNeighbourIndex> enn_;
-  std::vector<uint32_t> class_of_pid_;
+  const CellGeometry& geometry_;
+  const std::vector<uint32_t>& class_of_pid_;
   std::vector<double> centroid_x_, centroid_y_;  // in cells, per PID-1
   std::vector<RowConvexHull> hulls_;
   std::vector<int64_t> last_row_, row_first_, row_last_;
+  std::vector<uint32_t> prev_;
+  int64_t last_y_ = -1;
+};
+
+// Core cells and disjunct core areas (NCORE, DCORE).
+class CoreVisitor : public PatchRowVisitor {
+ public:
+  CoreVisitor(const PatchTable& table, const RowMetricOptions& options, const CellGeometry& geometry,
+              PatchRowResults& out)
+      : core_(
+            table.raster.width, table.raster.height, options.edge_depth,
+            [&out](uint32_t pid, uint64_t cells, double area_m2) {
+              out.core_areas.push_back(CoreRegion{pid, cells, area_m2});
+              PatchShape& s = out.patches[pid - 1];
+              s.core_cells += cells;
+              s.core_m2 += area_m2;
+              ++s.core_areas;
+            },
+            &geometry) {}
+  void row(int64_t y, const uint32_t* pids) override { core_.row(y, pids); }
+  void finish() override { core_.finish(); }
+
+ private:
+  CoreAreaTracker core_;
+};
+
+// ENN: edge cells of each row once its lower neighbour is known, then the searches.
+class EnnVisitor : public PatchRowVisitor {
+ public:
+  EnnVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry, PatchRowResults& out)
+      : width_(table.raster.width),
+        geometry_(geometry),
+        out_(out),
+        enn_(classes.class_of_pid, classes.patches_in_class),
+        prev_(static_cast<size_t>(width_), 0),
+        prev2_(static_cast<size_t>(width_), 0) {}
+
+  void row(int64_t y, const uint32_t* pids) override {
+    if (y > 0) enn_.add_row(y - 1, width_, y > 1 ? prev2_.data() : nullptr, prev_.data(), pids);
+    std::swap(prev2_, prev_);
+    std::copy(pids, pids + width_, prev_.begin());
+    last_y_ = y;
+  }
+  void finish() override {
+    if (last_y_ >= 0) enn_.add_row(last_y_, width_, last_y_ > 0 ? prev2_.data() : nullptr, prev_.data(), nullptr);
+    const std::vector<double> d = enn_.distances(geometry_);
+    for (size_t i = 0; i < d.size(); ++i) out_.patches[i].enn_m = d[i];
+  }
+
+ private:
+  int64_t width_;
+  const CellGeometry& geometry_;
+  PatchRowResults& out_;
+  NearestNeighbourIndex enn_;
   std::vector<uint32_t> prev_, prev2_;
   int64_t last_y_ = -1;
 };
@@ -221,8 +277,22 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
                                           const RowMetricOptions& options, LabelRasterSink* also_write,
                                           const ProgressFn& progress) {
   PatchRowResults out;
-  RowMetricsVisitor visitor(table, options, out);
-  visit_patch_rows(source, labeler, table, visitor, also_write, progress);
+  const PatchClasses classes(table);
+  const CellGeometry geometry(table.raster);
+  out.patches.assign(table.patches.size(), PatchShape{});
+  out.adjacency.class_codes = classes.codes;
+  // Three independent visitors: they may run concurrently (visit_patch_rows).
+  ShapeVisitor shape(table, classes, geometry, out);
+  CoreVisitor core(table, options, geometry, out);
+  std::optional<EnnVisitor> enn;
+  std::vector<PatchRowVisitor*> visitors{&core, &shape};
+  if (options.want_enn) {
+    enn.emplace(table, classes, geometry, out);
+    visitors.insert(visitors.begin(), &*enn);  // the longest first
+  } else {
+    for (PatchShape& s : out.patches) s.enn_m = std::nan("");
+  }
+  visit_patch_rows(source, labeler, table, visitors, also_write, progress);
   return out;
 }
 

@@ -1,7 +1,10 @@
 #include "patch_row_pass.h"
 
 #include <algorithm>
+#include <exception>
 #include <vector>
+
+#include "error.h"
 
 namespace lsm {
 namespace {
@@ -10,8 +13,8 @@ namespace {
 // strip's rows to the visitor once every tile of it has arrived.
 class StripAssembler : public LabelRasterSink {
  public:
-  StripAssembler(int64_t width, PatchRowVisitor& visitor, LabelRasterSink* also)
-      : width_(width), visitor_(visitor), also_(also) {}
+  StripAssembler(int64_t width, const std::vector<PatchRowVisitor*>& visitors, LabelRasterSink* also)
+      : width_(width), visitors_(visitors), also_(also) {}
 
   void write(const Window& w, const uint32_t* labels) override {
     if (also_) also_->write(w, labels);
@@ -24,25 +27,70 @@ class StripAssembler : public LabelRasterSink {
       std::copy(labels + r * w.width, labels + (r + 1) * w.width, strip_.begin() + r * width_ + w.x0);
     received_ += w.width;
     if (received_ < width_) return;
-    for (int64_t r = 0; r < height_; ++r) visitor_.row(y0_ + r, strip_.data() + r * width_);
+    for (int64_t r = 0; r < height_; ++r)
+      for (PatchRowVisitor* v : visitors_) v->row(y0_ + r, strip_.data() + r * width_);
     received_ = 0;
   }
 
  private:
   int64_t width_;
-  PatchRowVisitor& visitor_;
+  const std::vector<PatchRowVisitor*>& visitors_;
   LabelRasterSink* also_;
   std::vector<uint32_t> strip_;
   int64_t y0_ = 0, height_ = 0, received_ = 0;
 };
 
+// The patch-ID raster from the scan's kept tile labels.
+std::vector<uint32_t> assemble_patch_ids(const PatchTable& table) {
+  const TileGrid& g = table.grid;
+  const int64_t width = table.raster.width;
+  std::vector<uint32_t> pids(static_cast<size_t>(width * table.raster.height));
+  const int64_t tiles = g.rows * g.cols;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t t = 0; t < tiles; ++t) {
+    const Window w = g.tile(t / g.cols, t % g.cols);
+    const uint32_t* local = table.tile_labels[static_cast<size_t>(t)].data();
+    const uint32_t* to_pid = table.fragment_pid.data() + table.tile_fragment_base[static_cast<size_t>(t)] - 1;
+    for (int64_t r = 0; r < w.height; ++r) {
+      uint32_t* out = pids.data() + (w.y0 + r) * width + w.x0;
+      for (int64_t c = 0; c < w.width; ++c) {
+        const uint32_t v = local[r * w.width + c];
+        out[c] = v ? to_pid[v] : 0;
+      }
+    }
+  }
+  return pids;
+}
+
 }  // namespace
 
 void visit_patch_rows(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
-                      PatchRowVisitor& visitor, LabelRasterSink* also_write, const ProgressFn& progress) {
-  StripAssembler strips(table.raster.width, visitor, also_write);
-  write_patch_ids(source, labeler, table, strips, progress);
-  visitor.finish();
+                      const std::vector<PatchRowVisitor*>& visitors, LabelRasterSink* also_write,
+                      const ProgressFn& progress) {
+  const size_t tiles = static_cast<size_t>(table.grid.rows * table.grid.cols);
+  if (also_write || table.tile_labels.size() != tiles) {
+    StripAssembler strips(table.raster.width, visitors, also_write);
+    write_patch_ids(source, labeler, table, strips, progress);
+    for (PatchRowVisitor* v : visitors) v->finish();
+    return;
+  }
+  if (progress && !progress(0.0)) throw Error(ErrorKind::Io, "interrupted");
+  const std::vector<uint32_t> pids = assemble_patch_ids(table);
+  const int64_t width = table.raster.width, height = table.raster.height;
+  std::exception_ptr failure;
+  const int n = static_cast<int>(visitors.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int i = 0; i < n; ++i) {
+    try {
+      for (int64_t y = 0; y < height; ++y) visitors[static_cast<size_t>(i)]->row(y, pids.data() + y * width);
+      visitors[static_cast<size_t>(i)]->finish();
+    } catch (...) {
+#pragma omp critical(lsm_row_visitor_failure)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
 }
 
 }  // namespace lsm

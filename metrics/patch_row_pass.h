@@ -5,6 +5,7 @@
 // class adjacencies) are accumulated by a PatchRowVisitor, so their results
 // cannot depend on the tile size or the backend.
 #include <cstdint>
+#include <vector>
 
 #include "patch_scan.h"
 #include "progress.h"
@@ -23,12 +24,18 @@ class PatchRowVisitor {
   virtual void finish() = 0;
 };
 
-/// Relabels `source` (as write_patch_ids() does) and feeds every row to
-/// `visitor`, and also to `also_write` when it is not null. Memory: one tile
-/// row of patch IDs. `table` must come from scan_patches() with
+/// Feeds every row of the patch-ID raster to each of `visitors` (each sees
+/// all rows in order, then finish()), and to `also_write` when it is not null.
+///
+/// When the scan kept its tile labels (PatchTable::tile_labels) and
+/// `also_write` is null, the patch IDs are assembled in memory (4 bytes per
+/// cell) and the visitors run concurrently, one thread each: visitors must
+/// not share mutable state. Otherwise `source` is relabeled as
+/// write_patch_ids() does, with memory for one tile row of patch IDs, and the
+/// visitors take each row in turn. `table` must come from scan_patches() with
 /// keep_patch_ids. Throws lsm::Error.
 void visit_patch_rows(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
-                      PatchRowVisitor& visitor, LabelRasterSink* also_write = nullptr,
+                      const std::vector<PatchRowVisitor*>& visitors, LabelRasterSink* also_write = nullptr,
                       const ProgressFn& progress = {});
 
 }  // namespace lsm

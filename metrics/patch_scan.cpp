@@ -20,13 +20,17 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   std::vector<uint64_t> closed_nodes;
   std::vector<TileLabels> labels;
   std::vector<Window> windows;
+  const int64_t label_bytes = table.raster.width * table.raster.height * static_cast<int64_t>(sizeof(uint32_t));
+  const bool keep_labels = options.keep_patch_ids && label_bytes <= options.keep_labels_max_bytes;
   stream_tile_rows(
       source, table.grid,
       [&](int64_t row, std::vector<TileInput>& tiles) {
-        labeler.label_tiles(tiles, options.rule, false, labels);
+        labeler.label_tiles(tiles, options.rule, keep_labels, labels);
         windows.clear();
         for (const TileInput& t : tiles) windows.push_back(t.window);
         frontier.add_tile_row(windows, labels, row + 1 == table.grid.rows);
+        if (keep_labels)
+          for (TileLabels& l : labels) table.tile_labels.push_back(std::move(l.labels));
         // Move closed patches out at once so the frontier's memory stays bounded.
         for (const ClosedPatch& c : frontier.closed()) {
           patches.push_back(c.stats);

@@ -22,6 +22,11 @@ struct ScanOptions {
   /// Keep what write_patch_ids() needs (8 bytes per tile-local fragment during
   /// the scan, 4 afterwards).
   bool keep_patch_ids = false;
+  /// With keep_patch_ids: also keep every tile's local labels in memory when
+  /// the raster's labels take at most this many bytes (4 per cell), so that
+  /// the second pass (visit_patch_rows) reads them instead of relabeling the
+  /// raster. 0 = never.
+  int64_t keep_labels_max_bytes = 0;
 };
 
 /// The patches of a raster.
@@ -37,6 +42,9 @@ struct PatchTable {
   /// each tile's first fragment (tiles in row-major order).
   std::vector<uint32_t> fragment_pid;
   std::vector<uint64_t> tile_fragment_base;
+  /// With keep_labels_max_bytes (when the raster fits): every tile's local
+  /// labels (TileLabels::labels; tiles in row-major order), else empty.
+  std::vector<std::vector<uint32_t>> tile_labels;
 };
 
 /// Scans `source` with `labeler`. Throws lsm::Error.

@@ -20,12 +20,15 @@ struct Computed {
 };
 
 Computed compute(MemoryClassRaster raster, NeighbourRule rule = NeighbourRule::Eight, int edge_depth = 1,
-                 int64_t tile = 0, Backend backend = Backend::Cpu, MetricOptions options = {}) {
+                 int64_t tile = 0, Backend backend = Backend::Cpu, MetricOptions options = {},
+                 bool labels_in_memory = false) {
   auto labeler = make_labeler(backend);
   ScanOptions o;
   o.rule = rule;
   o.tile_width = o.tile_height = tile;
   o.keep_patch_ids = true;
+  // In memory: the second pass reads the scan's labels; else it relabels tile by tile.
+  o.keep_labels_max_bytes = labels_in_memory ? int64_t(1) << 40 : 0;
   Computed c;
   c.table = scan_patches(raster, *labeler, o);
   RowMetricOptions ro;
@@ -254,8 +257,10 @@ TEST_P(SecondPass, MatchesBruteForceForEveryTileSize) {
     std::vector<uint64_t> core, ncore;
     brute_core(ref.labels, 61, 47, depth, ref.patches.size(), core, ncore);
     const Computed whole = compute(raster, rule, depth, 0);
-    for (int64_t tile : {0, 16, 7, 1}) {
-      const Computed c = compute(raster, rule, depth, tile);
+    for (const auto& [tile, in_memory] : {std::pair<int64_t, bool>{0, false}, {16, false}, {7, false}, {1, false},
+                                          {0, true}, {16, true}, {7, true}, {1, true}}) {
+      const Computed c = compute(raster, rule, depth, tile, Backend::Cpu, {}, in_memory);
+      ASSERT_EQ(c.table.tile_labels.empty(), !in_memory);
       ASSERT_EQ(c.rows.patches.size(), ref.patches.size());
       for (size_t i = 0; i < ref.patches.size(); ++i) {
         EXPECT_EQ(c.rows.patches[i].core_cells, core[i]) << "PID " << i + 1 << " depth " << depth << " tile " << tile;
@@ -287,8 +292,8 @@ TEST_P(SecondPass, CudaMatchesCpu) {
   const NeighbourRule rule = GetParam() == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
   auto raster = random_landscape(700, 500, 5, 11, 0.1);
   const Computed cpu = compute(raster, rule, 2, 64, Backend::Cpu);
-  for (int64_t tile : {0, 64, 17}) {
-    const Computed gpu = compute(raster, rule, 2, tile, Backend::Cuda);
+  for (const auto& [tile, in_memory] : {std::pair<int64_t, bool>{0, false}, {64, false}, {17, false}, {64, true}}) {
+    const Computed gpu = compute(raster, rule, 2, tile, Backend::Cuda, {}, in_memory);
     ASSERT_EQ(gpu.m.patch.rows.size(), cpu.m.patch.rows.size());
     for (const auto& [mine, base] : {std::pair{&gpu.m.patch, &cpu.m.patch}, std::pair{&gpu.m.cls, &cpu.m.cls},
                                      std::pair{&gpu.m.land, &cpu.m.land}})

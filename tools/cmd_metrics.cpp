@@ -46,6 +46,9 @@ int run_metrics(const std::vector<std::string>& args) {
   // Check every option before any work.
   ScanOptions scan = o.scan_options();
   scan.keep_patch_ids = true;
+  // Rasters up to 128 Mi cells keep their labels for the second pass (2 x 4
+  // bytes per cell at its peak) instead of being labeled a second time.
+  scan.keep_labels_max_bytes = int64_t(512) << 20;
   const MetricLevels levels = MetricLevels::parse(levels_text);
   const TableFormat format = parse_table_format(format_text);
   const MetricSelection selection = metrics_text.empty() ? MetricSelection() : MetricSelection(metrics_text);
