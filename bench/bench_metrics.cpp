@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "area_edge_metrics.h"
+#include "cell_neighbourhood.h"
 #include "error.h"
 #include "fragstats_metrics.h"
 #include "patch_row_metrics.h"
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
         continue;
       }
       auto labeler = make_labeler(parse_backend(name));
+      std::unique_ptr<NeighbourhoodCounter> counter;  // as lsm metrics: only on the GPU
+      if (name == "cuda") counter = make_neighbourhood_counter(Backend::Cuda);
       // "relabel": the second pass labels the raster again (rasters above the
       // in-memory limit of lsm metrics); the other stages keep the scan's labels.
       for (const char* stage : {"first pass", "no ENN", "full", "no ENN relabel", "full relabel"}) {
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
           } else {
             RowMetricOptions ro;
             ro.want_enn = s.rfind("full", 0) == 0;
+            ro.counter = counter.get();
             const PatchRowResults rows = compute_patch_row_metrics(raster, *labeler, t, ro);
             const FragstatsMetrics m = compute_fragstats_metrics(t, rows, MetricOptions{});
             patches = m.patch.rows.size();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cell_neighbourhood.h"
 #include "error.h"
 
 namespace lsm {
@@ -10,13 +11,7 @@ namespace lsm {
 CoreAreaTracker::CoreAreaTracker(int64_t width, int64_t height, int depth, RegionFn on_region,
                                  const CellGeometry* geometry)
     : width_(width), height_(height), depth_(depth), on_region_(std::move(on_region)), geometry_(geometry) {
-  if (depth < 1) throw Error(ErrorKind::BadInput, "edge depth must be at least 1 cell");
-  for (int64_t dy = 0; dy <= depth; ++dy) {
-    int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(depth * depth - dy * dy)));
-    while ((r + 1) * (r + 1) + dy * dy <= int64_t(depth) * depth) ++r;  // exact integer sqrt
-    while (r * r + dy * dy > int64_t(depth) * depth) --r;
-    reach_.push_back(r);
-  }
+  reach_ = edge_depth_reach(depth);  // throws for depth < 1
   const size_t ring = static_cast<size_t>(2 * depth + 1);
   pid_rows_.assign(ring, std::vector<uint32_t>(static_cast<size_t>(width)));
   left_.assign(ring, std::vector<int32_t>(static_cast<size_t>(width)));
@@ -41,7 +36,7 @@ void CoreAreaTracker::finish() {
   // Close every region still open.
   std::vector<uint8_t> none(static_cast<size_t>(width_), 0);
   std::vector<uint32_t> zeros(static_cast<size_t>(width_), 0);
-  label_core_row(none, zeros.data(), 0);
+  label_core_row(none.data(), zeros.data(), 0);
 }
 
 void CoreAreaTracker::process_centre(int64_t c) {
@@ -54,7 +49,7 @@ void CoreAreaTracker::process_centre(int64_t c) {
     disc.clear();
     for (int64_t dy = -depth_; dy <= depth_; ++dy) {
       const size_t s = static_cast<size_t>((c + dy) % ring);
-      disc.push_back({pid_rows_[s].data(), left_[s].data(), right_[s].data(), static_cast<int32_t>(reach_[std::abs(dy)])});
+      disc.push_back({pid_rows_[s].data(), left_[s].data(), right_[s].data(), reach_[static_cast<size_t>(std::abs(dy))]});
     }
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t pid = centre[x];
@@ -68,7 +63,7 @@ void CoreAreaTracker::process_centre(int64_t c) {
       core_[x] = core;
     }
   }
-  label_core_row(core_, centre.data(), geometry_ ? geometry_->cell_area_m2(c) : 0);
+  label_core_row(core_.data(), centre.data(), geometry_ ? geometry_->cell_area_m2(c) : 0);
 }
 
 uint32_t CoreAreaTracker::find(uint32_t n) {
@@ -76,7 +71,11 @@ uint32_t CoreAreaTracker::find(uint32_t n) {
   return n;
 }
 
-void CoreAreaTracker::label_core_row(const std::vector<uint8_t>& core, const uint32_t* pids, double cell_area_m2) {
+void CoreAreaTracker::core_row(int64_t y, const uint32_t* pids, const uint8_t* core) {
+  label_core_row(core, pids, geometry_ ? geometry_->cell_area_m2(y) : 0);
+}
+
+void CoreAreaTracker::label_core_row(const uint8_t* core, const uint32_t* pids, double cell_area_m2) {
   runs_.clear();
   for (int64_t x = 0; x < width_;) {
     if (!core[x]) { ++x; continue; }

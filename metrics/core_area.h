@@ -29,6 +29,10 @@ class CoreAreaTracker {
 
   /// Row `y` of patch IDs (rows 0..height-1 in order).
   void row(int64_t y, const uint32_t* pids);
+  /// Row `y` with its core cells already decided (core[x] = 1, by the rule
+  /// above, e.g. by a NeighbourhoodCounter): only the disjunct core areas are
+  /// traced. Use either row() or core_row() for all rows of one tracker.
+  void core_row(int64_t y, const uint32_t* pids, const uint8_t* core);
   /// Completes the last rows; call once after the last row.
   void finish();
 
@@ -37,12 +41,12 @@ class CoreAreaTracker {
   struct Node { uint32_t parent; uint32_t pid; uint64_t cells; double area_m2; };
 
   void process_centre(int64_t c);
-  void label_core_row(const std::vector<uint8_t>& core, const uint32_t* pids, double cell_area_m2);
+  void label_core_row(const uint8_t* core, const uint32_t* pids, double cell_area_m2);
   uint32_t find(uint32_t n);
 
   int64_t width_, height_;
   int depth_;
-  std::vector<int64_t> reach_;  // reach_[|dy|]: half-width of the disc at row offset dy
+  std::vector<int32_t> reach_;  // reach_[|dy|]: half-width of the disc at row offset dy
   // Ring of the last 2*depth+1 rows: patch IDs and the same-ID run extents to the left/right.
   std::vector<std::vector<uint32_t>> pid_rows_;
   std::vector<std::vector<int32_t>> left_, right_;

@@ -6,6 +6,7 @@
 
 #include "cell_geometry.h"
 #include "core_area.h"
+#include "error.h"
 #include "enclosing_circle.h"
 #include "nearest_neighbour.h"
 
@@ -37,9 +38,16 @@ struct PatchClasses {
 // for geographic rasters, the areas and edge lengths on the ellipsoid.
 class ShapeVisitor : public PatchRowVisitor {
  public:
+  // `count_neighbourhoods` false: CONTIG's diagonal pairs and the adjacency
+  // counts come from a NeighbourhoodCounter instead.
   ShapeVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry,
-               PatchRowResults& out)
-      : table_(table), width_(table.raster.width), out_(out), geometry_(geometry), class_of_pid_(classes.class_of_pid) {
+               PatchRowResults& out, bool count_neighbourhoods)
+      : table_(table),
+        width_(table.raster.width),
+        out_(out),
+        geometry_(geometry),
+        class_of_pid_(classes.class_of_pid),
+        count_neighbourhoods_(count_neighbourhoods) {
     const size_t n = table.patches.size(), k = classes.codes.size();
     out_.adjacency.sides_h.assign(k * k, 0);
     out_.adjacency.sides_v.assign(k * k, 0);
@@ -63,9 +71,6 @@ class ShapeVisitor : public PatchRowVisitor {
   // run, GYRATE and the comparisons with the row above once per cell.
   void row(int64_t y, const uint32_t* pids) override {
     const RasterInfo& r = table_.raster;
-    const size_t k = out_.adjacency.class_codes.size();
-    std::vector<uint64_t>& sides_h = out_.adjacency.sides_h;
-    std::vector<uint64_t>& sides_v = out_.adjacency.sides_v;
     if (geometry_.geodesic()) geodesic_row(y, pids);
     for (int64_t x0 = 0; x0 < width_;) {
       const uint32_t p = pids[x0];
@@ -91,25 +96,7 @@ class ShapeVisitor : public PatchRowVisitor {
         }
       }
       shape.gyrate_m += gyrate;
-      // Like sides inside the run, and the side to the next run (both directions).
-      sides_v[ci * k + ci] += 2 * static_cast<uint64_t>(x1 - x0);
-      if (next < width_ && pids[next]) {
-        const uint32_t cj = class_of_pid_[pids[next]];
-        ++sides_v[ci * k + cj];
-        ++sides_v[cj * k + ci];
-      }
-      if (y > 0) {
-        uint64_t diagonal = 0;
-        for (int64_t x = x0; x <= x1; ++x) {
-          diagonal += (x > 0 && prev_[x - 1] == p) + (x + 1 < width_ && prev_[x + 1] == p);
-          if (const uint32_t above = prev_[x]) {
-            const uint32_t cj = class_of_pid_[above];
-            ++sides_h[ci * k + cj];
-            ++sides_h[cj * k + ci];
-          }
-        }
-        shape.diagonal_pairs += diagonal;
-      }
+      if (count_neighbourhoods_) count_run_neighbourhood(y, pids, x0, x1, p, ci);
       // The row's extent of each patch, for its hull (a patch may have several runs in a row).
       if (last_row_[p - 1] != y) {
         if (last_row_[p - 1] >= 0) hulls_[p - 1].add_row(last_row_[p - 1], row_first_[p - 1], row_last_[p - 1]);
@@ -122,6 +109,33 @@ class ShapeVisitor : public PatchRowVisitor {
     close_patches_above(y);
     std::copy(pids, pids + width_, prev_.begin());
     last_y_ = y;
+  }
+
+  // CONTIG's diagonal pairs and the adjacencies of the run [x0, x1] of patch p (class index ci).
+  void count_run_neighbourhood(int64_t y, const uint32_t* pids, int64_t x0, int64_t x1, uint32_t p, uint32_t ci) {
+    const size_t k = out_.adjacency.class_codes.size();
+    std::vector<uint64_t>& sides_h = out_.adjacency.sides_h;
+    std::vector<uint64_t>& sides_v = out_.adjacency.sides_v;
+    const int64_t next = x1 + 1;
+    // Like sides inside the run, and the side to the next run (both directions).
+    sides_v[ci * k + ci] += 2 * static_cast<uint64_t>(x1 - x0);
+    if (next < width_ && pids[next]) {
+      const uint32_t cj = class_of_pid_[pids[next]];
+      ++sides_v[ci * k + cj];
+      ++sides_v[cj * k + ci];
+    }
+    if (y > 0) {
+      uint64_t diagonal = 0;
+      for (int64_t x = x0; x <= x1; ++x) {
+        diagonal += (x > 0 && prev_[x - 1] == p) + (x + 1 < width_ && prev_[x + 1] == p);
+        if (const uint32_t above = prev_[x]) {
+          const uint32_t cj = class_of_pid_[above];
+          ++sides_h[ci * k + cj];
+          ++sides_h[cj * k + ci];
+        }
+      }
+      out_.patches[p - 1].diagonal_pairs += diagonal;
+    }
   }
 
   void finish() override {
@@ -215,6 +229,7 @@ class ShapeVisitor : public PatchRowVisitor {
   std::vector<int64_t> last_row_, row_first_, row_last_;
   std::vector<uint32_t> prev_;
   int64_t last_y_ = -1;
+  bool count_neighbourhoods_;
 };
 
 // Core cells and disjunct core areas (NCORE, DCORE).
@@ -231,12 +246,20 @@ class CoreVisitor : public PatchRowVisitor {
               s.core_m2 += area_m2;
               ++s.core_areas;
             },
-            &geometry) {}
-  void row(int64_t y, const uint32_t* pids) override { core_.row(y, pids); }
+            &geometry),
+        width_(table.raster.width) {}
+  /// Core cells decided beforehand (a NeighbourhoodCounter's mask, row-major).
+  void use_core_mask(const uint8_t* mask) { mask_ = mask; }
+  void row(int64_t y, const uint32_t* pids) override {
+    if (mask_) core_.core_row(y, pids, mask_ + y * width_);
+    else core_.row(y, pids);
+  }
   void finish() override { core_.finish(); }
 
  private:
   CoreAreaTracker core_;
+  int64_t width_;
+  const uint8_t* mask_ = nullptr;
 };
 
 // ENN: edge cells of each row once its lower neighbour is known, then the searches.
@@ -281,18 +304,38 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   const CellGeometry geometry(table.raster);
   out.patches.assign(table.patches.size(), PatchShape{});
   out.adjacency.class_codes = classes.codes;
-  // Three independent visitors: they may run concurrently (visit_patch_rows).
-  ShapeVisitor shape(table, classes, geometry, out);
+  const bool in_memory = !also_write && has_kept_labels(table);
+  NeighbourhoodCounter* counter = in_memory ? options.counter : nullptr;
+  // Independent visitors: in memory they run concurrently, the ENN search (the longest) first.
+  ShapeVisitor shape(table, classes, geometry, out, counter == nullptr);
   CoreVisitor core(table, options, geometry, out);
   std::optional<EnnVisitor> enn;
   std::vector<PatchRowVisitor*> visitors{&core, &shape};
   if (options.want_enn) {
     enn.emplace(table, classes, geometry, out);
-    visitors.insert(visitors.begin(), &*enn);  // the longest first
+    visitors.insert(visitors.begin(), &*enn);
   } else {
     for (PatchShape& s : out.patches) s.enn_m = std::nan("");
   }
-  visit_patch_rows(source, labeler, table, visitors, also_write, progress);
+  if (!in_memory) {
+    visit_patch_rows(source, labeler, table, visitors, also_write, progress);
+    return out;
+  }
+  if (progress && !progress(0.0)) throw Error(ErrorKind::Io, "interrupted");
+  const std::vector<uint32_t> pids = assemble_patch_ids(table);
+  NeighbourhoodCounts counts;
+  if (counter) {  // the per-cell neighbourhood tests, data-parallel on the counter's backend
+    counter->count(PatchIdRaster{pids.data(), table.raster.width, table.raster.height, &classes.class_of_pid,
+                                 classes.codes.size()},
+                   options.edge_depth, counts);
+    for (size_t i = 0; i < out.patches.size(); ++i) out.patches[i].diagonal_pairs = counts.diagonal_pairs[i];
+    out.adjacency.sides_h = std::move(counts.sides_h);
+    out.adjacency.sides_v = std::move(counts.sides_v);
+    core.use_core_mask(counts.core.data());
+    if (progress && !progress(0.5)) throw Error(ErrorKind::Io, "interrupted");
+  }
+  visit_rows_in_memory(pids, table.raster.width, table.raster.height, visitors);
+  if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "cell_neighbourhood.h"
 #include "patch_row_pass.h"
 #include "patch_scan.h"
 
@@ -72,10 +73,20 @@ struct PatchRowResults {
 struct RowMetricOptions {
   int edge_depth = 1;   ///< cells, >= 1 (core area)
   bool want_enn = true; ///< ENN needs memory per edge cell; off when not asked for
+  /// When the scan kept its labels (ScanOptions::keep_labels_max_bytes): the
+  /// backend of the per-cell neighbourhood tests (make_neighbourhood_counter(),
+  /// e.g. CUDA). Null: the row visitors do them on the CPU, concurrently with
+  /// the other row work (faster on the CPU than a separate data-parallel pass).
+  /// Not used when the raster is relabeled.
+  NeighbourhoodCounter* counter = nullptr;
 };
 
-/// Runs the second pass over `source` and returns its results. `table` must
-/// come from scan_patches() with keep_patch_ids. Throws lsm::Error.
+/// Runs the second pass and returns its results. `table` must come from
+/// scan_patches() with keep_patch_ids. With the scan's labels kept (and no
+/// `also_write`), the patch IDs are assembled in memory, the neighbourhood
+/// tests run on options.counter when given, and the row work runs on CPU threads;
+/// otherwise `source` is relabeled and streamed row by row. Both give
+/// identical results. Throws lsm::Error.
 PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
                                           const RowMetricOptions& options, LabelRasterSink* also_write = nullptr,
                                           const ProgressFn& progress = {});

@@ -40,8 +40,15 @@ class StripAssembler : public LabelRasterSink {
   int64_t y0_ = 0, height_ = 0, received_ = 0;
 };
 
-// The patch-ID raster from the scan's kept tile labels.
+}  // namespace
+
+bool has_kept_labels(const PatchTable& table) {
+  return !table.tile_labels.empty() &&
+         table.tile_labels.size() == static_cast<size_t>(table.grid.rows * table.grid.cols);
+}
+
 std::vector<uint32_t> assemble_patch_ids(const PatchTable& table) {
+  if (!has_kept_labels(table)) throw Error(ErrorKind::Internal, "assemble_patch_ids needs the scan's tile labels");
   const TileGrid& g = table.grid;
   const int64_t width = table.raster.width;
   std::vector<uint32_t> pids(static_cast<size_t>(width * table.raster.height));
@@ -62,21 +69,8 @@ std::vector<uint32_t> assemble_patch_ids(const PatchTable& table) {
   return pids;
 }
 
-}  // namespace
-
-void visit_patch_rows(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
-                      const std::vector<PatchRowVisitor*>& visitors, LabelRasterSink* also_write,
-                      const ProgressFn& progress) {
-  const size_t tiles = static_cast<size_t>(table.grid.rows * table.grid.cols);
-  if (also_write || table.tile_labels.size() != tiles) {
-    StripAssembler strips(table.raster.width, visitors, also_write);
-    write_patch_ids(source, labeler, table, strips, progress);
-    for (PatchRowVisitor* v : visitors) v->finish();
-    return;
-  }
-  if (progress && !progress(0.0)) throw Error(ErrorKind::Io, "interrupted");
-  const std::vector<uint32_t> pids = assemble_patch_ids(table);
-  const int64_t width = table.raster.width, height = table.raster.height;
+void visit_rows_in_memory(const std::vector<uint32_t>& pids, int64_t width, int64_t height,
+                          const std::vector<PatchRowVisitor*>& visitors) {
   std::exception_ptr failure;
   const int n = static_cast<int>(visitors.size());
 #pragma omp parallel for schedule(dynamic, 1)
@@ -90,7 +84,14 @@ void visit_patch_rows(ClassRasterSource& source, TileLabeler& labeler, const Pat
     }
   }
   if (failure) std::rethrow_exception(failure);
-  if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
+}
+
+void visit_patch_rows(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
+                      const std::vector<PatchRowVisitor*>& visitors, LabelRasterSink* also_write,
+                      const ProgressFn& progress) {
+  StripAssembler strips(table.raster.width, visitors, also_write);
+  write_patch_ids(source, labeler, table, strips, progress);
+  for (PatchRowVisitor* v : visitors) v->finish();
 }
 
 }  // namespace lsm

@@ -24,18 +24,23 @@ class PatchRowVisitor {
   virtual void finish() = 0;
 };
 
-/// Feeds every row of the patch-ID raster to each of `visitors` (each sees
-/// all rows in order, then finish()), and to `also_write` when it is not null.
-///
-/// When the scan kept its tile labels (PatchTable::tile_labels) and
-/// `also_write` is null, the patch IDs are assembled in memory (4 bytes per
-/// cell) and the visitors run concurrently, one thread each: visitors must
-/// not share mutable state. Otherwise `source` is relabeled as
-/// write_patch_ids() does, with memory for one tile row of patch IDs, and the
-/// visitors take each row in turn. `table` must come from scan_patches() with
-/// keep_patch_ids. Throws lsm::Error.
+/// Relabels `source` (as write_patch_ids() does) and feeds every row to each
+/// of `visitors` in turn (each sees all rows in order, then finish()), and to
+/// `also_write` when it is not null. Memory: one tile row of patch IDs.
+/// `table` must come from scan_patches() with keep_patch_ids. Throws lsm::Error.
 void visit_patch_rows(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
                       const std::vector<PatchRowVisitor*>& visitors, LabelRasterSink* also_write = nullptr,
                       const ProgressFn& progress = {});
+
+/// True when the scan kept its tile labels (ScanOptions::keep_labels_max_bytes).
+bool has_kept_labels(const PatchTable& table);
+/// The patch-ID raster (row-major, 0 = nodata) from the scan's kept tile
+/// labels, without relabeling. Throws lsm::Error(Internal) when they were not kept.
+std::vector<uint32_t> assemble_patch_ids(const PatchTable& table);
+/// Feeds every row of an in-memory patch-ID raster to each of `visitors`,
+/// the visitors running concurrently (one thread each): they must not share
+/// mutable state. Rethrows the first exception of a visitor.
+void visit_rows_in_memory(const std::vector<uint32_t>& pids, int64_t width, int64_t height,
+                          const std::vector<PatchRowVisitor*>& visitors);
 
 }  // namespace lsm

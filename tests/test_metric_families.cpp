@@ -2,9 +2,11 @@
 // core, isolation, aggregation, diversity), and the second pass checked
 // against brute-force references on random landscapes for every tile size
 // and both backends.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
+#include "cell_neighbourhood.h"
 #include "error.h"
 #include "fragstats_metrics.h"
 #include "patch_row_metrics.h"
@@ -21,7 +23,7 @@ struct Computed {
 
 Computed compute(MemoryClassRaster raster, NeighbourRule rule = NeighbourRule::Eight, int edge_depth = 1,
                  int64_t tile = 0, Backend backend = Backend::Cpu, MetricOptions options = {},
-                 bool labels_in_memory = false) {
+                 bool labels_in_memory = false, bool with_counter = false) {
   auto labeler = make_labeler(backend);
   ScanOptions o;
   o.rule = rule;
@@ -33,6 +35,11 @@ Computed compute(MemoryClassRaster raster, NeighbourRule rule = NeighbourRule::E
   c.table = scan_patches(raster, *labeler, o);
   RowMetricOptions ro;
   ro.edge_depth = edge_depth;
+  // The per-cell tests on the backend's NeighbourhoodCounter (always on CUDA,
+  // as lsm metrics does), or inside the row visitors.
+  std::unique_ptr<NeighbourhoodCounter> counter;
+  if (with_counter || backend == Backend::Cuda) counter = make_neighbourhood_counter(backend);
+  ro.counter = counter.get();
   c.rows = compute_patch_row_metrics(raster, *labeler, c.table, ro);
   c.m = compute_fragstats_metrics(c.table, c.rows, options);
   return c;
@@ -257,10 +264,11 @@ TEST_P(SecondPass, MatchesBruteForceForEveryTileSize) {
     std::vector<uint64_t> core, ncore;
     brute_core(ref.labels, 61, 47, depth, ref.patches.size(), core, ncore);
     const Computed whole = compute(raster, rule, depth, 0);
-    for (const auto& [tile, in_memory] : {std::pair<int64_t, bool>{0, false}, {16, false}, {7, false}, {1, false},
-                                          {0, true}, {16, true}, {7, true}, {1, true}}) {
-      const Computed c = compute(raster, rule, depth, tile, Backend::Cpu, {}, in_memory);
-      ASSERT_EQ(c.table.tile_labels.empty(), !in_memory);
+    // Relabeled (0), labels kept (1), labels kept with the CPU NeighbourhoodCounter (2).
+    for (const auto& [tile, mode] : {std::pair<int64_t, int>{0, 0}, {16, 0}, {7, 0}, {1, 0}, {0, 1}, {16, 1}, {7, 1},
+                                     {1, 1}, {0, 2}, {7, 2}}) {
+      const Computed c = compute(raster, rule, depth, tile, Backend::Cpu, {}, mode > 0, mode == 2);
+      ASSERT_EQ(c.table.tile_labels.empty(), mode == 0);
       ASSERT_EQ(c.rows.patches.size(), ref.patches.size());
       for (size_t i = 0; i < ref.patches.size(); ++i) {
         EXPECT_EQ(c.rows.patches[i].core_cells, core[i]) << "PID " << i + 1 << " depth " << depth << " tile " << tile;
@@ -302,6 +310,37 @@ TEST_P(SecondPass, CudaMatchesCpu) {
           const double a = mine->rows[i].values[k], b = base->rows[i].values[k];
           EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << mine->columns[k] << " tile " << tile;
         }
+  }
+}
+
+// The neighbourhood tests alone: the CUDA counts equal the CPU reference's,
+// for several edge depths and more classes than fit the kernel's shared memory.
+TEST(NeighbourhoodCounter, CudaMatchesCpu) {
+  LSM_REQUIRE_CUDA();
+  for (const auto& [classes, depth] : {std::pair{5, 1}, std::pair{5, 3}, std::pair{60, 2}}) {
+    auto raster = random_landscape(333, 251, classes, 13, 0.1);
+    auto labeler = make_cpu_labeler();
+    ScanOptions o;
+    o.keep_patch_ids = true;
+    o.keep_labels_max_bytes = int64_t(1) << 40;
+    const PatchTable t = scan_patches(raster, *labeler, o);
+    const std::vector<uint32_t> pids = assemble_patch_ids(t);
+    std::vector<int32_t> codes;
+    for (const PatchStats& p : t.patches) codes.push_back(p.class_code);
+    std::sort(codes.begin(), codes.end());
+    codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+    std::vector<uint32_t> class_of(t.patches.size() + 1, 0);
+    for (size_t i = 0; i < t.patches.size(); ++i)
+      class_of[i + 1] = static_cast<uint32_t>(std::lower_bound(codes.begin(), codes.end(), t.patches[i].class_code) - codes.begin());
+    const PatchIdRaster in{pids.data(), 333, 251, &class_of, codes.size()};
+    NeighbourhoodCounts cpu, gpu;
+    make_neighbourhood_counter(Backend::Cpu)->count(in, depth, cpu);
+    make_neighbourhood_counter(Backend::Cuda)->count(in, depth, gpu);
+    EXPECT_EQ(gpu.diagonal_pairs, cpu.diagonal_pairs) << classes << " classes, depth " << depth;
+    EXPECT_EQ(gpu.sides_h, cpu.sides_h) << classes << " classes, depth " << depth;
+    EXPECT_EQ(gpu.sides_v, cpu.sides_v) << classes << " classes, depth " << depth;
+    EXPECT_EQ(gpu.core, cpu.core) << classes << " classes, depth " << depth;
+    EXPECT_GT(std::count(cpu.core.begin(), cpu.core.end(), 1), 0);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "cell_neighbourhood.h"
 #include "error.h"
 #include "fragstats_metrics.h"
 #include "fragstats_tables.h"
@@ -69,6 +70,10 @@ int run_metrics(const std::vector<std::string>& args) {
   else if (!source.has_crs())
     std::cerr << "lsm: warning: '" << o.input << "' has no CRS; map units are taken as metres\n";
   auto labeler = make_labeler(parse_backend(o.backend));
+  // On the GPU the second pass's per-cell tests run there too; on the CPU the
+  // row visitors do them (see RowMetricOptions::counter).
+  std::unique_ptr<NeighbourhoodCounter> counter;
+  if (labeler->name() == "cuda") counter = make_neighbourhood_counter(Backend::Cuda);
   MetricTableFiles files(prefix, levels, format);  // fails now if PREFIX is not writable
   const ProgressFn progress = terminal_progress(o.quiet);
   // Two passes over the raster: labeling (first half of the progress), then per-cell metrics.
@@ -87,6 +92,7 @@ int run_metrics(const std::vector<std::string>& args) {
   RowMetricOptions row_options;
   row_options.edge_depth = edge_depth;
   row_options.want_enn = selection.wants_enn();
+  row_options.counter = counter.get();
   const PatchRowResults rows =
       compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 0.5, 1));
   FragstatsMetrics m = compute_fragstats_metrics(table, rows, metric_options);

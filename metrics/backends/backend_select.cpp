@@ -1,9 +1,11 @@
 // Backend selection: the only place that knows whether this build has CUDA.
 #include <string>
 
+#include "cell_neighbourhood.h"
 #include "error.h"
 #include "tile_labeler.h"
 #ifdef LSM_HAVE_CUDA
+#include "cell_neighbourhood_cuda.h"
 #include "tile_labeler_cuda.h"
 #endif
 
@@ -36,6 +38,23 @@ std::unique_ptr<TileLabeler> make_labeler(Backend backend) {
       if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
 #ifdef LSM_HAVE_CUDA
       return make_cuda_labeler();
+#endif
+      break;
+  }
+  throw Error(ErrorKind::Internal, "unhandled backend");
+}
+
+std::unique_ptr<NeighbourhoodCounter> make_neighbourhood_counter(Backend backend) {
+  std::string why;
+  switch (backend) {
+    case Backend::Cpu:
+      return make_cpu_neighbourhood_counter();
+    case Backend::Auto:
+      return cuda_available() ? make_neighbourhood_counter(Backend::Cuda) : make_cpu_neighbourhood_counter();
+    case Backend::Cuda:
+      if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
+#ifdef LSM_HAVE_CUDA
+      return make_cuda_neighbourhood_counter();
 #endif
       break;
   }

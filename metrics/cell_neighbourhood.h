@@ -1,0 +1,54 @@
+#pragma once
+// The per-cell neighbourhood tests of the second pass, on a patch-ID raster
+// held in memory: CONTIG's diagonal pairs, the class adjacency counts and the
+// core-cell test of the edge depth. They are independent per cell, so they
+// run data-parallel: on CPU threads (the reference, below) or on the GPU
+// (cuda/cell_neighbourhood_cuda.h). Both give identical integer results. The
+// row-ordered work that remains (GYRATE, CIRCLE's hulls, the disjunct core
+// areas, ENN) runs on the CPU in patch_row_metrics.cpp.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tile_labeler.h"
+
+namespace lsm {
+
+/// Input: a width x height patch-ID raster (row-major, 0 = nodata), the class
+/// index of each PID (class_of_pid[pid], index 0 unused) and the number of classes.
+struct PatchIdRaster {
+  const uint32_t* pids = nullptr;
+  int64_t width = 0, height = 0;
+  const std::vector<uint32_t>* class_of_pid = nullptr;
+  size_t classes = 0;
+};
+
+/// Results, with the definitions of patch_row_metrics.h.
+struct NeighbourhoodCounts {
+  std::vector<uint64_t> diagonal_pairs;  ///< [pid-1]: corner-touching cell pairs of the patch, each once
+  std::vector<uint64_t> sides_h, sides_v;  ///< classes x classes, double count (ClassAdjacency)
+  /// [cell]: 1 when the cell is core for edge depth `depth` (core_area.h's rule), else 0.
+  std::vector<uint8_t> core;
+};
+
+/// One backend of the neighbourhood tests. Not thread-safe.
+class NeighbourhoodCounter {
+ public:
+  virtual ~NeighbourhoodCounter() = default;
+  virtual std::string name() const = 0;
+  /// Fills `out` (resized) for edge depth `depth` >= 1. Throws lsm::Error.
+  virtual void count(const PatchIdRaster& raster, int depth, NeighbourhoodCounts& out) = 0;
+};
+
+/// The multithreaded CPU reference (OpenMP over rows).
+std::unique_ptr<NeighbourhoodCounter> make_cpu_neighbourhood_counter();
+/// The counter of `backend` (Auto as make_labeler() picks). Throws
+/// lsm::Error(Backend) when CUDA is asked for but unavailable.
+std::unique_ptr<NeighbourhoodCounter> make_neighbourhood_counter(Backend backend);
+
+/// Half-widths of the edge-depth disc per row offset |dy| = 0..depth: the
+/// cells within `depth` cells (Euclidean, centre to centre) of a cell.
+std::vector<int32_t> edge_depth_reach(int depth);
+
+}  // namespace lsm

@@ -1,0 +1,117 @@
+#include "cell_neighbourhood.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "error.h"
+
+namespace lsm {
+
+std::vector<int32_t> edge_depth_reach(int depth) {
+  if (depth < 1) throw Error(ErrorKind::BadInput, "edge depth must be at least 1 cell");
+  std::vector<int32_t> reach;
+  const int64_t d2 = int64_t(depth) * depth;
+  for (int64_t dy = 0; dy <= depth; ++dy) {
+    int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(d2 - dy * dy)));
+    while ((r + 1) * (r + 1) + dy * dy <= d2) ++r;  // exact integer square root
+    while (r * r + dy * dy > d2) --r;
+    reach.push_back(static_cast<int32_t>(r));
+  }
+  return reach;
+}
+
+namespace {
+
+class CpuNeighbourhoodCounter : public NeighbourhoodCounter {
+ public:
+  std::string name() const override { return "cpu"; }
+
+  void count(const PatchIdRaster& r, int depth, NeighbourhoodCounts& out) override {
+    const std::vector<int32_t> reach = edge_depth_reach(depth);
+    const int64_t w = r.width, h = r.height;
+    const size_t k = r.classes;
+    const std::vector<uint32_t>& class_of = *r.class_of_pid;
+    out.diagonal_pairs.assign(class_of.size() - 1, 0);
+    out.sides_h.assign(k * k, 0);
+    out.sides_v.assign(k * k, 0);
+    out.core.assign(static_cast<size_t>(w * h), 0);
+#pragma omp parallel
+    {
+      std::vector<uint64_t> sides_h(k * k, 0), sides_v(k * k, 0);
+#pragma omp for schedule(dynamic, 16)
+      for (int64_t y = 0; y < h; ++y) {
+        const uint32_t* row = r.pids + y * w;
+        const uint32_t* above = y > 0 ? row - w : nullptr;
+        uint8_t* core_row = out.core.data() + y * w;
+        const bool rows_inside = y - depth >= 0 && y + depth < h;
+        // Run by run (cells of one patch): one update of the patch's diagonal count per run.
+        for (int64_t x0 = 0; x0 < w;) {
+          const uint32_t p = row[x0];
+          int64_t x1 = x0;
+          while (x1 + 1 < w && row[x1 + 1] == p) ++x1;
+          if (!p) {
+            x0 = x1 + 1;
+            continue;
+          }
+          const uint32_t ci = class_of[p];
+          sides_v[ci * k + ci] += 2 * static_cast<uint64_t>(x1 - x0);  // like sides inside the run
+          if (x1 + 1 < w && row[x1 + 1]) {
+            const uint32_t cj = class_of[row[x1 + 1]];
+            ++sides_v[ci * k + cj];
+            ++sides_v[cj * k + ci];
+          }
+          if (above) {
+            uint64_t diagonal = 0;
+            for (int64_t x = x0; x <= x1; ++x) {
+              diagonal += (x > 0 && above[x - 1] == p) + (x + 1 < w && above[x + 1] == p);
+              if (const uint32_t q = above[x]) {
+                const uint32_t cj = class_of[q];
+                ++sides_h[ci * k + cj];
+                ++sides_h[cj * k + ci];
+              }
+            }
+            if (diagonal) {
+#pragma omp atomic
+              out.diagonal_pairs[p - 1] += diagonal;
+            }
+          }
+          // Core: every cell of the disc inside the raster and in the patch.
+          // Within this row the run itself decides: the cell's reach must stay in [x0, x1].
+          if (rows_inside)
+            for (int64_t x = x0 + reach[0]; x <= x1 - reach[0]; ++x) {
+              bool core = true;
+              for (int64_t dy = -depth; core && dy <= depth; ++dy) {
+                if (dy == 0) continue;
+                const int64_t reach_x = reach[static_cast<size_t>(std::abs(dy))];
+                if (x - reach_x < 0 || x + reach_x >= w) {
+                  core = false;
+                  break;
+                }
+                const uint32_t* disc_row = r.pids + (y + dy) * w;
+                for (int64_t dx = -reach_x; dx <= reach_x; ++dx)
+                  if (disc_row[x + dx] != p) {
+                    core = false;
+                    break;
+                  }
+              }
+              core_row[x] = core;
+            }
+          x0 = x1 + 1;
+        }
+      }
+#pragma omp critical(lsm_neighbourhood_merge)
+      for (size_t i = 0; i < k * k; ++i) {
+        out.sides_h[i] += sides_h[i];
+        out.sides_v[i] += sides_v[i];
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<NeighbourhoodCounter> make_cpu_neighbourhood_counter() {
+  return std::make_unique<CpuNeighbourhoodCounter>();
+}
+
+}  // namespace lsm
