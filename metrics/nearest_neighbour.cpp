@@ -154,14 +154,18 @@ std::vector<double> NearestNeighbourIndex::distances(const CellGeometry& geometr
     std::vector<uint32_t> by_patch(n);
     for (uint32_t i = 0; i < n; ++i) by_patch[i] = i;
     std::stable_sort(by_patch.begin(), by_patch.end(), [&](uint32_t a, uint32_t b) { return cells[a].pid < cells[b].pid; });
-    for (uint32_t s = 0; s < n;) {
-      const uint32_t p = cells[by_patch[s]].pid;
+    std::vector<uint32_t> starts;  // first entry of each patch in by_patch
+    for (uint32_t s = 0; s < n; ++s)
+      if (s == 0 || cells[by_patch[s]].pid != cells[by_patch[s - 1]].pid) starts.push_back(s);
+    starts.push_back(n);
+    // Patches are searched independently in the shared read-only tree.
+    const int64_t groups = static_cast<int64_t>(starts.size()) - 1;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t g = 0; g < groups; ++g) {
+      const uint32_t p = cells[by_patch[starts[g]]].pid;
       double best = std::numeric_limits<double>::infinity();
-      uint32_t e = s;
-      for (; e < n && cells[by_patch[e]].pid == p; ++e)
-        tree.nearest(0, by_patch[e], p, idx, best);
+      for (uint32_t e = starts[g]; e < starts[g + 1]; ++e) tree.nearest(0, by_patch[e], p, idx, best);
       enn[p - 1] = std::sqrt(best);
-      s = e;
     }
   }
   return enn;

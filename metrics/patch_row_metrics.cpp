@@ -281,6 +281,9 @@ class EnnVisitor : public PatchRowVisitor {
   }
   void finish() override {
     if (last_y_ >= 0) enn_.add_row(last_y_, width_, last_y_ > 0 ? prev2_.data() : nullptr, prev_.data(), nullptr);
+  }
+  // The searches, multithreaded: call after the rows, outside any parallel region.
+  void search() {
     const std::vector<double> d = enn_.distances(geometry_);
     for (size_t i = 0; i < d.size(); ++i) out_.patches[i].enn_m = d[i];
   }
@@ -319,6 +322,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   }
   if (!in_memory) {
     visit_patch_rows(source, labeler, table, visitors, also_write, progress);
+    if (enn) enn->search();
     return out;
   }
   if (progress && !progress(0.0)) throw Error(ErrorKind::Io, "interrupted");
@@ -335,6 +339,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
     if (progress && !progress(0.5)) throw Error(ErrorKind::Io, "interrupted");
   }
   visit_rows_in_memory(pids, table.raster.width, table.raster.height, visitors);
+  if (enn) enn->search();
   if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
   return out;
 }
