@@ -47,6 +47,35 @@ std::unique_ptr<NeighbourhoodCounter> make_cpu_neighbourhood_counter();
 /// lsm::Error(Backend) when CUDA is asked for but unavailable.
 std::unique_ptr<NeighbourhoodCounter> make_neighbourhood_counter(Backend backend);
 
+/// The neighbourhood counts of one run: cells x0..x1 of patch `p` (class
+/// index `ci`) in a row `row` of `width` cells, with the row above (`above`,
+/// nullptr on the first row). Adds the run's adjacencies to `sides_h` and
+/// `sides_v` (classes x classes, `classes` wide; its right and upper
+/// neighbours, entered from both sides) and returns its diagonal pairs with
+/// the row above. Shared by the CPU counter and the streaming row visitor.
+inline uint64_t count_run_neighbourhood(const uint32_t* row, const uint32_t* above, int64_t width, int64_t x0,
+                                        int64_t x1, uint32_t p, uint32_t ci, const uint32_t* class_of_pid,
+                                        size_t classes, uint64_t* sides_h, uint64_t* sides_v) {
+  const size_t k = classes;
+  sides_v[ci * k + ci] += 2 * static_cast<uint64_t>(x1 - x0);  // like sides inside the run
+  if (x1 + 1 < width && row[x1 + 1]) {
+    const uint32_t cj = class_of_pid[row[x1 + 1]];
+    ++sides_v[ci * k + cj];
+    ++sides_v[cj * k + ci];
+  }
+  if (!above) return 0;
+  uint64_t diagonal = 0;
+  for (int64_t x = x0; x <= x1; ++x) {
+    diagonal += (x > 0 && above[x - 1] == p) + (x + 1 < width && above[x + 1] == p);
+    if (const uint32_t q = above[x]) {
+      const uint32_t cj = class_of_pid[q];
+      ++sides_h[ci * k + cj];
+      ++sides_h[cj * k + ci];
+    }
+  }
+  return diagonal;
+}
+
 /// Half-widths of the edge-depth disc per row offset |dy| = 0..depth: the
 /// cells within `depth` cells (Euclidean, centre to centre) of a cell.
 std::vector<int32_t> edge_depth_reach(int depth);

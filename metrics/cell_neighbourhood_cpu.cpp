@@ -54,26 +54,11 @@ class CpuNeighbourhoodCounter : public NeighbourhoodCounter {
             continue;
           }
           const uint32_t ci = class_of[p];
-          sides_v[ci * k + ci] += 2 * static_cast<uint64_t>(x1 - x0);  // like sides inside the run
-          if (x1 + 1 < w && row[x1 + 1]) {
-            const uint32_t cj = class_of[row[x1 + 1]];
-            ++sides_v[ci * k + cj];
-            ++sides_v[cj * k + ci];
-          }
-          if (above) {
-            uint64_t diagonal = 0;
-            for (int64_t x = x0; x <= x1; ++x) {
-              diagonal += (x > 0 && above[x - 1] == p) + (x + 1 < w && above[x + 1] == p);
-              if (const uint32_t q = above[x]) {
-                const uint32_t cj = class_of[q];
-                ++sides_h[ci * k + cj];
-                ++sides_h[cj * k + ci];
-              }
-            }
-            if (diagonal) {
+          const uint64_t diagonal = count_run_neighbourhood(row, above, w, x0, x1, p, ci, class_of.data(), k,
+                                                            sides_h.data(), sides_v.data());
+          if (diagonal) {
 #pragma omp atomic
-              out.diagonal_pairs[p - 1] += diagonal;
-            }
+            out.diagonal_pairs[p - 1] += diagonal;
           }
           // Core: every cell of the disc inside the raster and in the patch.
           // Within this row the run itself decides: the cell's reach must stay in [x0, x1].

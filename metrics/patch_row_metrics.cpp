@@ -113,29 +113,9 @@ class ShapeVisitor : public PatchRowVisitor {
 
   // CONTIG's diagonal pairs and the adjacencies of the run [x0, x1] of patch p (class index ci).
   void count_run_neighbourhood(int64_t y, const uint32_t* pids, int64_t x0, int64_t x1, uint32_t p, uint32_t ci) {
-    const size_t k = out_.adjacency.class_codes.size();
-    std::vector<uint64_t>& sides_h = out_.adjacency.sides_h;
-    std::vector<uint64_t>& sides_v = out_.adjacency.sides_v;
-    const int64_t next = x1 + 1;
-    // Like sides inside the run, and the side to the next run (both directions).
-    sides_v[ci * k + ci] += 2 * static_cast<uint64_t>(x1 - x0);
-    if (next < width_ && pids[next]) {
-      const uint32_t cj = class_of_pid_[pids[next]];
-      ++sides_v[ci * k + cj];
-      ++sides_v[cj * k + ci];
-    }
-    if (y > 0) {
-      uint64_t diagonal = 0;
-      for (int64_t x = x0; x <= x1; ++x) {
-        diagonal += (x > 0 && prev_[x - 1] == p) + (x + 1 < width_ && prev_[x + 1] == p);
-        if (const uint32_t above = prev_[x]) {
-          const uint32_t cj = class_of_pid_[above];
-          ++sides_h[ci * k + cj];
-          ++sides_h[cj * k + ci];
-        }
-      }
-      out_.patches[p - 1].diagonal_pairs += diagonal;
-    }
+    out_.patches[p - 1].diagonal_pairs += lsm::count_run_neighbourhood(
+        pids, y > 0 ? prev_.data() : nullptr, width_, x0, x1, p, ci, class_of_pid_.data(),
+        out_.adjacency.class_codes.size(), out_.adjacency.sides_h.data(), out_.adjacency.sides_v.data());
   }
 
   void finish() override {
@@ -157,40 +137,34 @@ class ShapeVisitor : public PatchRowVisitor {
   // side is entered when its lower or right cell is visited (the bottom sides
   // of the last row in finish()).
   void geodesic_row(int64_t y, const uint32_t* pids) {
-    const size_t k = out_.adjacency.class_codes.size();
-    std::vector<double>& adj = out_.adjacency.geodesic_m;
     const double area = geometry_.cell_area_m2(y), side_v = geometry_.side_v_m(y), side_h = geometry_.side_h_m(y);
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t p = pids[x];
       const uint32_t left = x > 0 ? pids[x - 1] : 0;
       const uint32_t above = y > 0 ? prev_[x] : 0;
       if (p) out_.patches[p - 1].area_m2 += area;
-      if (p != left) {  // the side between x-1 and x
-        if (p) out_.patches[p - 1].perim_m += side_v;
-        if (left) out_.patches[left - 1].perim_m += side_v;
-        if (p && !left) out_.patches[p - 1].boundary_m += side_v;
-        if (left && !p) out_.patches[left - 1].boundary_m += side_v;
-      }
-      if (p && left) {
-        const uint32_t ci = class_of_pid_[p], cj = class_of_pid_[left];
-        adj[ci * k + cj] += side_v;
-        adj[cj * k + ci] += side_v;
-      }
-      if (p != above) {  // the side between y-1 and y
-        if (p) out_.patches[p - 1].perim_m += side_h;
-        if (above) out_.patches[above - 1].perim_m += side_h;
-        if (p && !above) out_.patches[p - 1].boundary_m += side_h;
-        if (above && !p) out_.patches[above - 1].boundary_m += side_h;
-      }
-      if (p && above) {
-        const uint32_t ci = class_of_pid_[p], cj = class_of_pid_[above];
-        adj[ci * k + cj] += side_h;
-        adj[cj * k + ci] += side_h;
-      }
+      geodesic_side(p, left, side_v);   // the side between x-1 and x
+      geodesic_side(p, above, side_h);  // the side between y-1 and y
     }
     if (const uint32_t p = pids[width_ - 1]) {  // right side of the last column: the raster's edge
       out_.patches[p - 1].perim_m += side_v;
       out_.patches[p - 1].boundary_m += side_v;
+    }
+  }
+
+  // One cell side of length `side` between patches (or nodata, 0) a and b.
+  void geodesic_side(uint32_t a, uint32_t b, double side) {
+    if (a != b) {  // a perimeter side of each patch; on the landscape boundary when the other is nodata
+      if (a) out_.patches[a - 1].perim_m += side;
+      if (b) out_.patches[b - 1].perim_m += side;
+      if (a && !b) out_.patches[a - 1].boundary_m += side;
+      if (b && !a) out_.patches[b - 1].boundary_m += side;
+    }
+    if (a && b) {  // an adjacency, entered from both sides
+      const size_t k = out_.adjacency.class_codes.size();
+      const uint32_t ci = class_of_pid_[a], cj = class_of_pid_[b];
+      out_.adjacency.geodesic_m[ci * k + cj] += side;
+      out_.adjacency.geodesic_m[cj * k + ci] += side;
     }
   }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "cli_fixture.h"
 #include "gdal_class_raster.h"
 #include "shared_data.h"
 #include "test_helpers.h"
@@ -18,57 +19,11 @@ namespace fs = std::filesystem;
 namespace lsm::test {
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class Cli : public ::testing::Test {
+class Cli : public CliFixture {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lsm_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  CliRun run_lsm(const std::string& args) {
-    const std::string cmd = std::string(LSM_BINARY) + " " + args + " >" + (dir_ / "stdout.txt").string() + " 2>" +
-                            (dir_ / "stderr.txt").string();
-    const int status = std::system(cmd.c_str());
-    CliRun r{WEXITSTATUS(status), slurp(dir_ / "stdout.txt"), slurp(dir_ / "stderr.txt")};
-    fs::remove(dir_ / "stdout.txt");
-    fs::remove(dir_ / "stderr.txt");
-    return r;
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::vector<std::string> files() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
   // A 4 x 3 GeoTIFF of `type` with the given values, 1 m cells in a projected CRS (UTM 32N).
   std::string make_raster(const std::string& name, GDALDataType type, const std::vector<double>& values) {
-    GDALAllRegister();
-    GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(path(name).c_str(), 4, 3, 1, type, nullptr);
-    double gt[6] = {500000, 1, 0, 5000000, 0, -1};
-    d->SetGeoTransform(gt);
-    OGRSpatialReference utm;
-    utm.importFromEPSG(32632);
-    d->SetSpatialRef(&utm);
-    std::vector<double> v = values;
-    EXPECT_EQ(d->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 4, 3, v.data(), 4, 3, GDT_Float64, 0, 0), CE_None);
-    GDALClose(d);
-    return path(name);
+    return write_4x3(name, type, {500000, 1, 0, 5000000, 0, -1}, 32632, values);
   }
 
   // One line on stderr naming the problem, a non-zero exit, nothing written.
@@ -79,8 +34,6 @@ class Cli : public ::testing::Test {
     EXPECT_NE(r.err.find(phrase), std::string::npos) << "expected '" << phrase << "' in: " << r.err;
     EXPECT_EQ(files(), files_before);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Cli, SynthMetricsAndLabelAgree) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_fixture.h"
 #include "gdal_class_raster.h"
 #include "error.h"
 #include "geodesic_rows.h"
@@ -74,47 +75,21 @@ TEST(GeodesicRows, RejectsLatitudesBeyondThePoles) {
   EXPECT_THROW(geodesic_rows(grid, kA, kF), Error);
 }
 
-class Geographic : public ::testing::Test {
+class Geographic : public CliFixture {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lsm_geo_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   // A 4 x 3 Byte GeoTIFF in WGS 84 (EPSG:4326) with `cell`-degree cells, top-left at (10 E, `top` N).
-  std::string make_wgs84(const std::string& name, double top, double cell, const std::vector<uint8_t>& values) {
-    GDALAllRegister();
-    GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(path(name).c_str(), 4, 3, 1, GDT_Byte, nullptr);
-    double gt[6] = {10, cell, 0, top, 0, -cell};
-    d->SetGeoTransform(gt);
-    OGRSpatialReference wgs84;
-    wgs84.importFromEPSG(4326);
-    d->SetSpatialRef(&wgs84);
-    std::vector<uint8_t> v = values;
-    EXPECT_EQ(d->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 4, 3, v.data(), 4, 3, GDT_Byte, 0, 0), CE_None);
-    GDALClose(d);
-    return path(name);
-  }
-  std::string slurp(const std::string& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+  std::string make_wgs84(const std::string& name, double top, double cell, const std::vector<double>& values) {
+    return write_4x3(name, GDT_Byte, {10, cell, 0, top, 0, -cell}, 4326, values);
   }
   // Runs `lsm ARGS`, returns the exit code; stderr in err_.
-  int run_lsm(const std::string& args) {
-    const std::string cmd = std::string(LSM_BINARY) + " " + args + " 2>" + path("stderr.txt");
-    const int status = std::system(cmd.c_str());
-    err_ = slurp(path("stderr.txt"));
-    return WEXITSTATUS(status);
+  int run(const std::string& args) {
+    const CliRun r = run_lsm(args);
+    err_ = r.err;
+    return r.code;
   }
   // The values of a one-row CSV table after its header.
   std::vector<double> csv_row(const std::string& p, int row = 1) {
-    std::istringstream in(slurp(p));
+    std::istringstream in(slurp(std::filesystem::path(p)));
     std::string line;
     for (int i = 0; i <= row; ++i) std::getline(in, line);
     std::vector<double> v;
@@ -124,7 +99,6 @@ class Geographic : public ::testing::Test {
     return v;
   }
 
-  fs::path dir_;
   std::string err_;
 };
 
@@ -139,8 +113,8 @@ TEST_F(Geographic, MetricsUseCellSizesOnTheEllipsoid) {
   ASSERT_NE(source.info().geodesic, nullptr);
   EXPECT_EQ(source.ellipsoid(), "WGS 84");
 
-  ASSERT_EQ(run_lsm("metrics " + raster + " --out " + path("m") + " -q --metrics TA,TE,CA,PLAND"), 0) << err_;
-  ASSERT_EQ(run_lsm("metrics " + raster + " --out " + path("m") + " -q --level patch --metrics AREA,PERIM"), 0) << err_;
+  ASSERT_EQ(run("metrics " + raster + " --out " + path("m") + " -q --metrics TA,TE,CA,PLAND"), 0) << err_;
+  ASSERT_EQ(run("metrics " + raster + " --out " + path("m") + " -q --level patch --metrics AREA,PERIM"), 0) << err_;
   EXPECT_NE(err_.find("measured on the WGS 84 ellipsoid"), std::string::npos) << err_;
   double area_m2 = 0, meridian = meridian_arc(top - 3 * cell, top);
   for (int y = 0; y < 3; ++y) area_m2 += 4 * zone_area(top - y * cell, top - (y + 1) * cell, cell);
@@ -164,22 +138,14 @@ TEST_F(Geographic, MetricsUseCellSizesOnTheEllipsoid) {
 // the same grid in metres (the local plane), patch by patch, for every metric.
 TEST_F(Geographic, SmallGridAtTheEquatorAgreesWithItsProjectedTwin) {
   const double cell = 1e-4;  // about 11 m
-  const std::vector<uint8_t> v = {1, 2, 2, 1, 1, 1, 2, 1, 3, 3, 2, 1};
+  const std::vector<double> v = {1, 2, 2, 1, 1, 1, 2, 1, 3, 3, 2, 1};
   const std::string raster = make_wgs84("g.tif", 0.00015, cell, v);
-  ASSERT_EQ(run_lsm("metrics " + raster + " --out " + path("g") + " -q --level patch"), 0) << err_;
+  ASSERT_EQ(run("metrics " + raster + " --out " + path("g") + " -q --level patch"), 0) << err_;
   // The twin: same cells in a projected CRS with the sizes of the equator's cells.
   GeographicGrid grid{0.00015, -cell, cell, 3};
   const GeodesicRows rows = geodesic_rows(grid, kA, kF);
-  GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(path("p.tif").c_str(), 4, 3, 1, GDT_Byte, nullptr);
-  double gt[6] = {500000, rows.side_h_m[1], 0, 0, 0, -rows.side_v_m[1]};
-  d->SetGeoTransform(gt);
-  OGRSpatialReference utm;
-  utm.importFromEPSG(32632);
-  d->SetSpatialRef(&utm);
-  std::vector<uint8_t> w = v;
-  ASSERT_EQ(d->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 4, 3, w.data(), 4, 3, GDT_Byte, 0, 0), CE_None);
-  GDALClose(d);
-  ASSERT_EQ(run_lsm("metrics " + path("p.tif") + " --out " + path("p") + " -q --level patch"), 0) << err_;
+  write_4x3("p.tif", GDT_Byte, {500000, rows.side_h_m[1], 0, 0, 0, -rows.side_v_m[1]}, 32632, v);
+  ASSERT_EQ(run("metrics " + path("p.tif") + " --out " + path("p") + " -q --level patch"), 0) << err_;
   for (int r = 1; r <= 5; ++r) {
     const std::vector<double> g = csv_row(path("g.patch.csv"), r), p = csv_row(path("p.patch.csv"), r);
     ASSERT_EQ(g.size(), p.size()) << "patch row " << r;

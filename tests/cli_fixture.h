@@ -1,0 +1,83 @@
+#pragma once
+// A scratch folder per test and a way to run the lsm binary in it, for the
+// tests of the command line.
+#include <gdal_priv.h>
+#include <gtest/gtest.h>
+#include <ogr_spatialref.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace lsm::test {
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("lsm_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  /// Runs `lsm ARGS` (LSM_BINARY), capturing stdout and stderr.
+  CliRun run_lsm(const std::string& args) {
+    const std::string cmd = std::string(LSM_BINARY) + " " + args + " >" + (dir_ / "stdout.txt").string() + " 2>" +
+                            (dir_ / "stderr.txt").string();
+    const int status = std::system(cmd.c_str());
+    CliRun r{WEXITSTATUS(status), slurp(dir_ / "stdout.txt"), slurp(dir_ / "stderr.txt")};
+    std::filesystem::remove(dir_ / "stdout.txt");
+    std::filesystem::remove(dir_ / "stderr.txt");
+    return r;
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  /// The names in the scratch folder, sorted.
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  /// Writes a 4 x 3 single-band GeoTIFF `name` of `type` with `values`
+  /// (row-major), geotransform `gt` and CRS EPSG:`epsg`; returns its path.
+  std::string write_4x3(const std::string& name, GDALDataType type, const double (&gt)[6], int epsg,
+                        const std::vector<double>& values) {
+    GDALAllRegister();
+    GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(path(name).c_str(), 4, 3, 1, type, nullptr);
+    double t[6];
+    std::copy(gt, gt + 6, t);
+    d->SetGeoTransform(t);
+    OGRSpatialReference srs;
+    srs.importFromEPSG(epsg);
+    d->SetSpatialRef(&srs);
+    std::vector<double> v = values;
+    EXPECT_EQ(d->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 4, 3, v.data(), 4, 3, GDT_Float64, 0, 0), CE_None);
+    GDALClose(d);
+    return path(name);
+  }
+
+  std::filesystem::path dir_;
+};
+
+}  // namespace lsm::test
