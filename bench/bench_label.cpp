@@ -21,22 +21,14 @@
 using namespace lsm;
 
 int main(int argc, char** argv) {
-  std::string raw;
-  int64_t width = 0, height = 0;
-  int nodata = -1, repeat = 3;
-  double cell = 100;
+  bench::RawRasterArgs args;
   std::vector<int64_t> tiles = {0};
   std::vector<std::string> backends = {"cpu", "cuda"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() { return std::string(i + 1 < argc ? argv[++i] : ""); };
-    if (a == "--raw") raw = next();
-    else if (a == "--width") width = std::stoll(next());
-    else if (a == "--height") height = std::stoll(next());
-    else if (a == "--nodata") nodata = std::stoi(next());
-    else if (a == "--cell") cell = std::stod(next());
-    else if (a == "--repeat") repeat = std::stoi(next());
-    else if (a == "--tiles") {
+    if (args.take(a, next)) continue;
+    if (a == "--tiles") {
       tiles.clear();
       std::string list = next();
       for (size_t p = 0; p < list.size();) {
@@ -56,9 +48,8 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    if (raw.empty() || width <= 0 || height <= 0) throw Error(ErrorKind::BadInput, "need --raw, --width, --height");
-    MemoryClassRaster raster = bench::load_raw_byte(raw, width, height, nodata, cell);
-    std::printf("raster %lldx%lld (%.1f Mpx)\n", (long long)width, (long long)height, width * height / 1e6);
+    MemoryClassRaster raster = args.load();
+    std::printf("raster %lldx%lld (%.1f Mpx)\n", (long long)args.width, (long long)args.height, args.width * args.height / 1e6);
     std::printf("%-8s %-8s %12s %10s %10s %14s\n", "backend", "tile", "median_ms", "Mpx/s", "patches",
                 "label_only_ms");
     for (const std::string& name : backends) {
@@ -74,7 +65,7 @@ int main(int argc, char** argv) {
         std::vector<double> ms;
         size_t patches = 0;
         scan_patches(raster, *labeler, o);  // warm-up: pools, module load
-        for (int r = 0; r < repeat; ++r) {
+        for (int r = 0; r < args.repeat; ++r) {
           const auto t0 = std::chrono::steady_clock::now();
           const PatchTable t = scan_patches(raster, *labeler, o);
           const AreaEdgeMetrics m = compute_area_edge_metrics(t.patches, t.raster);
@@ -89,14 +80,14 @@ int main(int argc, char** argv) {
         stream_tile_rows(raster, grid, [&](int64_t, std::vector<TileInput>& t) { rows.push_back(std::move(t)); });
         std::vector<TileLabels> out;
         std::vector<double> label_ms;
-        for (int r = 0; r < repeat; ++r) {
+        for (int r = 0; r < args.repeat; ++r) {
           const auto t0 = std::chrono::steady_clock::now();
           for (const auto& row : rows) labeler->label_tiles(row, NeighbourRule::Eight, false, out);
           label_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         }
         std::sort(label_ms.begin(), label_ms.end());
         std::printf("%-8s %-8lld %12.1f %10.1f %10zu %14.1f\n", name.c_str(), (long long)tile, med,
-                    width * height / 1e6 / (med / 1e3), patches, label_ms[label_ms.size() / 2]);
+                    args.width * args.height / 1e6 / (med / 1e3), patches, label_ms[label_ms.size() / 2]);
       }
     }
   } catch (const std::exception& e) {

@@ -20,20 +20,14 @@
 using namespace lsm;
 
 int main(int argc, char** argv) {
-  std::string raw, backends = "cpu,cuda";
-  int64_t width = 0, height = 0;
-  int nodata = -1, repeat = 5;
-  double cell = 100;
+  std::string backends = "cpu,cuda";
+  bench::RawRasterArgs args;
+  args.repeat = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() { return std::string(i + 1 < argc ? argv[++i] : ""); };
-    if (a == "--raw") raw = next();
-    else if (a == "--width") width = std::stoll(next());
-    else if (a == "--height") height = std::stoll(next());
-    else if (a == "--nodata") nodata = std::stoi(next());
-    else if (a == "--cell") cell = std::stod(next());
-    else if (a == "--repeat") repeat = std::stoi(next());
-    else if (a == "--backends") backends = next();
+    if (args.take(a, next)) continue;
+    if (a == "--backends") backends = next();
     else {
       std::fprintf(stderr, "usage: lsm_bench_metrics --raw FILE --width W --height H [--nodata V] [--cell C] "
                            "[--backends cpu,cuda] [--repeat N]\n");
@@ -41,10 +35,9 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    if (raw.empty() || width <= 0 || height <= 0) throw Error(ErrorKind::BadInput, "need --raw, --width, --height");
-    MemoryClassRaster raster = bench::load_raw_byte(raw, width, height, nodata, cell);
-    std::printf("raster %lldx%lld (%.2f Mpx), median of %d runs\n", (long long)width, (long long)height,
-                width * height / 1e6, repeat);
+    MemoryClassRaster raster = args.load();
+    std::printf("raster %lldx%lld (%.2f Mpx), median of %d runs\n", (long long)args.width, (long long)args.height,
+                args.width * args.height / 1e6, args.repeat);
     std::printf("%-8s %-16s %10s %10s\n", "backend", "stage", "ms", "patches");
     for (const std::string name : {"cpu", "cuda"}) {
       if (backends.find(name) == std::string::npos) continue;
@@ -62,7 +55,7 @@ int main(int argc, char** argv) {
         const std::string s = stage;
         std::vector<double> ms;
         size_t patches = 0;
-        for (int r = 0; r < repeat; ++r) {
+        for (int r = 0; r < args.repeat; ++r) {
           const auto t0 = std::chrono::steady_clock::now();
           ScanOptions o;
           o.keep_patch_ids = s != "first pass";

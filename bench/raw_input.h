@@ -10,6 +10,29 @@
 
 namespace lsm::bench {
 
+/// The options every benchmark on a raw raster shares: --raw FILE --width W
+/// --height H [--nodata V] [--cell C] [--repeat N].
+struct RawRasterArgs {
+  std::string raw;
+  int64_t width = 0, height = 0;
+  int nodata = -1, repeat = 3;
+  double cell = 100;
+  /// Consumes option `a` (its value from `next()`) when it is one of these; false otherwise.
+  template <class Next>
+  bool take(const std::string& a, Next next) {
+    if (a == "--raw") raw = next();
+    else if (a == "--width") width = std::stoll(next());
+    else if (a == "--height") height = std::stoll(next());
+    else if (a == "--nodata") nodata = std::stoi(next());
+    else if (a == "--cell") cell = std::stod(next());
+    else if (a == "--repeat") repeat = std::stoi(next());
+    else return false;
+    return true;
+  }
+  /// The raster; throws lsm::Error when an option is missing or the file is short.
+  MemoryClassRaster load() const;
+};
+
 inline MemoryClassRaster load_raw_byte(const std::string& path, int64_t width, int64_t height, int nodata,
                                        double cell) {
   std::ifstream in(path, std::ios::binary);
@@ -19,6 +42,11 @@ inline MemoryClassRaster load_raw_byte(const std::string& path, int64_t width, i
   std::vector<int32_t> cells(bytes.size());
   for (size_t i = 0; i < bytes.size(); ++i) cells[i] = bytes[i] == nodata ? kNoClass : int32_t(bytes[i]);
   return MemoryClassRaster(width, height, std::move(cells), cell, cell);
+}
+
+inline MemoryClassRaster RawRasterArgs::load() const {
+  if (raw.empty() || width <= 0 || height <= 0) throw Error(ErrorKind::BadInput, "need --raw, --width, --height");
+  return load_raw_byte(raw, width, height, nodata, cell);
 }
 
 }  // namespace lsm::bench
