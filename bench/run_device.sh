@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Build, test and benchmark on the GPU machine (CUDA, no GDAL), in one call.
-# Expects .devdata/bv_47mpx.raw.gz: the 47 Mpx mosaic of bern_valais as raw
-# Byte cells (see bench/RESULTS.md for how it is made), and .devdata/bv_2mpx.raw.gz,
-# bern_valais itself as raw Byte cells. Logs go to $OUT.
+# Expects in .devdata/ (git-excluded, carried): bv_2mpx.raw.gz (bern_valais,
+# 1319 x 1640 Byte cells) and augusta_678x440.raw.gz (the NLCD augusta raster),
+# made with `gdal_translate -of ENVI` (see bench/RESULTS.md); optionally
+# bv_47mpx.raw.gz for the tile-scheduler benchmark. Logs go to $OUT.
+# LSM_STEPS picks the steps (default: "tests gpu tiles metrics");
+# LSM_GIGA_SIDE the side of the >= 1 Gpx mosaics (default 32768, 0 = none).
 set -euo pipefail
 OUT=${OUT:-/tmp/lsm_out}
+STEPS=${LSM_STEPS:-tests gpu tiles metrics}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
 nproc | tee -a "$OUT/gpu.txt"
@@ -12,16 +16,33 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S . -B build-dev "${generator[@]}" -DLSM_WITH_GDAL=OFF -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 ||
   { tail -30 "$OUT/configure.log"; exit 1; }
-cmake --build build-dev -j"$(nproc)" >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
-(cd build-dev && ctest -j8 --output-on-failure) >"$OUT/ctest.log" 2>&1 || { tail -60 "$OUT/ctest.log"; exit 1; }
-tail -8 "$OUT/ctest.log"
-grep -E "Skipped|Not Run" "$OUT/ctest.log" || echo "no skipped tests"
-if [ -f .devdata/bv_47mpx.raw.gz ]; then
+grep -E "NPP|CUDA backend" "$OUT/configure.log" || true
+cmake --build build-dev -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
+if [[ $STEPS == *tests* ]]; then
+  (cd build-dev && ctest -j8 --output-on-failure) >"$OUT/ctest.log" 2>&1 || { grep -E "Failure|FAILED|Expected|Which is|actual" "$OUT/ctest.log" | head -60; tail -30 "$OUT/ctest.log"; exit 1; }
+  tail -4 "$OUT/ctest.log"
+  grep -E "Skipped|Not Run" "$OUT/ctest.log" || echo "no skipped tests"
+fi
+if [[ $STEPS == *gpu* ]]; then  # labeling with statistics against NPP, cupy and OpenCV, one table
+  gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
+  gunzip -c .devdata/augusta_678x440.raw.gz >/tmp/augusta.raw
+  mkdir -p /tmp/lsm_inputs
+  build-dev/bench/lsm_bench_gpu_label --bern-valais /tmp/bv_2mpx.raw --augusta /tmp/augusta.raw --dump /tmp/lsm_inputs \
+    --giga-side "${LSM_GIGA_SIDE:-32768}" | tee "$OUT/ours.jsonl"
+  if [ -x build-dev/bench/lsm_bench_npp_label ]; then
+    build-dev/bench/lsm_bench_npp_label /tmp/lsm_inputs/manifest.json | tee "$OUT/npp.jsonl"
+  else
+    echo "NPP peer not built" | tee "$OUT/npp.jsonl"
+  fi
+  python3 bench/label_peers.py --manifest /tmp/lsm_inputs/manifest.json --ours "$OUT/ours.jsonl" \
+    --npp "$OUT/npp.jsonl" 2>"$OUT/peers.log" | tee "$OUT/table.md"
+fi
+if [[ $STEPS == *tiles* ]] && [ -f .devdata/bv_47mpx.raw.gz ]; then  # the tile scheduler path (host tiles)
   gunzip -c .devdata/bv_47mpx.raw.gz >/tmp/bv_47mpx.raw
   build-dev/bench/lsm_bench_label --raw /tmp/bv_47mpx.raw --width 5741 --height 8190 --nodata 255 --cell 100 \
-    --tiles "${LSM_BENCH_TILES:-0,2048,4096,8192}" --repeat 5 | tee "$OUT/bench.log"
+    --tiles "${LSM_BENCH_TILES:-0,2048,8192}" --repeat 5 | tee "$OUT/bench.log"
 fi
-if [ -f .devdata/bv_2mpx.raw.gz ]; then  # bern_valais itself (1319 x 1640), for the full metric set
+if [[ $STEPS == *metrics* ]]; then  # bern_valais itself (1319 x 1640), for the full metric set
   gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
   build-dev/bench/lsm_bench_metrics --raw /tmp/bv_2mpx.raw --width 1319 --height 1640 --nodata 255 --cell 100 \
     --repeat 5 | tee "$OUT/bench_metrics.log"

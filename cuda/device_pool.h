@@ -46,6 +46,7 @@ class PinnedBuffer {
   /// Ensures at least `bytes` bytes; the caller must have synchronised the
   /// stream that last used the buffer.
   void reserve(size_t bytes);
+  void* get() const { return ptr_; }
   template <class T>
   T* as() const { return static_cast<T*>(ptr_); }
 

@@ -32,6 +32,20 @@ struct PatchStats {
   /// GYRATE needs before its per-cell pass.
   uint64_t sum_col = 0;
   uint64_t sum_row = 0;
+  /// Bounding box of the patch's cells (raster column and row indices,
+  /// inclusive); an empty record has min > max.
+  uint64_t col_min = UINT64_MAX, col_max = 0;
+  uint64_t row_min = UINT64_MAX, row_max = 0;
+
+  /// Adds the cell at raster column `col`, row `row` to the coordinate sums and the bounding box.
+  void add_cell_position(uint64_t col, uint64_t row) {
+    sum_col += col;
+    sum_row += row;
+    col_min = std::min(col_min, col);
+    col_max = std::max(col_max, col);
+    row_min = std::min(row_min, row);
+    row_max = std::max(row_max, row);
+  }
 
   /// Adds the fragment `o` (same patch) into this one.
   void merge(const PatchStats& o) {
@@ -43,12 +57,17 @@ struct PatchStats {
     class_edges_v += o.class_edges_v;
     sum_col += o.sum_col;
     sum_row += o.sum_row;
+    col_min = std::min(col_min, o.col_min);
+    col_max = std::max(col_max, o.col_max);
+    row_min = std::min(row_min, o.row_min);
+    row_max = std::max(row_max, o.row_max);
   }
   bool operator==(const PatchStats& o) const {
     return class_code == o.class_code && first_cell == o.first_cell && cells == o.cells &&
            perim_edges_h == o.perim_edges_h && perim_edges_v == o.perim_edges_v &&
            class_edges_h == o.class_edges_h && class_edges_v == o.class_edges_v && sum_col == o.sum_col &&
-           sum_row == o.sum_row;
+           sum_row == o.sum_row && col_min == o.col_min && col_max == o.col_max && row_min == o.row_min &&
+           row_max == o.row_max;
   }
 };
 

@@ -109,8 +109,7 @@ void label_one_tile(const TileInput& tile, NeighbourRule rule, bool want_labels,
                        static_cast<uint64_t>(tile.window.x0 + x);
       }
       ++f.cells;
-      f.sum_col += static_cast<uint64_t>(tile.window.x0 + x);
-      f.sum_row += static_cast<uint64_t>(tile.window.y0 + y);
+      f.add_cell_position(static_cast<uint64_t>(tile.window.x0 + x), static_cast<uint64_t>(tile.window.y0 + y));
       auto side = [&](int32_t n, uint64_t& perim, uint64_t& class_edges) {
         if (n == c) return;
         ++perim;

@@ -17,9 +17,15 @@ PatchStats stats(int32_t cls, uint64_t first, uint64_t cells, uint64_t ph, uint6
   return p;
 }
 
-// The area/edge counts of a record, without the coordinate sums (checked separately).
+// The area/edge counts of a record, without the coordinate sums and the
+// bounding box (checked separately).
 PatchStats area_edge(PatchStats p) {
+  const PatchStats empty;
   p.sum_col = p.sum_row = 0;
+  p.col_min = empty.col_min;
+  p.col_max = empty.col_max;
+  p.row_min = empty.row_min;
+  p.row_max = empty.row_max;
   return p;
 }
 
@@ -42,6 +48,15 @@ TEST(HandGrids, ThreeClassesKnownCounts) {
     EXPECT_EQ(t.patches[0].sum_row, 1u);
     EXPECT_EQ(t.patches[2].sum_col, 1u);
     EXPECT_EQ(t.patches[2].sum_row, 4u);
+    // Bounding boxes: class 2 spans columns 1-2, rows 0-2; class 3 columns 0-1, row 2.
+    EXPECT_EQ(t.patches[1].col_min, 1u);
+    EXPECT_EQ(t.patches[1].col_max, 2u);
+    EXPECT_EQ(t.patches[1].row_min, 0u);
+    EXPECT_EQ(t.patches[1].row_max, 2u);
+    EXPECT_EQ(t.patches[2].col_min, 0u);
+    EXPECT_EQ(t.patches[2].col_max, 1u);
+    EXPECT_EQ(t.patches[2].row_min, 2u);
+    EXPECT_EQ(t.patches[2].row_max, 2u);
     const AreaEdgeMetrics m = compute_area_edge_metrics(t.patches, t.raster);
     EXPECT_DOUBLE_EQ(m.landscape.te, 6.0);  // 1|2 three sides, 1|3 one, 2|3 two
     EXPECT_DOUBLE_EQ(m.classes[0].te, 4.0);

@@ -36,8 +36,7 @@ Reference brute_force(const MemoryClassRaster& raster, NeighbourRule rule) {
       queue.pop_front();
       const int64_t x = i % w, y = i / w;
       ++p.cells;
-      p.sum_col += static_cast<uint64_t>(x);
-      p.sum_row += static_cast<uint64_t>(y);
+      p.add_cell_position(static_cast<uint64_t>(x), static_cast<uint64_t>(y));
       for (auto [dx, dy, horizontal] : {std::tuple{0, -1, true}, {0, 1, true}, {-1, 0, false}, {1, 0, false}}) {
         const int32_t n = at(x + dx, y + dy);
         if (n == p.class_code) continue;
