@@ -111,13 +111,18 @@ void run_input(const Input& in, cudaStream_t st, double copy_bps, int repeat, bo
   std::vector<double> kernel_ms, e2e_ms;
   for (int r = 0; r < repeat; ++r) {
     LSM_CUDA_CHECK(cudaEventRecord(e0, st));
-    count = labeler.label(grid, NeighbourRule::Eight, d_labels.as<uint32_t>(), nullptr);
+    labeler.enqueue(grid, NeighbourRule::Eight, d_labels.as<uint32_t>(), nullptr);
     LSM_CUDA_CHECK(cudaEventRecord(e1, st));
-    LSM_CUDA_CHECK(cudaEventSynchronize(e1));
+    count = labeler.finish();
     float t = 0;
     LSM_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
     kernel_ms.push_back(t);
   }
+  // Where the time goes: one more run with events between the stages.
+  labeler.set_stage_timing(true);
+  labeler.label(grid, NeighbourRule::Eight, d_labels.as<uint32_t>(), nullptr);
+  const DeviceLabelingStages stages = labeler.stages();
+  labeler.set_stage_timing(false);
   // End to end: Byte cells from pinned host memory in, patch records on the host out.
   host_records.reserve(std::max<size_t>(1, count) * sizeof(DevicePatchRecord));
   for (int r = 0; r < repeat; ++r) {
@@ -152,10 +157,11 @@ void run_input(const Input& in, cudaStream_t st, double copy_bps, int repeat, bo
   std::printf(
       "{\"input\": \"%s\", \"width\": %lld, \"height\": %lld, \"mpx\": %.2f, \"classes\": %zu, \"patches\": %u, "
       "\"kernel_ms\": %.4f, \"kernel_ms_min\": %.4f, \"gpx_per_s\": %.2f, \"e2e_ms\": %.3f, \"floor_ms\": %.4f, "
-      "\"x_floor\": %.1f, \"cpu_ms\": %.1f, \"cpu_check\": \"%s\"}\n",
+      "\"x_floor\": %.1f, \"cpu_ms\": %.1f, \"cpu_check\": \"%s\", \"stage_ms\": [%.3f, %.3f, %.3f, %.3f]}\n",
       in.name.c_str(), (long long)in.width, (long long)in.height, n / 1e6, classes.size(), count, kms,
       *std::min_element(kernel_ms.begin(), kernel_ms.end()), n / (kms * 1e-3) / 1e9, median(e2e_ms), floor_ms,
-      kms / floor_ms, cpu_ms, match.c_str());
+      kms / floor_ms, cpu_ms, match.c_str(), stages.label_blocks, stages.join_blocks, stages.rank_roots,
+      stages.records);
   std::fflush(stdout);
 }
 

@@ -128,7 +128,7 @@ def main():
           "(read + write); floor = 5 bytes per cell at that rate. 8-cell rule. Times in ms, medians.\n")
     cols = ["input", "Mpx", "classes", "patches", "lsm kernel", "Gpx/s", "× floor", "lsm end-to-end",
             "CPU backend check", "NPP UF+compress", "NPP +info", "NPP labels", "lsm ÷ NPP", "cupy per class",
-            "cupy patches", "OpenCV CPU per class", "OpenCV patches"]
+            "cupy patches", "OpenCV CPU per class", "OpenCV patches", "lsm stages: blocks/join/rank/records"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     for entry in manifest:
@@ -145,7 +145,8 @@ def main():
                  fmt(q.get("cupy_ms"), ".2f") if "cupy_ms" in q else q.get("cupy_error", "–"),
                  str(q.get("cupy_patches", "–")),
                  fmt(q.get("opencv_ms"), ".1f") if "opencv_ms" in q else q.get("opencv_error", "not run"),
-                 str(q.get("opencv_patches", "–"))]
+                 str(q.get("opencv_patches", "–")),
+                 "/".join(format(v, ".2f") for v in o.get("stage_ms", []))]
         print("| " + " | ".join(cells) + " |")
     return 0
 

@@ -1,6 +1,6 @@
 // Device labeling by class equality with fused per-patch accumulators.
 //
-// Four kernels and one scan (docs/GPU_LABELING.md has the measurements):
+// The stages (docs/GPU_LABELING.md has the design notes and measurements):
 //  1 k_label_blocks   each 32 x 32 block of cells is labelled in shared memory
 //                     (union-find after Playne & Hawick 2018, the larger root
 //                     linked under the smaller with atomicMin, so a root is its
@@ -8,11 +8,15 @@
 //                     parent becomes its block-local root, and each warp
 //                     writes one word of the root bitmap (one bit per cell,
 //                     row-major) with a ballot;
-//  2 k_join_blocks    only the cells on block borders unite across blocks in
-//                     global memory; a root that gets linked clears its bit,
-//                     so the bitmap ends up marking exactly the final roots,
-//                     each patch's first cell;
-//    scan             an exclusive sum (CUB) of the bitmap's word popcounts:
+//  2 k_join_blocks    only the cells on block borders unite across blocks, and
+//                     only where a neighbour's union does not already imply
+//                     it (about one union per run of cells along a border);
+//                     finds halve their paths; a root that gets linked clears
+//                     its bit, so the bitmap ends up marking exactly the final
+//                     roots, each patch's first cell;
+//    k_flatten_roots  block-local roots that were linked point straight at
+//                     their final root, so every cell is two hops from it;
+//    rank             an exclusive sum (CUB) of the bitmap's word popcounts:
 //                     a root's label is the prefix of its word plus the roots
 //                     before it in the word, i.e. its rank in raster order;
 //  3 k_init_records   one thread per bitmap word writes the record of each
@@ -23,7 +27,7 @@
 //                     per-block hash table in shared memory keyed by label,
 //                     then one set of global atomics per (block, patch).
 // Only integer atomics are used, so the records are exact and the same for
-// any thread schedule.
+// any thread schedule. Nothing waits on the host until finish().
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -37,12 +41,13 @@ namespace lsm {
 namespace {
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
-constexpr int kBlockW = 32;           // one warp per row of a block
-constexpr int kLabelBlockH = 32;      // rows of a labeling block
-constexpr int kStatsBlockH = 16;      // rows of an accumulation block
-constexpr int kThreadRows = 8;        // blockDim.y of both
-constexpr int kHashSlots = 512;       // >= cells of an accumulation block: never full
-static_assert(kHashSlots >= kBlockW * kStatsBlockH, "a block's hash table must hold every cell's label");
+constexpr int kBlockW = 32;     // one warp per row of a block
+constexpr int kBlockH = 32;     // rows of a block (labeling and accumulation)
+constexpr int kThreadRows = 8;  // blockDim.y: each thread takes kBlockH / kThreadRows rows
+constexpr int kRowsPerThread = kBlockH / kThreadRows;
+constexpr int kHashSlots = kBlockW * kBlockH;  // one per cell: the table is never full
+constexpr int kHashBits = 10;
+static_assert(1 << kHashBits == kHashSlots, "hash bits must match the slots");
 
 // Reads class codes from a DeviceClassGrid of cell type T; outside the grid
 // (and its halo, when it has one) is nodata.
@@ -60,6 +65,10 @@ struct GridReader {
     const int lo = halo ? -1 : 0;
     if (x < lo || y < lo || x >= w - lo || y >= h - lo) return kNoClass;
     return convert(cells[y * pitch + x]);
+  }
+  // Inside the grid only (joins never reach into the halo).
+  __device__ __forceinline__ int32_t within(int x, int y) const {
+    return (x < 0 || y < 0 || x >= w || y >= h) ? kNoClass : inside(x, y);
   }
 };
 template <>
@@ -80,13 +89,28 @@ __device__ __forceinline__ uint32_t find_root(const uint32_t* parent, uint32_t x
   return x;
 }
 
+// find_root with path halving. Safe under concurrent unions: it only ever
+// stores an ancestor into a cell that is not a root, and parents only
+// decrease, so no link is lost that the union's retry loop does not redo.
+__device__ __forceinline__ uint32_t find_root_halving(uint32_t* parent, uint32_t x) {
+  uint32_t p = parent[x];
+  while (p != x) {
+    const uint32_t gp = parent[p];
+    if (gp != p) parent[x] = gp;
+    x = gp;
+    p = parent[x];
+  }
+  return x;
+}
+
 // Union of the sets of a and b, linking the larger root under the smaller
 // (Playne & Hawick's lock-free retry loop). Returns the root that was linked
 // away, or kNone when a and b were already one set.
+template <bool kHalving>
 __device__ __forceinline__ uint32_t unite(uint32_t* parent, uint32_t a, uint32_t b) {
   while (true) {
-    a = find_root(parent, a);
-    b = find_root(parent, b);
+    a = kHalving ? find_root_halving(parent, a) : find_root(parent, a);
+    b = kHalving ? find_root_halving(parent, b) : find_root(parent, b);
     if (a == b) return kNone;
     if (a > b) {
       const uint32_t t = a;
@@ -110,31 +134,35 @@ struct BitmapShape {
 };
 
 template <class T>
-__global__ void __launch_bounds__(kBlockW* kThreadRows) k_label_blocks(GridReader<T> g, bool eight, uint32_t* parent,
-                                                                        uint32_t* root_bits, BitmapShape bm) {
-  __shared__ int32_t cls[kLabelBlockH][kBlockW];
-  __shared__ uint32_t par[kLabelBlockH * kBlockW];
-  const int tx = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kLabelBlockH, x = x0 + tx;
-  for (int ly = threadIdx.y; ly < kLabelBlockH; ly += kThreadRows) {
+__global__ void __launch_bounds__(kBlockW* kThreadRows)
+    k_label_blocks(GridReader<T> g, bool eight, uint32_t* parent, uint32_t* root_bits, uint32_t* local_bits,
+                   BitmapShape bm) {
+  __shared__ int32_t cls[kBlockH][kBlockW];
+  __shared__ uint32_t par[kBlockH * kBlockW];
+  const int tx = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH, x = x0 + tx;
+  for (int ly = threadIdx.y; ly < kBlockH; ly += kThreadRows) {
     const int y = y0 + ly;
     const int32_t c = (x < g.w && y < g.h) ? g.inside(x, y) : kNoClass;
     cls[ly][tx] = c;
     par[ly * kBlockW + tx] = c == kNoClass ? kNone : uint32_t(ly * kBlockW + tx);
   }
   __syncthreads();
-  for (int ly = threadIdx.y; ly < kLabelBlockH; ly += kThreadRows) {
+  for (int ly = threadIdx.y; ly < kBlockH; ly += kThreadRows) {
     const int32_t c = cls[ly][tx];
     if (c == kNoClass) continue;
     const uint32_t i = ly * kBlockW + tx;
-    if (tx > 0 && cls[ly][tx - 1] == c) unite(par, i, i - 1);
+    const bool west = tx > 0 && cls[ly][tx - 1] == c;
+    if (west) unite<false>(par, i, i - 1);
     if (ly > 0) {
-      if (cls[ly - 1][tx] == c) unite(par, i, i - kBlockW);
-      if (eight && tx > 0 && cls[ly - 1][tx - 1] == c) unite(par, i, i - kBlockW - 1);
-      if (eight && tx + 1 < kBlockW && cls[ly - 1][tx + 1] == c) unite(par, i, i - kBlockW + 1);
+      const bool north = cls[ly - 1][tx] == c;
+      if (north) unite<false>(par, i, i - kBlockW);
+      // Corner neighbours only where the edge neighbours do not already connect them.
+      if (eight && !north && !west && tx > 0 && cls[ly - 1][tx - 1] == c) unite<false>(par, i, i - kBlockW - 1);
+      if (eight && !north && tx + 1 < kBlockW && cls[ly - 1][tx + 1] == c) unite<false>(par, i, i - kBlockW + 1);
     }
   }
   __syncthreads();
-  for (int ly = threadIdx.y; ly < kLabelBlockH; ly += kThreadRows) {
+  for (int ly = threadIdx.y; ly < kBlockH; ly += kThreadRows) {
     const int y = y0 + ly;
     const uint32_t i = ly * kBlockW + tx;
     const bool in_grid = x < g.w && y < g.h;
@@ -149,19 +177,25 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows) k_label_blocks(GridReade
       parent[uint32_t(y) * uint32_t(g.w) + uint32_t(x)] = p;
     }
     const uint32_t word = __ballot_sync(0xFFFFFFFFu, is_root);
-    if (tx == 0 && y < g.h) root_bits[uint32_t(y) * bm.words_per_row + blockIdx.x] = word;
+    if (tx == 0 && y < g.h) {
+      root_bits[uint32_t(y) * bm.words_per_row + blockIdx.x] = word;
+      local_bits[uint32_t(y) * bm.words_per_row + blockIdx.x] = word;
+    }
   }
 }
 
-// Cells on the top row and left column of each labeling block unite with
-// their neighbours in the blocks above and to the left (N, NW, NE for the top
-// row; W, NW, SW for the left column); that covers every pair of neighbours
-// that lie in different blocks.
+// Cells on the top row and the left column of each block unite with their
+// neighbours in the blocks above and to the left. Along a border, a cell
+// skips the unions that its predecessor in the same run (same class, the
+// previous cell along the border) already made or implied: the predecessor
+// is connected to it, its edge neighbour across the border is our corner
+// neighbour, and its corner neighbour is our edge neighbour.
 template <class T>
 __global__ void k_join_blocks(GridReader<T> g, bool eight, uint32_t* parent, uint32_t* root_bits, BitmapShape bm) {
-  const int t = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kLabelBlockH;
+  const int t = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH;
+  const bool top = t < kBlockW;
   int x, y;
-  if (t < kBlockW) {
+  if (top) {
     x = x0 + t;
     y = y0;
     if (y0 == 0) return;
@@ -173,28 +207,50 @@ __global__ void k_join_blocks(GridReader<T> g, bool eight, uint32_t* parent, uin
   if (x >= g.w || y >= g.h) return;
   const int32_t c = g.inside(x, y);
   if (c == kNoClass) return;
+  // Along the top row the border runs in x (across: y - 1); along the left column in y (across: x - 1).
+  const int ax = top ? 0 : -1, ay = top ? -1 : 0;  // step across the border
+  const int sx = top ? 1 : 0, sy = top ? 0 : 1;     // step along the border
+  const bool pred_same = (top ? x > x0 : y > y0) && g.inside(x - sx, y - sy) == c;
+  const bool across = g.within(x + ax, y + ay) == c;                   // edge neighbour across
+  const bool across_prev = g.within(x + ax - sx, y + ay - sy) == c;    // corner, behind
+  const bool across_next = g.within(x + ax + sx, y + ay + sy) == c;    // corner, ahead
   const uint32_t w = uint32_t(g.w), i = uint32_t(y) * w + uint32_t(x);
   auto join = [&](int nx, int ny) {
-    if (nx < 0 || ny < 0 || nx >= g.w || ny >= g.h || g.inside(nx, ny) != c) return;
-    const uint32_t linked = unite(parent, i, uint32_t(ny) * w + uint32_t(nx));
+    const uint32_t linked = unite<true>(parent, i, uint32_t(ny) * w + uint32_t(nx));
     if (linked != kNone) {
       uint32_t bit;
       const uint32_t word = bm.word_of(linked, &bit);
       atomicAnd(&root_bits[word], ~(1u << bit));
     }
   };
-  if (t < kBlockW) {
-    join(x, y - 1);
-    if (eight) {
-      join(x - 1, y - 1);
-      join(x + 1, y - 1);
+  if (eight) {
+    if (pred_same) {
+      // The predecessor joined (or implied) our edge neighbour and the corner behind.
+      if (across_next && !across) join(x + ax + sx, y + ay + sy);
+    } else {
+      if (across) join(x + ax, y + ay);
+      else {
+        if (across_prev) join(x + ax - sx, y + ay - sy);
+        if (across_next) join(x + ax + sx, y + ay + sy);
+      }
     }
-  } else {
-    join(x - 1, y);
-    if (eight) {
-      join(x - 1, y - 1);
-      join(x - 1, y + 1);
-    }
+  } else if (across && !(pred_same && across_prev)) {
+    join(x + ax, y + ay);
+  }
+}
+
+// Block-local roots that were linked point straight at their final root.
+__global__ void k_flatten_roots(uint32_t* parent, const uint32_t* root_bits, const uint32_t* local_bits,
+                                BitmapShape bm, uint32_t words) {
+  const uint32_t word = blockIdx.x * blockDim.x + threadIdx.x;
+  if (word >= words) return;
+  uint32_t linked = local_bits[word] & ~root_bits[word];
+  const uint32_t y = word / bm.words_per_row, x_base = (word - y * bm.words_per_row) * 32u;
+  while (linked) {
+    const int b = __ffs(linked) - 1;
+    linked &= linked - 1;
+    const uint32_t cell = y * uint32_t(bm.w) + x_base + uint32_t(b);
+    parent[cell] = find_root_halving(parent, cell);
   }
 }
 
@@ -216,12 +272,12 @@ __device__ __forceinline__ uint32_t rank_of(uint32_t root, const BitmapShape& bm
 }
 
 __global__ void k_count(const uint32_t* root_bits, const uint32_t* root_rank, uint32_t words, uint32_t* count) {
-  *count = words ? root_rank[words - 1] + __popc(root_bits[words - 1]) : 0u;
+  *count = root_rank[words - 1] + __popc(root_bits[words - 1]);
 }
 
 template <class T>
 __global__ void k_init_records(GridReader<T> g, const uint32_t* root_bits, const uint32_t* root_rank, BitmapShape bm,
-                               uint32_t words, DevicePatchRecord* records) {
+                               uint32_t words, DevicePatchRecord* records, uint64_t capacity) {
   const uint32_t word = blockIdx.x * blockDim.x + threadIdx.x;
   if (word >= words) return;
   uint32_t bits = root_bits[word];
@@ -231,49 +287,58 @@ __global__ void k_init_records(GridReader<T> g, const uint32_t* root_bits, const
     const int b = __ffs(bits) - 1;
     bits &= bits - 1;
     const uint32_t x = x_base + uint32_t(b);
-    DevicePatchRecord r{};
-    r.class_code = g.inside(int(x), int(y));
-    r.first = y * uint32_t(g.w) + x;
-    r.col_min = r.row_min = kNone;
-    records[rank++] = r;
+    if (rank < capacity) {
+      DevicePatchRecord r{};
+      r.class_code = g.inside(int(x), int(y));
+      r.first = y * uint32_t(g.w) + x;
+      r.col_min = kNone;
+      r.row_min = y;  // the first cell is on the patch's top row
+      records[rank] = r;
+    }
+    ++rank;
   }
 }
 
-// Per-block sums of one patch, in shared memory.
+// Per-block sums of the patches present in the block, in shared memory.
+// Side counts are packed: perimeter sides in the low 16 bits, class-edge sides
+// in the high 16 (at most 2 per cell, 2048 per block).
 struct BlockSums {
   uint32_t key[kHashSlots];
-  uint32_t cells[kHashSlots], perim_h[kHashSlots], perim_v[kHashSlots], class_h[kHashSlots], class_v[kHashSlots];
+  uint32_t cells[kHashSlots], edges_h[kHashSlots], edges_v[kHashSlots];
   uint32_t sum_x[kHashSlots], sum_y[kHashSlots];  // block-local coordinates: small
-  uint32_t col_min[kHashSlots], col_max[kHashSlots], row_min[kHashSlots], row_max[kHashSlots];
+  uint32_t col_min[kHashSlots], col_max[kHashSlots], row_max[kHashSlots];
 };
 
-__device__ __forceinline__ int slot_of(BlockSums& s, uint32_t label) {
-  uint32_t h = (label * 2654435761u) >> (32 - 9);  // 9 bits: kHashSlots
-  for (int probe = 0; probe < kHashSlots; ++probe) {
+// The slot of `label`, inserting it when new; *fresh tells the inserter.
+__device__ __forceinline__ int slot_of(BlockSums& s, uint32_t label, bool* fresh) {
+  uint32_t h = (label * 2654435761u) >> (32 - kHashBits);
+  while (true) {  // terminates: the table has a slot per cell of the block
     const uint32_t old = atomicCAS(&s.key[h], kNone, label);
-    if (old == kNone || old == label) return int(h);
+    if (old == kNone || old == label) {
+      *fresh = old == kNone;
+      return int(h);
+    }
     h = (h + 1) & (kHashSlots - 1);
   }
-  return -1;  // cannot happen while kHashSlots >= cells per block
 }
 
 template <class T>
 __global__ void __launch_bounds__(kBlockW* kThreadRows)
     k_accumulate(GridReader<T> g, const uint32_t* parent, const uint32_t* root_bits, const uint32_t* root_rank,
-                 BitmapShape bm, DevicePatchRecord* records, uint32_t* labels, uint32_t* border) {
+                 BitmapShape bm, DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border) {
   __shared__ BlockSums s;
   const int tid = threadIdx.y * kBlockW + threadIdx.x;
-  for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) {
-    s.key[k] = kNone;
-    s.cells[k] = s.perim_h[k] = s.perim_v[k] = s.class_h[k] = s.class_v[k] = s.sum_x[k] = s.sum_y[k] = 0;
-    s.col_min[k] = s.row_min[k] = kNone;
-    s.col_max[k] = s.row_max[k] = 0;
-  }
+  for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) s.key[k] = kNone;
   __syncthreads();
-  const int tx = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kStatsBlockH, x = x0 + tx;
+  const int tx = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH, x = x0 + tx;
   const uint32_t w = uint32_t(g.w);
-  for (int ly = threadIdx.y; ly < kStatsBlockH; ly += kThreadRows) {
-    const int y = y0 + ly;
+  // Per row this thread leads (one lane per label and warp row): what it adds.
+  int slot[kRowsPerThread];
+  uint32_t n_cells[kRowsPerThread], packed_sum[kRowsPerThread], x_sum[kRowsPerThread], x_lo[kRowsPerThread],
+      x_hi[kRowsPerThread];
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int ly = threadIdx.y + r * kThreadRows, y = y0 + ly;
     const bool in_grid = x < g.w && y < g.h;
     const uint32_t i = uint32_t(y) * w + uint32_t(x);
     const uint32_t p = in_grid ? parent[i] : kNone;
@@ -285,7 +350,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
       const uint32_t ph = (up != c) + (down != c), pv = (west != c) + (east != c);
       const uint32_t ch = (up != c && up != kNoClass) + (down != c && down != kNoClass);
       const uint32_t cv = (west != c && west != kNoClass) + (east != c && east != kNoClass);
-      packed = ph | (pv << 8) | (ch << 16) | (cv << 24);  // each field sums to <= 64 over a warp
+      packed = ph | (ch << 8) | (pv << 16) | (cv << 24);  // each field sums to <= 64 over a warp
     }
     if (in_grid) {
       const uint32_t out = p == kNone ? 0u : label + 1u;
@@ -299,43 +364,53 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
     }
     // Warp first: lanes of one row holding the same label add their counts.
     const uint32_t peers = __match_any_sync(0xFFFFFFFFu, label);
-    const uint32_t sum = __reduce_add_sync(peers, packed);
-    const uint32_t sx = __reduce_add_sync(peers, uint32_t(tx));
-    const uint32_t xmin = __reduce_min_sync(peers, uint32_t(x)), xmax = __reduce_max_sync(peers, uint32_t(x));
+    packed_sum[r] = __reduce_add_sync(peers, packed);
+    x_sum[r] = __reduce_add_sync(peers, uint32_t(tx));
+    x_lo[r] = __reduce_min_sync(peers, uint32_t(tx));
+    x_hi[r] = __reduce_max_sync(peers, uint32_t(tx));
+    n_cells[r] = __popc(peers);
+    slot[r] = -1;
     if (label != kNone && tx == __ffs(peers) - 1) {
-      const uint32_t n = __popc(peers);
-      const int k = slot_of(s, label);
-      atomicAdd(&s.cells[k], n);
-      atomicAdd(&s.perim_h[k], sum & 0xFFu);
-      atomicAdd(&s.perim_v[k], (sum >> 8) & 0xFFu);
-      atomicAdd(&s.class_h[k], (sum >> 16) & 0xFFu);
-      atomicAdd(&s.class_v[k], sum >> 24);
-      atomicAdd(&s.sum_x[k], sx);
-      atomicAdd(&s.sum_y[k], n * uint32_t(ly));
-      atomicMin(&s.col_min[k], xmin);
-      atomicMax(&s.col_max[k], xmax);
-      atomicMin(&s.row_min[k], uint32_t(y));
-      atomicMax(&s.row_max[k], uint32_t(y));
+      bool fresh;
+      slot[r] = slot_of(s, label, &fresh);
+      if (fresh) {  // the inserter clears the slot's sums, before the barrier below
+        const int k = slot[r];
+        s.cells[k] = s.edges_h[k] = s.edges_v[k] = s.sum_x[k] = s.sum_y[k] = s.col_max[k] = s.row_max[k] = 0;
+        s.col_min[k] = kNone;
+      }
     }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int k = slot[r];
+    if (k < 0) continue;
+    const uint32_t ly = threadIdx.y + r * kThreadRows, sum = packed_sum[r];
+    atomicAdd(&s.cells[k], n_cells[r]);
+    atomicAdd(&s.edges_h[k], (sum & 0xFFu) | ((sum >> 8) & 0xFFu) << 16);
+    atomicAdd(&s.edges_v[k], ((sum >> 16) & 0xFFu) | (sum >> 24) << 16);
+    atomicAdd(&s.sum_x[k], x_sum[r]);
+    atomicAdd(&s.sum_y[k], n_cells[r] * ly);
+    atomicMin(&s.col_min[k], x_lo[r]);
+    atomicMax(&s.col_max[k], x_hi[r]);
+    atomicMax(&s.row_max[k], ly);
   }
   __syncthreads();
   // Then one set of global atomics per patch present in the block.
   for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) {
     const uint32_t label = s.key[k];
-    if (label == kNone) continue;
-    DevicePatchRecord& r = records[label];
+    if (label == kNone || label >= capacity) continue;
+    DevicePatchRecord& rec = records[label];
     const uint32_t n = s.cells[k];
-    atomicAdd(&r.cells, n);
-    if (s.perim_h[k]) atomicAdd(&r.perim_h, s.perim_h[k]);
-    if (s.perim_v[k]) atomicAdd(&r.perim_v, s.perim_v[k]);
-    if (s.class_h[k]) atomicAdd(&r.class_h, s.class_h[k]);
-    if (s.class_v[k]) atomicAdd(&r.class_v, s.class_v[k]);
-    atomicAdd(&r.sum_col, static_cast<unsigned long long>(s.sum_x[k]) + static_cast<unsigned long long>(n) * x0);
-    atomicAdd(&r.sum_row, static_cast<unsigned long long>(s.sum_y[k]) + static_cast<unsigned long long>(n) * y0);
-    atomicMin(&r.col_min, s.col_min[k]);
-    atomicMax(&r.col_max, s.col_max[k]);
-    atomicMin(&r.row_min, s.row_min[k]);
-    atomicMax(&r.row_max, s.row_max[k]);
+    const uint32_t eh = s.edges_h[k], ev = s.edges_v[k];
+    atomicAdd(&rec.cells, n);
+    atomicAdd(&rec.edges_h, static_cast<unsigned long long>(eh & 0xFFFFu) | static_cast<unsigned long long>(eh >> 16) << 32);
+    atomicAdd(&rec.edges_v, static_cast<unsigned long long>(ev & 0xFFFFu) | static_cast<unsigned long long>(ev >> 16) << 32);
+    atomicAdd(&rec.sum_col, static_cast<unsigned long long>(s.sum_x[k]) + static_cast<unsigned long long>(n) * x0);
+    atomicAdd(&rec.sum_row, static_cast<unsigned long long>(s.sum_y[k]) + static_cast<unsigned long long>(n) * y0);
+    atomicMin(&rec.col_min, s.col_min[k] + uint32_t(x0));
+    atomicMax(&rec.col_max, s.col_max[k] + uint32_t(x0));
+    atomicMax(&rec.row_max, s.row_max[k] + uint32_t(y0));
   }
 }
 
@@ -347,70 +422,124 @@ GridReader<T> reader_of(const DeviceClassGrid& grid) {
                        grid.nodata};
 }
 
+template <class T>
+void enqueue_labeling(const GridReader<T>& g, bool eight, uint32_t* parent, uint32_t* bits, uint32_t* local_bits,
+                      BitmapShape bm, cudaStream_t st, cudaEvent_t joined) {
+  const dim3 threads(kBlockW, kThreadRows);
+  const dim3 blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kBlockH));
+  k_label_blocks<T><<<blocks, threads, 0, st>>>(g, eight, parent, bits, local_bits, bm);
+  LSM_CUDA_CHECK_LAUNCH();
+  if (joined) LSM_CUDA_CHECK(cudaEventRecord(joined, st));
+  k_join_blocks<T><<<blocks, kBlockW + kBlockH, 0, st>>>(g, eight, parent, bits, bm);
+  LSM_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void enqueue_record_kernels(const GridReader<T>& g, const uint32_t* parent, const uint32_t* bits, const uint32_t* rank,
+                            BitmapShape bm, uint32_t words, DevicePatchRecord* records, uint64_t capacity,
+                            uint32_t* labels, uint32_t* border, cudaStream_t st) {
+  k_init_records<T><<<ceil_div(words, 256), 256, 0, st>>>(g, bits, rank, bm, words, records, capacity);
+  LSM_CUDA_CHECK_LAUNCH();
+  const dim3 threads(kBlockW, kThreadRows);
+  const dim3 blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kBlockH));
+  k_accumulate<T><<<blocks, threads, 0, st>>>(g, parent, bits, rank, bm, records, capacity, labels, border);
+  LSM_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 DeviceGridLabeler::DeviceGridLabeler(cudaStream_t stream) : stream_(stream) { host_count_.reserve(sizeof(uint32_t)); }
 
-template <class T>
-static void enqueue_labeling(const GridReader<T>& g, bool eight, uint32_t* parent, uint32_t* bits, BitmapShape bm,
-                             cudaStream_t st) {
-  const dim3 threads(kBlockW, kThreadRows);
-  const dim3 label_blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kLabelBlockH));
-  k_label_blocks<T><<<label_blocks, threads, 0, st>>>(g, eight, parent, bits, bm);
-  LSM_CUDA_CHECK_LAUNCH();
-  k_join_blocks<T><<<label_blocks, kBlockW + kLabelBlockH, 0, st>>>(g, eight, parent, bits, bm);
-  LSM_CUDA_CHECK_LAUNCH();
+DeviceGridLabeler::~DeviceGridLabeler() {
+  for (cudaEvent_t& e : events_)
+    if (e) cudaEventDestroy(e);
 }
 
-template <class T>
-static void enqueue_records(const GridReader<T>& g, const uint32_t* parent, const uint32_t* bits, const uint32_t* rank,
-                            BitmapShape bm, uint32_t words, DevicePatchRecord* records, uint32_t* labels,
-                            uint32_t* border, cudaStream_t st) {
-  k_init_records<T><<<ceil_div(words, 256), 256, 0, st>>>(g, bits, rank, bm, words, records);
-  LSM_CUDA_CHECK_LAUNCH();
-  const dim3 threads(kBlockW, kThreadRows);
-  const dim3 blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kStatsBlockH));
-  k_accumulate<T><<<blocks, threads, 0, st>>>(g, parent, bits, rank, bm, records, labels, border);
-  LSM_CUDA_CHECK_LAUNCH();
+void DeviceGridLabeler::set_stage_timing(bool on) {
+  timing_ = on;
+  if (on && !events_[0])
+    for (cudaEvent_t& e : events_) LSM_CUDA_CHECK(cudaEventCreate(&e));
 }
 
-uint32_t DeviceGridLabeler::label(const DeviceClassGrid& grid, NeighbourRule rule, uint32_t* labels,
-                                  uint32_t* border) {
+DeviceLabelingStages DeviceGridLabeler::stages() const {
+  DeviceLabelingStages t;
+  if (!timing_) return t;
+  LSM_CUDA_CHECK(cudaEventElapsedTime(&t.label_blocks, events_[0], events_[1]));
+  LSM_CUDA_CHECK(cudaEventElapsedTime(&t.join_blocks, events_[1], events_[2]));
+  LSM_CUDA_CHECK(cudaEventElapsedTime(&t.rank_roots, events_[2], events_[3]));
+  LSM_CUDA_CHECK(cudaEventElapsedTime(&t.records, events_[3], events_[4]));
+  return t;
+}
+
+void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule, uint32_t* labels, uint32_t* border) {
   const uint64_t n = static_cast<uint64_t>(grid.width) * static_cast<uint64_t>(grid.height);
   if (grid.width <= 0 || grid.height <= 0) throw Error(ErrorKind::BadInput, "empty grid");
-  if (n >= kNone) throw Error(ErrorKind::BadInput, "grid too large: at most 2^32-2 cells per labeling");
-  const BitmapShape bm{grid.width, ceil_div(grid.width, 32)};
-  const uint32_t words = bm.words_per_row * static_cast<uint32_t>(grid.height);
+  if (n >= (uint64_t(1) << 31)) throw Error(ErrorKind::BadInput, "grid too large: at most 2^31-1 cells per labeling");
+  grid_ = grid;
+  labels_ = labels;
+  border_ = border;
+  words_per_row_ = ceil_div(grid.width, 32);
+  words_ = words_per_row_ * static_cast<uint32_t>(grid.height);
+  const BitmapShape bm{grid.width, words_per_row_};
   const bool eight = rule == NeighbourRule::Eight;
   cudaStream_t st = stream_;
   parents_.reserve(n * sizeof(uint32_t), st);
-  root_bits_.reserve(words * sizeof(uint32_t), st);
-  root_rank_.reserve(words * sizeof(uint32_t), st);
+  root_bits_.reserve(words_ * sizeof(uint32_t), st);
+  local_bits_.reserve(words_ * sizeof(uint32_t), st);
+  root_rank_.reserve(words_ * sizeof(uint32_t), st);
   count_.reserve(sizeof(uint32_t), st);
+  // Records for up to one patch per 16 cells, or as many as the last labeling had.
+  record_capacity_ = std::max<uint64_t>(record_capacity_, n / 16 + 1);
+  records_.reserve(record_capacity_ * sizeof(DevicePatchRecord), st);
   uint32_t* parent = parents_.as<uint32_t>();
   uint32_t* bits = root_bits_.as<uint32_t>();
+  uint32_t* local = local_bits_.as<uint32_t>();
   uint32_t* rank = root_rank_.as<uint32_t>();
 
-  if (grid.type == DeviceCellType::UInt8) enqueue_labeling(reader_of<uint8_t>(grid), eight, parent, bits, bm, st);
-  else enqueue_labeling(reader_of<int32_t>(grid), eight, parent, bits, bm, st);
+  if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[0], st));
+  cudaEvent_t joined = timing_ ? events_[1] : nullptr;
+  if (grid.type == DeviceCellType::UInt8) enqueue_labeling(reader_of<uint8_t>(grid), eight, parent, bits, local, bm, st, joined);
+  else enqueue_labeling(reader_of<int32_t>(grid), eight, parent, bits, local, bm, st, joined);
+  k_flatten_roots<<<ceil_div(words_, 256), 256, 0, st>>>(parent, bits, local, bm, words_);
+  LSM_CUDA_CHECK_LAUNCH();
+  if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[2], st));
 
   thrust::transform_iterator<Popcount, const uint32_t*> popcounts(bits, Popcount{});
   size_t temp_bytes = 0;
-  LSM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, popcounts, rank, words, st));
+  LSM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, popcounts, rank, words_, st));
   scan_temp_.reserve(temp_bytes, st);
-  LSM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), temp_bytes, popcounts, rank, words, st));
-  k_count<<<1, 1, 0, st>>>(bits, rank, words, count_.as<uint32_t>());
+  LSM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), temp_bytes, popcounts, rank, words_, st));
+  k_count<<<1, 1, 0, st>>>(bits, rank, words_, count_.as<uint32_t>());
   LSM_CUDA_CHECK_LAUNCH();
-  LSM_CUDA_CHECK(cudaMemcpyAsync(host_count_.as<uint32_t>(), count_.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
-  // The only wait: the record array is sized by the patch count.
-  LSM_CUDA_CHECK(cudaStreamSynchronize(st));
-  const uint32_t count = *host_count_.as<uint32_t>();
-  records_.reserve(std::max<size_t>(1, count) * sizeof(DevicePatchRecord), st);
+  LSM_CUDA_CHECK(cudaMemcpyAsync(host_count_.get(), count_.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
+  if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[3], st));
+  enqueue_records();
+  if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[4], st));
+}
+
+void DeviceGridLabeler::enqueue_records() {
+  const BitmapShape bm{grid_.width, words_per_row_};
   DevicePatchRecord* records = records_.as<DevicePatchRecord>();
-  if (grid.type == DeviceCellType::UInt8)
-    enqueue_records(reader_of<uint8_t>(grid), parent, bits, rank, bm, words, records, labels, border, st);
+  const uint32_t* parent = parents_.as<uint32_t>();
+  const uint32_t* bits = root_bits_.as<uint32_t>();
+  const uint32_t* rank = root_rank_.as<uint32_t>();
+  if (grid_.type == DeviceCellType::UInt8)
+    enqueue_record_kernels(reader_of<uint8_t>(grid_), parent, bits, rank, bm, words_, records, record_capacity_,
+                           labels_, border_, stream_);
   else
-    enqueue_records(reader_of<int32_t>(grid), parent, bits, rank, bm, words, records, labels, border, st);
+    enqueue_record_kernels(reader_of<int32_t>(grid_), parent, bits, rank, bm, words_, records, record_capacity_,
+                           labels_, border_, stream_);
+}
+
+uint32_t DeviceGridLabeler::finish() {
+  LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  const uint32_t count = *host_count_.as<uint32_t>();
+  if (count > record_capacity_) {  // more patches than records: grow, then the record pass again
+    record_capacity_ = count;
+    records_.reserve(record_capacity_ * sizeof(DevicePatchRecord), stream_);
+    enqueue_records();
+    LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
   return count;
 }
 
@@ -421,10 +550,10 @@ PatchStats to_patch_stats(const DevicePatchRecord& r, int64_t grid_width, int64_
   const uint64_t fx = r.first % static_cast<uint64_t>(grid_width), fy = r.first / static_cast<uint64_t>(grid_width);
   p.first_cell = (static_cast<uint64_t>(y0) + fy) * static_cast<uint64_t>(raster_width) + static_cast<uint64_t>(x0) + fx;
   p.cells = r.cells;
-  p.perim_edges_h = r.perim_h;
-  p.perim_edges_v = r.perim_v;
-  p.class_edges_h = r.class_h;
-  p.class_edges_v = r.class_v;
+  p.perim_edges_h = r.edges_h & 0xFFFFFFFFull;
+  p.class_edges_h = r.edges_h >> 32;
+  p.perim_edges_v = r.edges_v & 0xFFFFFFFFull;
+  p.class_edges_v = r.edges_v >> 32;
   p.sum_col = r.sum_col + p.cells * static_cast<uint64_t>(x0);
   p.sum_row = r.sum_row + p.cells * static_cast<uint64_t>(y0);
   p.col_min = r.col_min + static_cast<uint64_t>(x0);

@@ -40,10 +40,18 @@ struct DeviceClassGrid {
 struct DevicePatchRecord {
   int32_t class_code;
   uint32_t first;  ///< y * width + x of the patch's first cell in raster order
-  uint32_t cells, perim_h, perim_v, class_h, class_v;  ///< as in PatchStats
-  uint32_t col_min, col_max, row_min, row_max;          ///< bounding box, inclusive
+  uint32_t cells;
+  uint32_t col_min, col_max, row_min, row_max;  ///< bounding box, inclusive
   uint32_t pad;
+  /// Horizontal / vertical cell sides: perimeter sides (PatchStats::perim_edges_*)
+  /// in the low 32 bits, sides against another class (class_edges_*) in the high 32.
+  unsigned long long edges_h, edges_v;
   unsigned long long sum_col, sum_row;  ///< sums of the cells' column and row indices
+};
+
+/// Device time of each stage of the last labeling, in ms (set_stage_timing).
+struct DeviceLabelingStages {
+  float label_blocks = 0, join_blocks = 0, rank_roots = 0, records = 0;
 };
 
 /// Labels device grids on one stream. Holds its work buffers (from the
@@ -52,24 +60,56 @@ class DeviceGridLabeler {
  public:
   /// Uses `stream` on the current device; the stream is not owned.
   explicit DeviceGridLabeler(cudaStream_t stream);
+  ~DeviceGridLabeler();
+  DeviceGridLabeler(const DeviceGridLabeler&) = delete;
+  DeviceGridLabeler& operator=(const DeviceGridLabeler&) = delete;
 
-  /// Labels `grid` under `rule` and accumulates every patch's record.
+  /// Enqueues the labeling of `grid` under `rule` and the accumulation of
+  /// every patch's record on the stream, without waiting.
   /// labels: device array of width*height final labels (row-major, pitch
   /// width), or nullptr. border: device array of 2*width + 2*height labels
-  /// (top row, bottom row, left column, right column), or nullptr.
-  /// All work is enqueued on the stream; the call waits for that stream once,
-  /// to learn the patch count, and returns it. Records are in records() until
-  /// the next call. Throws lsm::Error(BadInput) for a grid of 2^32 - 1 cells
-  /// or more, lsm::Error(Device) on a CUDA failure.
-  uint32_t label(const DeviceClassGrid& grid, NeighbourRule rule, uint32_t* labels, uint32_t* border);
+  /// (top row, bottom row, left column, right column), or nullptr. The grid
+  /// and the output arrays must stay valid until finish() returns.
+  /// Throws lsm::Error(BadInput) for an empty grid or one of 2^31 cells or
+  /// more (so that a patch's side counts fit 32 bits), lsm::Error(Device) on
+  /// a CUDA failure.
+  void enqueue(const DeviceClassGrid& grid, NeighbourRule rule, uint32_t* labels, uint32_t* border);
 
-  /// Device array of the last call's records, record k for label k + 1.
+  /// Waits for the stream and returns the patch count of the last enqueue().
+  /// The record array is sized from the previous labelings; when the patches
+  /// outnumber it, it grows and the record pass runs again, so this may
+  /// enqueue and wait once more.
+  uint32_t finish();
+
+  /// enqueue() then finish().
+  uint32_t label(const DeviceClassGrid& grid, NeighbourRule rule, uint32_t* labels, uint32_t* border) {
+    enqueue(grid, rule, labels, border);
+    return finish();
+  }
+
+  /// Device array of the last labeling's records, record k for label k + 1;
+  /// valid after finish().
   const DevicePatchRecord* records() const { return records_.as<DevicePatchRecord>(); }
 
+  /// With `on`, events between the stages time them (for benchmarks); read
+  /// the times with stages() after finish().
+  void set_stage_timing(bool on);
+  DeviceLabelingStages stages() const;
+
  private:
+  void enqueue_records();
+
   cudaStream_t stream_;
-  DeviceBuffer parents_, root_bits_, root_rank_, records_, count_, scan_temp_;
+  DeviceBuffer parents_, root_bits_, local_bits_, root_rank_, records_, count_, scan_temp_;
   PinnedBuffer host_count_;
+  uint64_t record_capacity_ = 0;
+  // What the last enqueue() labelled, for the record pass.
+  DeviceClassGrid grid_;
+  uint32_t* labels_ = nullptr;
+  uint32_t* border_ = nullptr;
+  uint32_t words_ = 0, words_per_row_ = 0;
+  bool timing_ = false;
+  cudaEvent_t events_[5] = {};
 };
 
 /// Converts a device record of a tile whose cell (0, 0) is raster cell
