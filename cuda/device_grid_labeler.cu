@@ -1,13 +1,15 @@
 // Device labeling by class equality with fused per-patch accumulators.
 //
 // The stages (docs/GPU_LABELING.md has the design notes and measurements):
-//  1 k_label_blocks   each 32 x 32 block of cells is labelled in shared memory
-//                     (union-find after Playne & Hawick 2018, the larger root
-//                     linked under the smaller with atomicMin, so a root is its
-//                     component's first cell in raster order); every cell's
-//                     parent becomes its block-local root, and each warp
-//                     writes one word of the root bitmap (one bit per cell,
-//                     row-major) with a ballot;
+//  1 k_label_blocks   each 32 x 32 block of cells is labelled in shared memory:
+//                     a warp ballot finds the runs of equal class along each
+//                     row (no atomics), then runs of adjacent rows unite once
+//                     per overlap (union-find after Playne & Hawick 2018, the
+//                     larger root linked under the smaller with atomicMin, so
+//                     a root is its component's first cell in raster order);
+//                     every cell's parent becomes its block-local root, and
+//                     each warp writes one word of the root bitmap (one bit
+//                     per cell, row-major) with a ballot;
 //  2 k_join_blocks    only the cells on block borders unite across blocks, and
 //                     only where a neighbour's union does not already imply
 //                     it (about one union per run of cells along a border);
@@ -15,17 +17,20 @@
 //                     its bit, so the bitmap ends up marking exactly the final
 //                     roots, each patch's first cell;
 //    k_flatten_roots  block-local roots that were linked point straight at
-//                     their final root, so every cell is two hops from it;
+//                     their final root, which is marked "merged" (its patch
+//                     spans blocks);
 //    rank             an exclusive sum (CUB) of the bitmap's word popcounts:
 //                     a root's label is the prefix of its word plus the roots
 //                     before it in the word, i.e. its rank in raster order;
-//  3 k_init_records   one thread per bitmap word writes the record of each
-//                     root (class, first cell, zero counts);
-//  4 k_accumulate     every cell finds its root and label, writes the label,
-//                     and adds its counts: first across the warp
-//                     (__match_any_sync + __reduce_*_sync), then into a
-//                     per-block hash table in shared memory keyed by label,
-//                     then one set of global atomics per (block, patch).
+//  3 k_label_roots    every block-local root stores its patch's label in its
+//                     parent entry (flagged), so a cell needs two loads for
+//                     its label; records of merged patches are set up;
+//  4 k_accumulate     every cell writes its label and adds its counts: first
+//                     across the warp (__match_any_sync + __reduce_*_sync),
+//                     then into a per-block hash table in shared memory keyed
+//                     by label; a patch inside the block is then written whole
+//                     with plain stores, a merged one gets one set of global
+//                     atomics per block.
 // Only integer atomics are used, so the records are exact and the same for
 // any thread schedule. Nothing waits on the host until finish().
 #include <cub/device/device_scan.cuh>
@@ -136,50 +141,77 @@ struct BitmapShape {
 template <class T>
 __global__ void __launch_bounds__(kBlockW* kThreadRows)
     k_label_blocks(GridReader<T> g, bool eight, uint32_t* parent, uint32_t* root_bits, uint32_t* local_bits,
-                   BitmapShape bm) {
+                   uint32_t* merged_bits, BitmapShape bm) {
   __shared__ int32_t cls[kBlockH][kBlockW];
   __shared__ uint32_t par[kBlockH * kBlockW];
   const int tx = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH, x = x0 + tx;
-  for (int ly = threadIdx.y; ly < kBlockH; ly += kThreadRows) {
-    const int y = y0 + ly;
-    const int32_t c = (x < g.w && y < g.h) ? g.inside(x, y) : kNoClass;
-    cls[ly][tx] = c;
-    par[ly * kBlockW + tx] = c == kNoClass ? kNone : uint32_t(ly * kBlockW + tx);
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int ly = threadIdx.y + r * kThreadRows, y = y0 + ly;
+    cls[ly][tx] = (x < g.w && y < g.h) ? g.inside(x, y) : kNoClass;
   }
   __syncthreads();
-  for (int ly = threadIdx.y; ly < kBlockH; ly += kThreadRows) {
+  // Runs: each cell's parent is the first cell of its run of equal class
+  // along the row (a warp ballot finds the run starts, no atomics).
+  int run_start[kRowsPerThread];
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int ly = threadIdx.y + r * kThreadRows;
     const int32_t c = cls[ly][tx];
-    if (c == kNoClass) continue;
+    const bool starts = c != kNoClass && (tx == 0 || cls[ly][tx - 1] != c);
+    const uint32_t mask = __ballot_sync(0xFFFFFFFFu, starts) & (0xFFFFFFFFu >> (31 - tx));
+    run_start[r] = 31 - __clz(mask);
+    par[ly * kBlockW + tx] = c == kNoClass ? kNone : uint32_t(ly * kBlockW + run_start[r]);
+  }
+  __syncthreads();
+  // Runs of adjacent rows unite once per overlap: at the first cell of each
+  // stretch whose edge neighbour above is of its class, and, under the
+  // 8-cell rule, at a run's ends through a corner where no edge neighbour links.
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int ly = threadIdx.y + r * kThreadRows;
+    const int32_t c = cls[ly][tx];
+    if (ly == 0 || c == kNoClass) continue;
     const uint32_t i = ly * kBlockW + tx;
-    const bool west = tx > 0 && cls[ly][tx - 1] == c;
-    if (west) unite<false>(par, i, i - 1);
-    if (ly > 0) {
-      const bool north = cls[ly - 1][tx] == c;
-      if (north) unite<false>(par, i, i - kBlockW);
-      // Corner neighbours only where the edge neighbours do not already connect them.
-      if (eight && !north && !west && tx > 0 && cls[ly - 1][tx - 1] == c) unite<false>(par, i, i - kBlockW - 1);
-      if (eight && !north && tx + 1 < kBlockW && cls[ly - 1][tx + 1] == c) unite<false>(par, i, i - kBlockW + 1);
+    const bool is_start = run_start[r] == tx, is_end = tx == kBlockW - 1 || cls[ly][tx + 1] != c;
+    const int32_t north = cls[ly - 1][tx];
+    const int32_t nw = tx > 0 ? cls[ly - 1][tx - 1] : kNoClass, ne = tx + 1 < kBlockW ? cls[ly - 1][tx + 1] : kNoClass;
+    if (north == c) {
+      if (is_start || nw != c) unite<false>(par, i, i - kBlockW);
+    } else if (eight) {
+      if (is_start && nw == c) unite<false>(par, i, i - kBlockW - 1);
+      if (is_end && ne == c) unite<false>(par, i, i - kBlockW + 1);
     }
   }
   __syncthreads();
-  for (int ly = threadIdx.y; ly < kBlockH; ly += kThreadRows) {
-    const int y = y0 + ly;
+  // Run starts point straight at their root; every cell is then two hops from it.
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int ly = threadIdx.y + r * kThreadRows;
     const uint32_t i = ly * kBlockW + tx;
-    const bool in_grid = x < g.w && y < g.h;
+    if (cls[ly][tx] != kNoClass && run_start[r] == tx) par[i] = find_root_halving(par, i);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int ly = threadIdx.y + r * kThreadRows, y = y0 + ly;
+    const uint32_t i = ly * kBlockW + tx;
     bool is_root = false;
-    if (in_grid) {
+    if (x < g.w && y < g.h) {
       uint32_t p = kNone;
-      if (par[i] != kNone) {
-        const uint32_t r = find_root(par, i);
-        is_root = r == i;
-        p = uint32_t(y0 + int(r / kBlockW)) * uint32_t(g.w) + uint32_t(x0 + int(r % kBlockW));
+      if (cls[ly][tx] != kNoClass) {
+        const uint32_t root = par[par[i]];
+        is_root = root == i;
+        p = uint32_t(y0 + int(root / kBlockW)) * uint32_t(g.w) + uint32_t(x0 + int(root % kBlockW));
       }
       parent[uint32_t(y) * uint32_t(g.w) + uint32_t(x)] = p;
     }
     const uint32_t word = __ballot_sync(0xFFFFFFFFu, is_root);
     if (tx == 0 && y < g.h) {
-      root_bits[uint32_t(y) * bm.words_per_row + blockIdx.x] = word;
-      local_bits[uint32_t(y) * bm.words_per_row + blockIdx.x] = word;
+      const uint32_t k = uint32_t(y) * bm.words_per_row + blockIdx.x;
+      root_bits[k] = word;
+      local_bits[k] = word;
+      merged_bits[k] = 0;
     }
   }
 }
@@ -239,9 +271,10 @@ __global__ void k_join_blocks(GridReader<T> g, bool eight, uint32_t* parent, uin
   }
 }
 
-// Block-local roots that were linked point straight at their final root.
+// Block-local roots that were linked point straight at their final root,
+// which is marked as merged: its patch spans more than one block.
 __global__ void k_flatten_roots(uint32_t* parent, const uint32_t* root_bits, const uint32_t* local_bits,
-                                BitmapShape bm, uint32_t words) {
+                                uint32_t* merged_bits, BitmapShape bm, uint32_t words) {
   const uint32_t word = blockIdx.x * blockDim.x + threadIdx.x;
   if (word >= words) return;
   uint32_t linked = local_bits[word] & ~root_bits[word];
@@ -250,7 +283,11 @@ __global__ void k_flatten_roots(uint32_t* parent, const uint32_t* root_bits, con
     const int b = __ffs(linked) - 1;
     linked &= linked - 1;
     const uint32_t cell = y * uint32_t(bm.w) + x_base + uint32_t(b);
-    parent[cell] = find_root_halving(parent, cell);
+    const uint32_t root = find_root_halving(parent, cell);
+    parent[cell] = root;
+    uint32_t bit;
+    const uint32_t root_word = bm.word_of(root, &bit);
+    atomicOr(&merged_bits[root_word], 1u << bit);
   }
 }
 
@@ -275,27 +312,40 @@ __global__ void k_count(const uint32_t* root_bits, const uint32_t* root_rank, ui
   *count = root_rank[words - 1] + __popc(root_bits[words - 1]);
 }
 
+constexpr uint32_t kLabelFlag = 0x80000000u;  // parent entry holds a label, not a cell (cells < 2^31)
+
+// Every block-local root learns its patch's label (the rank of its final
+// root), stored flagged in its parent entry, so that a cell finds its label
+// in two loads. Records of patches that span blocks are set up here for the
+// atomics of k_accumulate; a patch inside one block gets its whole record
+// from that block. Idempotent, so that the record pass can run again.
 template <class T>
-__global__ void k_init_records(GridReader<T> g, const uint32_t* root_bits, const uint32_t* root_rank, BitmapShape bm,
-                               uint32_t words, DevicePatchRecord* records, uint64_t capacity) {
+__global__ void k_label_roots(GridReader<T> g, uint32_t* parent, const uint32_t* root_bits,
+                              const uint32_t* local_bits, const uint32_t* merged_bits, const uint32_t* root_rank,
+                              BitmapShape bm, uint32_t words, DevicePatchRecord* records, uint64_t capacity) {
   const uint32_t word = blockIdx.x * blockDim.x + threadIdx.x;
   if (word >= words) return;
-  uint32_t bits = root_bits[word];
-  uint32_t rank = root_rank[word];
+  uint32_t locals = local_bits[word];
+  const uint32_t finals = root_bits[word], merged = merged_bits[word];
   const uint32_t y = word / bm.words_per_row, x_base = (word - y * bm.words_per_row) * 32u;
-  while (bits) {
-    const int b = __ffs(bits) - 1;
-    bits &= bits - 1;
-    const uint32_t x = x_base + uint32_t(b);
-    if (rank < capacity) {
+  while (locals) {
+    const int b = __ffs(locals) - 1;
+    locals &= locals - 1;
+    const uint32_t x = x_base + uint32_t(b), cell = y * uint32_t(bm.w) + x;
+    const uint32_t p = parent[cell];
+    const bool is_final = (finals >> b) & 1u;
+    uint32_t label;
+    if (p & kLabelFlag) label = p & ~kLabelFlag;  // labelled by an earlier run of this pass
+    else label = rank_of(is_final ? cell : p, bm, root_bits, root_rank);
+    parent[cell] = kLabelFlag | label;
+    if (is_final && ((merged >> b) & 1u) && label < capacity) {
       DevicePatchRecord r{};
       r.class_code = g.inside(int(x), int(y));
-      r.first = y * uint32_t(g.w) + x;
+      r.first = cell;
       r.col_min = kNone;
       r.row_min = y;  // the first cell is on the patch's top row
-      records[rank] = r;
+      records[label] = r;
     }
-    ++rank;
   }
 }
 
@@ -304,6 +354,8 @@ __global__ void k_init_records(GridReader<T> g, const uint32_t* root_bits, const
 // in the high 16 (at most 2 per cell, 2048 per block).
 struct BlockSums {
   uint32_t key[kHashSlots];
+  int32_t class_code[kHashSlots];
+  uint32_t first[kHashSlots];  // smallest cell index: the first cell
   uint32_t cells[kHashSlots], edges_h[kHashSlots], edges_v[kHashSlots];
   uint32_t sum_x[kHashSlots], sum_y[kHashSlots];  // block-local coordinates: small
   uint32_t col_min[kHashSlots], col_max[kHashSlots], row_max[kHashSlots];
@@ -324,8 +376,9 @@ __device__ __forceinline__ int slot_of(BlockSums& s, uint32_t label, bool* fresh
 
 template <class T>
 __global__ void __launch_bounds__(kBlockW* kThreadRows)
-    k_accumulate(GridReader<T> g, const uint32_t* parent, const uint32_t* root_bits, const uint32_t* root_rank,
-                 BitmapShape bm, DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border) {
+    k_accumulate(GridReader<T> g, const uint32_t* parent, const uint32_t* root_bits, const uint32_t* merged_bits,
+                 BitmapShape bm,
+                 DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border) {
   __shared__ BlockSums s;
   const int tid = threadIdx.y * kBlockW + threadIdx.x;
   for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) s.key[k] = kNone;
@@ -335,7 +388,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
   // Per row this thread leads (one lane per label and warp row): what it adds.
   int slot[kRowsPerThread];
   uint32_t n_cells[kRowsPerThread], packed_sum[kRowsPerThread], x_sum[kRowsPerThread], x_lo[kRowsPerThread],
-      x_hi[kRowsPerThread];
+      x_hi[kRowsPerThread], first_cell[kRowsPerThread];
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int ly = threadIdx.y + r * kThreadRows, y = y0 + ly;
@@ -343,9 +396,10 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
     const uint32_t i = uint32_t(y) * w + uint32_t(x);
     const uint32_t p = in_grid ? parent[i] : kNone;
     uint32_t label = kNone, packed = 0;
+    int32_t c = kNoClass;
     if (p != kNone) {
-      label = rank_of(find_root(parent, p), bm, root_bits, root_rank);
-      const int32_t c = g.inside(x, y);
+      label = ((p & kLabelFlag) ? p : parent[p]) & ~kLabelFlag;
+      c = g.inside(x, y);
       const int32_t up = g.at(x, y - 1), down = g.at(x, y + 1), west = g.at(x - 1, y), east = g.at(x + 1, y);
       const uint32_t ph = (up != c) + (down != c), pv = (west != c) + (east != c);
       const uint32_t ch = (up != c && up != kNoClass) + (down != c && down != kNoClass);
@@ -369,14 +423,16 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
     x_lo[r] = __reduce_min_sync(peers, uint32_t(tx));
     x_hi[r] = __reduce_max_sync(peers, uint32_t(tx));
     n_cells[r] = __popc(peers);
+    first_cell[r] = i - uint32_t(tx) + x_lo[r];
     slot[r] = -1;
     if (label != kNone && tx == __ffs(peers) - 1) {
       bool fresh;
       slot[r] = slot_of(s, label, &fresh);
-      if (fresh) {  // the inserter clears the slot's sums, before the barrier below
+      if (fresh) {  // the inserter sets up the slot, before the barrier below
         const int k = slot[r];
         s.cells[k] = s.edges_h[k] = s.edges_v[k] = s.sum_x[k] = s.sum_y[k] = s.col_max[k] = s.row_max[k] = 0;
-        s.col_min[k] = kNone;
+        s.col_min[k] = s.first[k] = kNone;
+        s.class_code[k] = c;
       }
     }
   }
@@ -394,20 +450,46 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
     atomicMin(&s.col_min[k], x_lo[r]);
     atomicMax(&s.col_max[k], x_hi[r]);
     atomicMax(&s.row_max[k], ly);
+    atomicMin(&s.first[k], first_cell[r]);
   }
   __syncthreads();
-  // Then one set of global atomics per patch present in the block.
+  // Then the block's sums go out: a patch inside the block is complete here
+  // and written whole; a patch that spans blocks gets one set of atomics.
   for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) {
     const uint32_t label = s.key[k];
     if (label == kNone || label >= capacity) continue;
     DevicePatchRecord& rec = records[label];
-    const uint32_t n = s.cells[k];
+    const uint32_t n = s.cells[k], first = s.first[k];
     const uint32_t eh = s.edges_h[k], ev = s.edges_v[k];
+    const unsigned long long edges_h = (eh & 0xFFFFu) | static_cast<unsigned long long>(eh >> 16) << 32;
+    const unsigned long long edges_v = (ev & 0xFFFFu) | static_cast<unsigned long long>(ev >> 16) << 32;
+    const unsigned long long sum_col = s.sum_x[k] + static_cast<unsigned long long>(n) * x0;
+    const unsigned long long sum_row = s.sum_y[k] + static_cast<unsigned long long>(n) * y0;
+    uint32_t bit;
+    const uint32_t word = bm.word_of(first, &bit);
+    // Inside the block iff its first cell here is a final root that nothing was merged into.
+    if (((root_bits[word] & ~merged_bits[word]) >> bit) & 1u) {
+      DevicePatchRecord r;
+      r.class_code = s.class_code[k];
+      r.first = first;
+      r.cells = n;
+      r.col_min = s.col_min[k] + uint32_t(x0);
+      r.col_max = s.col_max[k] + uint32_t(x0);
+      r.row_min = first / w;
+      r.row_max = s.row_max[k] + uint32_t(y0);
+      r.pad = 0;
+      r.edges_h = edges_h;
+      r.edges_v = edges_v;
+      r.sum_col = sum_col;
+      r.sum_row = sum_row;
+      rec = r;
+      continue;
+    }
     atomicAdd(&rec.cells, n);
-    atomicAdd(&rec.edges_h, static_cast<unsigned long long>(eh & 0xFFFFu) | static_cast<unsigned long long>(eh >> 16) << 32);
-    atomicAdd(&rec.edges_v, static_cast<unsigned long long>(ev & 0xFFFFu) | static_cast<unsigned long long>(ev >> 16) << 32);
-    atomicAdd(&rec.sum_col, static_cast<unsigned long long>(s.sum_x[k]) + static_cast<unsigned long long>(n) * x0);
-    atomicAdd(&rec.sum_row, static_cast<unsigned long long>(s.sum_y[k]) + static_cast<unsigned long long>(n) * y0);
+    atomicAdd(&rec.edges_h, edges_h);
+    atomicAdd(&rec.edges_v, edges_v);
+    atomicAdd(&rec.sum_col, sum_col);
+    atomicAdd(&rec.sum_row, sum_row);
     atomicMin(&rec.col_min, s.col_min[k] + uint32_t(x0));
     atomicMax(&rec.col_max, s.col_max[k] + uint32_t(x0));
     atomicMax(&rec.row_max, s.row_max[k] + uint32_t(y0));
@@ -424,10 +506,10 @@ GridReader<T> reader_of(const DeviceClassGrid& grid) {
 
 template <class T>
 void enqueue_labeling(const GridReader<T>& g, bool eight, uint32_t* parent, uint32_t* bits, uint32_t* local_bits,
-                      BitmapShape bm, cudaStream_t st, cudaEvent_t joined) {
+                      uint32_t* merged_bits, BitmapShape bm, cudaStream_t st, cudaEvent_t joined) {
   const dim3 threads(kBlockW, kThreadRows);
   const dim3 blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kBlockH));
-  k_label_blocks<T><<<blocks, threads, 0, st>>>(g, eight, parent, bits, local_bits, bm);
+  k_label_blocks<T><<<blocks, threads, 0, st>>>(g, eight, parent, bits, local_bits, merged_bits, bm);
   LSM_CUDA_CHECK_LAUNCH();
   if (joined) LSM_CUDA_CHECK(cudaEventRecord(joined, st));
   k_join_blocks<T><<<blocks, kBlockW + kBlockH, 0, st>>>(g, eight, parent, bits, bm);
@@ -435,14 +517,16 @@ void enqueue_labeling(const GridReader<T>& g, bool eight, uint32_t* parent, uint
 }
 
 template <class T>
-void enqueue_record_kernels(const GridReader<T>& g, const uint32_t* parent, const uint32_t* bits, const uint32_t* rank,
-                            BitmapShape bm, uint32_t words, DevicePatchRecord* records, uint64_t capacity,
-                            uint32_t* labels, uint32_t* border, cudaStream_t st) {
-  k_init_records<T><<<ceil_div(words, 256), 256, 0, st>>>(g, bits, rank, bm, words, records, capacity);
+void enqueue_record_kernels(const GridReader<T>& g, uint32_t* parent, const uint32_t* bits, const uint32_t* local_bits,
+                            const uint32_t* merged_bits, const uint32_t* rank, BitmapShape bm, uint32_t words,
+                            DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border,
+                            cudaStream_t st) {
+  k_label_roots<T><<<ceil_div(words, 256), 256, 0, st>>>(g, parent, bits, local_bits, merged_bits, rank, bm, words,
+                                                          records, capacity);
   LSM_CUDA_CHECK_LAUNCH();
   const dim3 threads(kBlockW, kThreadRows);
   const dim3 blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kBlockH));
-  k_accumulate<T><<<blocks, threads, 0, st>>>(g, parent, bits, rank, bm, records, capacity, labels, border);
+  k_accumulate<T><<<blocks, threads, 0, st>>>(g, parent, bits, merged_bits, bm, records, capacity, labels, border);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
@@ -486,6 +570,7 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
   parents_.reserve(n * sizeof(uint32_t), st);
   root_bits_.reserve(words_ * sizeof(uint32_t), st);
   local_bits_.reserve(words_ * sizeof(uint32_t), st);
+  merged_bits_.reserve(words_ * sizeof(uint32_t), st);
   root_rank_.reserve(words_ * sizeof(uint32_t), st);
   count_.reserve(sizeof(uint32_t), st);
   // Records for up to one patch per 16 cells, or as many as the last labeling had.
@@ -494,13 +579,14 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
   uint32_t* parent = parents_.as<uint32_t>();
   uint32_t* bits = root_bits_.as<uint32_t>();
   uint32_t* local = local_bits_.as<uint32_t>();
+  uint32_t* merged = merged_bits_.as<uint32_t>();
   uint32_t* rank = root_rank_.as<uint32_t>();
 
   if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[0], st));
   cudaEvent_t joined = timing_ ? events_[1] : nullptr;
-  if (grid.type == DeviceCellType::UInt8) enqueue_labeling(reader_of<uint8_t>(grid), eight, parent, bits, local, bm, st, joined);
-  else enqueue_labeling(reader_of<int32_t>(grid), eight, parent, bits, local, bm, st, joined);
-  k_flatten_roots<<<ceil_div(words_, 256), 256, 0, st>>>(parent, bits, local, bm, words_);
+  if (grid.type == DeviceCellType::UInt8) enqueue_labeling(reader_of<uint8_t>(grid), eight, parent, bits, local, merged, bm, st, joined);
+  else enqueue_labeling(reader_of<int32_t>(grid), eight, parent, bits, local, merged, bm, st, joined);
+  k_flatten_roots<<<ceil_div(words_, 256), 256, 0, st>>>(parent, bits, local, merged, bm, words_);
   LSM_CUDA_CHECK_LAUNCH();
   if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[2], st));
 
@@ -520,15 +606,17 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
 void DeviceGridLabeler::enqueue_records() {
   const BitmapShape bm{grid_.width, words_per_row_};
   DevicePatchRecord* records = records_.as<DevicePatchRecord>();
-  const uint32_t* parent = parents_.as<uint32_t>();
+  uint32_t* parent = parents_.as<uint32_t>();
   const uint32_t* bits = root_bits_.as<uint32_t>();
+  const uint32_t* local = local_bits_.as<uint32_t>();
+  const uint32_t* merged = merged_bits_.as<uint32_t>();
   const uint32_t* rank = root_rank_.as<uint32_t>();
   if (grid_.type == DeviceCellType::UInt8)
-    enqueue_record_kernels(reader_of<uint8_t>(grid_), parent, bits, rank, bm, words_, records, record_capacity_,
-                           labels_, border_, stream_);
+    enqueue_record_kernels(reader_of<uint8_t>(grid_), parent, bits, local, merged, rank, bm, words_, records,
+                           record_capacity_, labels_, border_, stream_);
   else
-    enqueue_record_kernels(reader_of<int32_t>(grid_), parent, bits, rank, bm, words_, records, record_capacity_,
-                           labels_, border_, stream_);
+    enqueue_record_kernels(reader_of<int32_t>(grid_), parent, bits, local, merged, rank, bm, words_, records,
+                           record_capacity_, labels_, border_, stream_);
 }
 
 uint32_t DeviceGridLabeler::finish() {

@@ -100,7 +100,7 @@ class DeviceGridLabeler {
   void enqueue_records();
 
   cudaStream_t stream_;
-  DeviceBuffer parents_, root_bits_, local_bits_, root_rank_, records_, count_, scan_temp_;
+  DeviceBuffer parents_, root_bits_, local_bits_, merged_bits_, root_rank_, records_, count_, scan_temp_;
   PinnedBuffer host_count_;
   uint64_t record_capacity_ = 0;
   // What the last enqueue() labelled, for the record pass.
