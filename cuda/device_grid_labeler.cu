@@ -94,14 +94,15 @@ __device__ __forceinline__ uint32_t find_root(const uint32_t* parent, uint32_t x
   return x;
 }
 
-// find_root with path halving. Safe under concurrent unions: it only ever
-// stores an ancestor into a cell that is not a root, and parents only
-// decrease, so no link is lost that the union's retry loop does not redo.
+// find_root with path halving, for finds that run while other threads unite.
+// The halving store is a compare-and-swap, so it never overwrites a parent
+// that another thread has changed since it was read; it stores an ancestor
+// into a cell that is not a root, and parents only decrease.
 __device__ __forceinline__ uint32_t find_root_halving(uint32_t* parent, uint32_t x) {
   uint32_t p = parent[x];
   while (p != x) {
     const uint32_t gp = parent[p];
-    if (gp != p) parent[x] = gp;
+    if (gp != p) atomicCAS(&parent[x], p, gp);
     x = gp;
     p = parent[x];
   }
@@ -184,12 +185,14 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
     }
   }
   __syncthreads();
-  // Run starts point straight at their root; every cell is then two hops from it.
+  // Run starts point straight at their root; every cell is then two hops
+  // from it. Finds only read here: a halving store could overwrite a start
+  // that another thread has just pointed at its root.
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int ly = threadIdx.y + r * kThreadRows;
     const uint32_t i = ly * kBlockW + tx;
-    if (cls[ly][tx] != kNoClass && run_start[r] == tx) par[i] = find_root_halving(par, i);
+    if (cls[ly][tx] != kNoClass && run_start[r] == tx) par[i] = find_root(par, i);
   }
   __syncthreads();
 #pragma unroll
@@ -283,7 +286,7 @@ __global__ void k_flatten_roots(uint32_t* parent, const uint32_t* root_bits, con
     const int b = __ffs(linked) - 1;
     linked &= linked - 1;
     const uint32_t cell = y * uint32_t(bm.w) + x_base + uint32_t(b);
-    const uint32_t root = find_root_halving(parent, cell);
+    const uint32_t root = find_root(parent, cell);  // read-only: see k_label_blocks
     parent[cell] = root;
     uint32_t bit;
     const uint32_t root_word = bm.word_of(root, &bit);

@@ -88,8 +88,19 @@ void check(const char* name, const std::vector<uint8_t>& cells, int64_t w, int64
   cudaStreamDestroy(stream);
 
   ASSERT_EQ(patches.size(), ref.patches.size());
-  EXPECT_EQ(patches, ref.patches);
-  EXPECT_EQ(labels, ref.labels);
+  for (size_t k = 0; k < patches.size(); ++k)
+    if (!(patches[k] == ref.patches[k])) {
+      ADD_FAILURE() << "first differing patch: label " << k + 1 << " (of " << patches.size() << "), cells "
+                    << patches[k].cells << " vs " << ref.patches[k].cells << ", first cell " << patches[k].first_cell
+                    << " vs " << ref.patches[k].first_cell;
+      break;
+    }
+  for (size_t i = 0; i < labels.size(); ++i)
+    if (labels[i] != ref.labels[i]) {
+      ADD_FAILURE() << "first differing label: cell (" << i % w << ", " << i / w << "): " << labels[i] << " vs "
+                    << ref.labels[i];
+      break;
+    }
   std::vector<uint32_t> want_border;
   for (int64_t x = 0; x < w; ++x) want_border.push_back(ref.labels[x]);
   for (int64_t x = 0; x < w; ++x) want_border.push_back(ref.labels[(h - 1) * w + x]);
