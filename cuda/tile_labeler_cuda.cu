@@ -66,9 +66,7 @@ class CudaTileLabeler final : public TileLabeler {
 
  private:
   void enqueue(Slot& s, const TileInput& tile, TileLabels& out, NeighbourRule rule, bool want_labels) {
-    const int64_t w = tile.window.width, h = tile.window.height;
-    if (static_cast<uint64_t>(w) * static_cast<uint64_t>(h) >= 0xFFFFFFFFull)
-      throw Error(ErrorKind::BadInput, "tile too large: at most 2^32-2 cells per tile");
+    const int64_t w = tile.window.width, h = tile.window.height;  // DeviceGridLabeler checks the size
     const size_t in_bytes = tile.cells.size() * sizeof(int32_t);
     const size_t n = static_cast<size_t>(w * h), border_bytes = static_cast<size_t>(2 * w + 2 * h) * 4;
     cudaStream_t st = s.stream;
@@ -89,11 +87,8 @@ class CudaTileLabeler final : public TileLabeler {
     grid.height = static_cast<int>(h);
     grid.halo = true;
     uint32_t* labels = want_labels ? s.d_labels.as<uint32_t>() : nullptr;
-    s.count = s.labeler->label(grid, rule, labels, s.d_border.as<uint32_t>());
-    s.h_records.reserve(std::max<size_t>(1, s.count) * sizeof(DevicePatchRecord));
-    if (s.count)
-      LSM_CUDA_CHECK(cudaMemcpyAsync(s.h_records.get(), s.labeler->records(), s.count * sizeof(DevicePatchRecord),
-                                     cudaMemcpyDeviceToHost, st));
+    s.labeler->enqueue(grid, rule, labels, s.d_border.as<uint32_t>());
+    // Labels do not depend on the record pass, so they can come back now.
     LSM_CUDA_CHECK(cudaMemcpyAsync(s.h_border.get(), s.d_border.get(), border_bytes, cudaMemcpyDeviceToHost, st));
     if (want_labels)
       LSM_CUDA_CHECK(cudaMemcpyAsync(s.h_labels.get(), labels, n * 4, cudaMemcpyDeviceToHost, st));
@@ -103,7 +98,13 @@ class CudaTileLabeler final : public TileLabeler {
   }
 
   void finish(Slot& s) {
-    LSM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    s.count = s.labeler->finish();  // waits for the slot's stream
+    s.h_records.reserve(std::max<size_t>(1, s.count) * sizeof(DevicePatchRecord));
+    if (s.count) {
+      LSM_CUDA_CHECK(cudaMemcpyAsync(s.h_records.get(), s.labeler->records(), s.count * sizeof(DevicePatchRecord),
+                                     cudaMemcpyDeviceToHost, s.stream));
+      LSM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    }
     const TileInput& tile = *s.tile;
     TileLabels& out = *s.out;
     s.tile = nullptr;
