@@ -128,7 +128,7 @@ def main():
           "(read + write); floor = 5 bytes per cell at that rate. 8-cell rule. Times in ms, medians.\n")
     cols = ["input", "Mpx", "classes", "patches", "lsm kernel", "Gpx/s", "× floor", "lsm end-to-end",
             "CPU backend check", "NPP UF+compress", "NPP +info", "NPP labels", "lsm ÷ NPP", "cupy per class",
-            "cupy patches", "OpenCV CPU per class", "OpenCV patches", "lsm stages: blocks/join/rank/records"]
+            "cupy patches", "OpenCV CPU per class", "OpenCV patches", "lsm stages: blocks/join/rank/roots/sums"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     for entry in manifest:

@@ -4,7 +4,8 @@
 # 1319 x 1640 Byte cells) and augusta_678x440.raw.gz (the NLCD augusta raster),
 # made with `gdal_translate -of ENVI` (see bench/RESULTS.md); optionally
 # bv_47mpx.raw.gz for the tile-scheduler benchmark. Logs go to $OUT.
-# LSM_STEPS picks the steps (default: "tests gpu tiles metrics");
+# LSM_STEPS picks the steps (default: "tests gpu tiles metrics"; "ours" runs
+# lsm's GPU benchmark without the peers);
 # LSM_GIGA_SIDE the side of the >= 1 Gpx mosaics (default 32768, 0 = none).
 set -euo pipefail
 OUT=${OUT:-/tmp/lsm_out}
@@ -36,6 +37,12 @@ if [[ $STEPS == *gpu* ]]; then  # labeling with statistics against NPP, cupy and
   fi
   python3 bench/label_peers.py --manifest /tmp/lsm_inputs/manifest.json --ours "$OUT/ours.jsonl" \
     --npp "$OUT/npp.jsonl" 2>"$OUT/peers.log" | tee "$OUT/table.md"
+fi
+if [[ $STEPS == *ours* ]]; then  # lsm alone, no peers: quick iterations on the kernels
+  gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
+  gunzip -c .devdata/augusta_678x440.raw.gz >/tmp/augusta.raw
+  build-dev/bench/lsm_bench_gpu_label --bern-valais /tmp/bv_2mpx.raw --augusta /tmp/augusta.raw \
+    --giga-side "${LSM_GIGA_SIDE:-0}" | tee "$OUT/ours.jsonl"
 fi
 if [[ $STEPS == *tiles* ]] && [ -f .devdata/bv_47mpx.raw.gz ]; then  # the tile scheduler path (host tiles)
   gunzip -c .devdata/bv_47mpx.raw.gz >/tmp/bv_47mpx.raw

@@ -322,26 +322,34 @@ constexpr uint32_t kLabelFlag = 0x80000000u;  // parent entry holds a label, not
 // in two loads. Records of patches that span blocks are set up here for the
 // atomics of k_accumulate; a patch inside one block gets its whole record
 // from that block. Idempotent, so that the record pass can run again.
+// One warp takes 32 words of the root bitmap and walks those that hold
+// roots, a lane per root: a word dense with roots (noise, where nearly every
+// cell is a root) takes one step, not 32 dependent ones.
 template <class T>
 __global__ void k_label_roots(GridReader<T> g, uint32_t* parent, const uint32_t* root_bits,
                               const uint32_t* local_bits, const uint32_t* merged_bits, const uint32_t* root_rank,
                               BitmapShape bm, uint32_t words, DevicePatchRecord* records, uint64_t capacity) {
-  const uint32_t word = blockIdx.x * blockDim.x + threadIdx.x;
-  if (word >= words) return;
-  uint32_t locals = local_bits[word];
-  const uint32_t finals = root_bits[word], merged = merged_bits[word];
-  const uint32_t y = word / bm.words_per_row, x_base = (word - y * bm.words_per_row) * 32u;
-  while (locals) {
-    const int b = __ffs(locals) - 1;
-    locals &= locals - 1;
-    const uint32_t x = x_base + uint32_t(b), cell = y * uint32_t(bm.w) + x;
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t warp_first_word = (blockIdx.x * blockDim.x + threadIdx.x) - lane;
+  const uint32_t own_word = warp_first_word + lane;
+  const uint32_t own_locals = own_word < words ? local_bits[own_word] : 0u;
+  uint32_t pending = __ballot_sync(0xFFFFFFFFu, own_locals != 0);
+  while (pending) {  // warp-uniform
+    const int j = __ffs(pending) - 1;
+    pending &= pending - 1;
+    const uint32_t locals = __shfl_sync(0xFFFFFFFFu, own_locals, j);
+    if (!((locals >> lane) & 1u)) continue;
+    const uint32_t word = warp_first_word + uint32_t(j);
+    const uint32_t finals = root_bits[word], merged = merged_bits[word];
+    const uint32_t y = word / bm.words_per_row, x = (word - y * bm.words_per_row) * 32u + lane;
+    const uint32_t cell = y * uint32_t(bm.w) + x;
     const uint32_t p = parent[cell];
-    const bool is_final = (finals >> b) & 1u;
+    const bool is_final = (finals >> lane) & 1u;
     uint32_t label;
     if (p & kLabelFlag) label = p & ~kLabelFlag;  // labelled by an earlier run of this pass
     else label = rank_of(is_final ? cell : p, bm, root_bits, root_rank);
     parent[cell] = kLabelFlag | label;
-    if (is_final && ((merged >> b) & 1u) && label < capacity) {
+    if (is_final && ((merged >> lane) & 1u) && label < capacity) {
       DevicePatchRecord r{};
       r.class_code = g.inside(int(x), int(y));
       r.first = cell;
@@ -350,6 +358,16 @@ __global__ void k_label_roots(GridReader<T> g, uint32_t* parent, const uint32_t*
       records[label] = r;
     }
   }
+}
+
+// A record in four 16-byte stores (records are 64 bytes, 16-byte aligned).
+__device__ __forceinline__ void store_record(DevicePatchRecord* dst, const DevicePatchRecord& r) {
+  static_assert(sizeof(DevicePatchRecord) == 4 * sizeof(uint4), "records are four 16-byte words");
+  uint4 v[4];
+  memcpy(v, &r, sizeof(r));
+  uint4* out = reinterpret_cast<uint4*>(dst);
+#pragma unroll
+  for (int k = 0; k < 4; ++k) out[k] = v[k];
 }
 
 // Per-block sums of the patches present in the block, in shared memory.
@@ -379,8 +397,8 @@ __device__ __forceinline__ int slot_of(BlockSums& s, uint32_t label, bool* fresh
 
 template <class T>
 __global__ void __launch_bounds__(kBlockW* kThreadRows)
-    k_accumulate(GridReader<T> g, const uint32_t* parent, const uint32_t* root_bits, const uint32_t* merged_bits,
-                 BitmapShape bm,
+    k_accumulate(GridReader<T> g, bool eight, const uint32_t* parent, const uint32_t* root_bits,
+                 const uint32_t* merged_bits, BitmapShape bm,
                  DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border) {
   __shared__ BlockSums s;
   const int tid = threadIdx.y * kBlockW + threadIdx.x;
@@ -399,6 +417,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
     const uint32_t i = uint32_t(y) * w + uint32_t(x);
     const uint32_t p = in_grid ? parent[i] : kNone;
     uint32_t label = kNone, packed = 0;
+    uint32_t key = kNone;  // the label, for patches summed in the block's table
     int32_t c = kNoClass;
     if (p != kNone) {
       label = ((p & kLabelFlag) ? p : parent[p]) & ~kLabelFlag;
@@ -407,7 +426,34 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
       const uint32_t ph = (up != c) + (down != c), pv = (west != c) + (east != c);
       const uint32_t ch = (up != c && up != kNoClass) + (down != c && down != kNoClass);
       const uint32_t cv = (west != c && west != kNoClass) + (east != c && east != kNoClass);
-      packed = ph | (ch << 8) | (pv << 16) | (cv << 24);  // each field sums to <= 64 over a warp
+      // A cell with no neighbour of its class under the rule is a whole
+      // patch: its record is written here, past the table (noise and
+      // fine-grained land cover are mostly such patches). Connections stop
+      // at the grid's edge; a halo only counts for edges.
+      bool single = (up != c || y == 0) && (down != c || y == g.h - 1) && (west != c || x == 0) &&
+                    (east != c || x == g.w - 1);
+      if (single && eight)
+        single = g.within(x - 1, y - 1) != c && g.within(x + 1, y - 1) != c && g.within(x - 1, y + 1) != c &&
+                 g.within(x + 1, y + 1) != c;
+      if (single) {
+        if (label < capacity) {
+          DevicePatchRecord rec;
+          rec.class_code = c;
+          rec.first = i;
+          rec.cells = 1;
+          rec.col_min = rec.col_max = uint32_t(x);
+          rec.row_min = rec.row_max = uint32_t(y);
+          rec.pad = 0;
+          rec.edges_h = ph | static_cast<unsigned long long>(ch) << 32;
+          rec.edges_v = pv | static_cast<unsigned long long>(cv) << 32;
+          rec.sum_col = uint32_t(x);
+          rec.sum_row = uint32_t(y);
+          store_record(&records[label], rec);
+        }
+      } else {
+        key = label;
+        packed = ph | (ch << 8) | (pv << 16) | (cv << 24);  // each field sums to <= 64 over a warp
+      }
     }
     if (in_grid) {
       const uint32_t out = p == kNone ? 0u : label + 1u;
@@ -420,7 +466,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
       }
     }
     // Warp first: lanes of one row holding the same label add their counts.
-    const uint32_t peers = __match_any_sync(0xFFFFFFFFu, label);
+    const uint32_t peers = __match_any_sync(0xFFFFFFFFu, key);
     packed_sum[r] = __reduce_add_sync(peers, packed);
     x_sum[r] = __reduce_add_sync(peers, uint32_t(tx));
     x_lo[r] = __reduce_min_sync(peers, uint32_t(tx));
@@ -428,9 +474,9 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
     n_cells[r] = __popc(peers);
     first_cell[r] = i - uint32_t(tx) + x_lo[r];
     slot[r] = -1;
-    if (label != kNone && tx == __ffs(peers) - 1) {
+    if (key != kNone && tx == __ffs(peers) - 1) {
       bool fresh;
-      slot[r] = slot_of(s, label, &fresh);
+      slot[r] = slot_of(s, key, &fresh);
       if (fresh) {  // the inserter sets up the slot, before the barrier below
         const int k = slot[r];
         s.cells[k] = s.edges_h[k] = s.edges_v[k] = s.sum_x[k] = s.sum_y[k] = s.col_max[k] = s.row_max[k] = 0;
@@ -485,7 +531,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
       r.edges_v = edges_v;
       r.sum_col = sum_col;
       r.sum_row = sum_row;
-      rec = r;
+      store_record(&rec, r);
       continue;
     }
     atomicAdd(&rec.cells, n);
@@ -523,13 +569,15 @@ template <class T>
 void enqueue_record_kernels(const GridReader<T>& g, uint32_t* parent, const uint32_t* bits, const uint32_t* local_bits,
                             const uint32_t* merged_bits, const uint32_t* rank, BitmapShape bm, uint32_t words,
                             DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border,
-                            cudaStream_t st) {
+                            bool eight, cudaStream_t st, cudaEvent_t roots_labelled) {
   k_label_roots<T><<<ceil_div(words, 256), 256, 0, st>>>(g, parent, bits, local_bits, merged_bits, rank, bm, words,
                                                           records, capacity);
   LSM_CUDA_CHECK_LAUNCH();
+  if (roots_labelled) LSM_CUDA_CHECK(cudaEventRecord(roots_labelled, st));
   const dim3 threads(kBlockW, kThreadRows);
   const dim3 blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kBlockH));
-  k_accumulate<T><<<blocks, threads, 0, st>>>(g, parent, bits, merged_bits, bm, records, capacity, labels, border);
+  k_accumulate<T><<<blocks, threads, 0, st>>>(g, eight, parent, bits, merged_bits, bm, records, capacity, labels,
+                                              border);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
@@ -554,7 +602,8 @@ DeviceLabelingStages DeviceGridLabeler::stages() const {
   LSM_CUDA_CHECK(cudaEventElapsedTime(&t.label_blocks, events_[0], events_[1]));
   LSM_CUDA_CHECK(cudaEventElapsedTime(&t.join_blocks, events_[1], events_[2]));
   LSM_CUDA_CHECK(cudaEventElapsedTime(&t.rank_roots, events_[2], events_[3]));
-  LSM_CUDA_CHECK(cudaEventElapsedTime(&t.records, events_[3], events_[4]));
+  LSM_CUDA_CHECK(cudaEventElapsedTime(&t.label_roots, events_[3], events_[4]));
+  LSM_CUDA_CHECK(cudaEventElapsedTime(&t.accumulate, events_[4], events_[5]));
   return t;
 }
 
@@ -569,6 +618,7 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
   words_ = words_per_row_ * static_cast<uint32_t>(grid.height);
   const BitmapShape bm{grid.width, words_per_row_};
   const bool eight = rule == NeighbourRule::Eight;
+  eight_ = eight;
   cudaStream_t st = stream_;
   parents_.reserve(n * sizeof(uint32_t), st);
   root_bits_.reserve(words_ * sizeof(uint32_t), st);
@@ -603,7 +653,7 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
   LSM_CUDA_CHECK(cudaMemcpyAsync(host_count_.get(), count_.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
   if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[3], st));
   enqueue_records();
-  if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[4], st));
+  if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[5], st));
 }
 
 void DeviceGridLabeler::enqueue_records() {
@@ -614,12 +664,13 @@ void DeviceGridLabeler::enqueue_records() {
   const uint32_t* local = local_bits_.as<uint32_t>();
   const uint32_t* merged = merged_bits_.as<uint32_t>();
   const uint32_t* rank = root_rank_.as<uint32_t>();
+  cudaEvent_t roots_labelled = timing_ ? events_[4] : nullptr;
   if (grid_.type == DeviceCellType::UInt8)
     enqueue_record_kernels(reader_of<uint8_t>(grid_), parent, bits, local, merged, rank, bm, words_, records,
-                           record_capacity_, labels_, border_, stream_);
+                           record_capacity_, labels_, border_, eight_, stream_, roots_labelled);
   else
     enqueue_record_kernels(reader_of<int32_t>(grid_), parent, bits, local, merged, rank, bm, words_, records,
-                           record_capacity_, labels_, border_, stream_);
+                           record_capacity_, labels_, border_, eight_, stream_, roots_labelled);
 }
 
 uint32_t DeviceGridLabeler::finish() {

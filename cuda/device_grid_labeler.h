@@ -51,7 +51,8 @@ struct DevicePatchRecord {
 
 /// Device time of each stage of the last labeling, in ms (set_stage_timing).
 struct DeviceLabelingStages {
-  float label_blocks = 0, join_blocks = 0, rank_roots = 0, records = 0;
+  float label_blocks = 0, join_blocks = 0, rank_roots = 0;
+  float label_roots = 0, accumulate = 0;  ///< the record pass: labels at the roots, then the sums
 };
 
 /// Labels device grids on one stream. Holds its work buffers (from the
@@ -108,8 +109,9 @@ class DeviceGridLabeler {
   uint32_t* labels_ = nullptr;
   uint32_t* border_ = nullptr;
   uint32_t words_ = 0, words_per_row_ = 0;
+  bool eight_ = true;
   bool timing_ = false;
-  cudaEvent_t events_[5] = {};
+  cudaEvent_t events_[6] = {};
 };
 
 /// Converts a device record of a tile whose cell (0, 0) is raster cell
