@@ -370,46 +370,64 @@ __device__ __forceinline__ void store_record(DevicePatchRecord* dst, const Devic
   for (int k = 0; k < 4; ++k) out[k] = v[k];
 }
 
-// Per-block sums of the patches present in the block, in shared memory.
-// Side counts are packed: perimeter sides in the low 16 bits, class-edge sides
-// in the high 16 (at most 2 per cell, 2048 per block).
+// Per-block sums of the patches present in the block, in shared memory,
+// packed so that six blocks fit on an SM: side counts hold perimeter sides in
+// the low 16 bits and class-edge sides in the high 16 (at most 2 per cell,
+// 2048 per block); coordinate sums are block-local, the column sum in the low
+// 16 bits and the row sum in the high 16 (each at most 31 * 1024 < 2^16);
+// the columns and rows a patch occupies are bit masks.
 struct BlockSums {
   uint32_t key[kHashSlots];
-  int32_t class_code[kHashSlots];
-  uint32_t first[kHashSlots];  // smallest cell index: the first cell
-  uint32_t cells[kHashSlots], edges_h[kHashSlots], edges_v[kHashSlots];
-  uint32_t sum_x[kHashSlots], sum_y[kHashSlots];  // block-local coordinates: small
-  uint32_t col_min[kHashSlots], col_max[kHashSlots], row_max[kHashSlots];
+  uint32_t first[kHashSlots];  // block-local index ly * 32 + lx of the first cell
+  uint32_t cells[kHashSlots], edges_h[kHashSlots], edges_v[kHashSlots], sum_xy[kHashSlots];
+  uint32_t col_mask[kHashSlots], row_mask[kHashSlots];
 };
 
-// The slot of `label`, inserting it when new; *fresh tells the inserter.
-__device__ __forceinline__ int slot_of(BlockSums& s, uint32_t label, bool* fresh) {
+// The slot of `label`, inserting it when new. Every slot's sums start
+// cleared, so the inserter has nothing to set up and adds at once.
+__device__ __forceinline__ int slot_of(BlockSums& s, uint32_t label) {
   uint32_t h = (label * 2654435761u) >> (32 - kHashBits);
   while (true) {  // terminates: the table has a slot per cell of the block
     const uint32_t old = atomicCAS(&s.key[h], kNone, label);
-    if (old == kNone || old == label) {
-      *fresh = old == kNone;
-      return int(h);
-    }
+    if (old == kNone || old == label) return int(h);
     h = (h + 1) & (kHashSlots - 1);
   }
 }
 
+// What one thread adds to one slot: its warp rows' sums of one patch, summed
+// over the thread's rows first (a large patch fills a lane's column through
+// the block, so this saves most shared atomics).
+struct SlotSums {
+  int slot = -1;
+  uint32_t first = kNone, cells = 0, edges_h = 0, edges_v = 0, sum_xy = 0, col_mask = 0, row_mask = 0;
+
+  __device__ __forceinline__ void flush(BlockSums& s) const {
+    if (slot < 0) return;
+    atomicMin(&s.first[slot], first);
+    atomicAdd(&s.cells[slot], cells);
+    atomicAdd(&s.edges_h[slot], edges_h);
+    atomicAdd(&s.edges_v[slot], edges_v);
+    atomicAdd(&s.sum_xy[slot], sum_xy);
+    atomicOr(&s.col_mask[slot], col_mask);
+    atomicOr(&s.row_mask[slot], row_mask);
+  }
+};
+
 template <class T>
-__global__ void __launch_bounds__(kBlockW* kThreadRows)
+__global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
     k_accumulate(GridReader<T> g, bool eight, const uint32_t* parent, const uint32_t* root_bits,
-                 const uint32_t* merged_bits, BitmapShape bm,
-                 DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border) {
+                 const uint32_t* merged_bits, BitmapShape bm, DevicePatchRecord* records, uint64_t capacity,
+                 uint32_t* labels, uint32_t* border) {
   __shared__ BlockSums s;
   const int tid = threadIdx.y * kBlockW + threadIdx.x;
-  for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) s.key[k] = kNone;
+  for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) {
+    s.key[k] = s.first[k] = kNone;
+    s.cells[k] = s.edges_h[k] = s.edges_v[k] = s.sum_xy[k] = s.col_mask[k] = s.row_mask[k] = 0;
+  }
   __syncthreads();
   const int tx = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH, x = x0 + tx;
   const uint32_t w = uint32_t(g.w);
-  // Per row this thread leads (one lane per label and warp row): what it adds.
-  int slot[kRowsPerThread];
-  uint32_t n_cells[kRowsPerThread], packed_sum[kRowsPerThread], x_sum[kRowsPerThread], x_lo[kRowsPerThread],
-      x_hi[kRowsPerThread], first_cell[kRowsPerThread];
+  SlotSums pending;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int ly = threadIdx.y + r * kThreadRows, y = y0 + ly;
@@ -418,10 +436,9 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
     const uint32_t p = in_grid ? parent[i] : kNone;
     uint32_t label = kNone, packed = 0;
     uint32_t key = kNone;  // the label, for patches summed in the block's table
-    int32_t c = kNoClass;
     if (p != kNone) {
       label = ((p & kLabelFlag) ? p : parent[p]) & ~kLabelFlag;
-      c = g.inside(x, y);
+      const int32_t c = g.inside(x, y);
       const int32_t up = g.at(x, y - 1), down = g.at(x, y + 1), west = g.at(x - 1, y), east = g.at(x + 1, y);
       const uint32_t ph = (up != c) + (down != c), pv = (west != c) + (east != c);
       const uint32_t ch = (up != c && up != kNoClass) + (down != c && down != kNoClass);
@@ -465,42 +482,29 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
         if (x == g.w - 1) border[2 * w + g.h + y] = out;
       }
     }
-    // Warp first: lanes of one row holding the same label add their counts.
+    // Warp first: lanes of one row holding the same label add their counts;
+    // the lowest of them takes the sums to the block's table.
     const uint32_t peers = __match_any_sync(0xFFFFFFFFu, key);
-    packed_sum[r] = __reduce_add_sync(peers, packed);
-    x_sum[r] = __reduce_add_sync(peers, uint32_t(tx));
-    x_lo[r] = __reduce_min_sync(peers, uint32_t(tx));
-    x_hi[r] = __reduce_max_sync(peers, uint32_t(tx));
-    n_cells[r] = __popc(peers);
-    first_cell[r] = i - uint32_t(tx) + x_lo[r];
-    slot[r] = -1;
-    if (key != kNone && tx == __ffs(peers) - 1) {
-      bool fresh;
-      slot[r] = slot_of(s, key, &fresh);
-      if (fresh) {  // the inserter sets up the slot, before the barrier below
-        const int k = slot[r];
-        s.cells[k] = s.edges_h[k] = s.edges_v[k] = s.sum_x[k] = s.sum_y[k] = s.col_max[k] = s.row_max[k] = 0;
-        s.col_min[k] = s.first[k] = kNone;
-        s.class_code[k] = c;
-      }
+    const uint32_t sum = __reduce_add_sync(peers, packed);
+    const uint32_t x_sum = __reduce_add_sync(peers, uint32_t(tx));
+    const uint32_t cols = __reduce_or_sync(peers, 1u << tx);
+    if (key == kNone || tx != __ffs(peers) - 1) continue;
+    const int slot = slot_of(s, key);
+    if (slot != pending.slot) {
+      pending.flush(s);
+      pending = SlotSums{};
+      pending.slot = slot;
     }
+    const uint32_t n = __popc(peers);
+    pending.first = min(pending.first, uint32_t(ly * kBlockW + __ffs(cols) - 1));
+    pending.cells += n;
+    pending.edges_h += (sum & 0xFFu) | ((sum >> 8) & 0xFFu) << 16;
+    pending.edges_v += ((sum >> 16) & 0xFFu) | (sum >> 24) << 16;
+    pending.sum_xy += x_sum | (n * uint32_t(ly)) << 16;
+    pending.col_mask |= cols;
+    pending.row_mask |= 1u << ly;
   }
-  __syncthreads();
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int k = slot[r];
-    if (k < 0) continue;
-    const uint32_t ly = threadIdx.y + r * kThreadRows, sum = packed_sum[r];
-    atomicAdd(&s.cells[k], n_cells[r]);
-    atomicAdd(&s.edges_h[k], (sum & 0xFFu) | ((sum >> 8) & 0xFFu) << 16);
-    atomicAdd(&s.edges_v[k], ((sum >> 16) & 0xFFu) | (sum >> 24) << 16);
-    atomicAdd(&s.sum_x[k], x_sum[r]);
-    atomicAdd(&s.sum_y[k], n_cells[r] * ly);
-    atomicMin(&s.col_min[k], x_lo[r]);
-    atomicMax(&s.col_max[k], x_hi[r]);
-    atomicMax(&s.row_max[k], ly);
-    atomicMin(&s.first[k], first_cell[r]);
-  }
+  pending.flush(s);
   __syncthreads();
   // Then the block's sums go out: a patch inside the block is complete here
   // and written whole; a patch that spans blocks gets one set of atomics.
@@ -508,24 +512,28 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
     const uint32_t label = s.key[k];
     if (label == kNone || label >= capacity) continue;
     DevicePatchRecord& rec = records[label];
-    const uint32_t n = s.cells[k], first = s.first[k];
-    const uint32_t eh = s.edges_h[k], ev = s.edges_v[k];
+    const uint32_t n = s.cells[k], local_first = s.first[k];
+    const uint32_t first = uint32_t(y0 + int(local_first / kBlockW)) * w + uint32_t(x0 + int(local_first % kBlockW));
+    const uint32_t eh = s.edges_h[k], ev = s.edges_v[k], sxy = s.sum_xy[k];
+    const uint32_t cols = s.col_mask[k], rows = s.row_mask[k];
     const unsigned long long edges_h = (eh & 0xFFFFu) | static_cast<unsigned long long>(eh >> 16) << 32;
     const unsigned long long edges_v = (ev & 0xFFFFu) | static_cast<unsigned long long>(ev >> 16) << 32;
-    const unsigned long long sum_col = s.sum_x[k] + static_cast<unsigned long long>(n) * x0;
-    const unsigned long long sum_row = s.sum_y[k] + static_cast<unsigned long long>(n) * y0;
+    const unsigned long long sum_col = (sxy & 0xFFFFu) + static_cast<unsigned long long>(n) * x0;
+    const unsigned long long sum_row = (sxy >> 16) + static_cast<unsigned long long>(n) * y0;
+    const uint32_t col_min = uint32_t(x0 + __ffs(cols) - 1), col_max = uint32_t(x0 + 31 - __clz(cols));
+    const uint32_t row_max = uint32_t(y0 + 31 - __clz(rows));
     uint32_t bit;
     const uint32_t word = bm.word_of(first, &bit);
     // Inside the block iff its first cell here is a final root that nothing was merged into.
     if (((root_bits[word] & ~merged_bits[word]) >> bit) & 1u) {
       DevicePatchRecord r;
-      r.class_code = s.class_code[k];
+      r.class_code = g.inside(int(first % w), int(first / w));
       r.first = first;
       r.cells = n;
-      r.col_min = s.col_min[k] + uint32_t(x0);
-      r.col_max = s.col_max[k] + uint32_t(x0);
+      r.col_min = col_min;
+      r.col_max = col_max;
       r.row_min = first / w;
-      r.row_max = s.row_max[k] + uint32_t(y0);
+      r.row_max = row_max;
       r.pad = 0;
       r.edges_h = edges_h;
       r.edges_v = edges_v;
@@ -539,9 +547,9 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows)
     atomicAdd(&rec.edges_v, edges_v);
     atomicAdd(&rec.sum_col, sum_col);
     atomicAdd(&rec.sum_row, sum_row);
-    atomicMin(&rec.col_min, s.col_min[k] + uint32_t(x0));
-    atomicMax(&rec.col_max, s.col_max[k] + uint32_t(x0));
-    atomicMax(&rec.row_max, s.row_max[k] + uint32_t(y0));
+    atomicMin(&rec.col_min, col_min);
+    atomicMax(&rec.col_max, col_max);
+    atomicMax(&rec.row_max, row_max);
   }
 }
 
