@@ -371,16 +371,26 @@ __device__ __forceinline__ void store_record(DevicePatchRecord* dst, const Devic
 }
 
 // Per-block sums of the patches present in the block, in shared memory,
-// packed so that six blocks fit on an SM: side counts hold perimeter sides in
-// the low 16 bits and class-edge sides in the high 16 (at most 2 per cell,
-// 2048 per block); coordinate sums are block-local, the column sum in the low
-// 16 bits and the row sum in the high 16 (each at most 31 * 1024 < 2^16);
-// the columns and rows a patch occupies are bit masks.
+// packed so that six blocks fit on an SM. The counts are one 64-bit word of
+// 12-bit fields (sides: at most 2 per cell, 2048 per block) and the cells
+// (at most 1024) above them; coordinate sums are block-local, the column sum
+// in the low 16 bits and the row sum in the high 16 (each at most
+// 31 * 1024 < 2^16); the columns and rows a patch occupies are bit masks.
 struct BlockSums {
   uint32_t key[kHashSlots];
   uint32_t first[kHashSlots];  // block-local index ly * 32 + lx of the first cell
-  uint32_t cells[kHashSlots], edges_h[kHashSlots], edges_v[kHashSlots], sum_xy[kHashSlots];
-  uint32_t col_mask[kHashSlots], row_mask[kHashSlots];
+  unsigned long long counts[kHashSlots];
+  uint32_t sum_xy[kHashSlots], col_mask[kHashSlots], row_mask[kHashSlots];
+};
+namespace packed_counts {  // the fields of BlockSums::counts
+constexpr int kPerimH = 0, kClassH = 12, kPerimV = 24, kClassV = 36, kCells = 48;
+__device__ __forceinline__ uint32_t field(unsigned long long v, int at) { return uint32_t(v >> at) & 0xFFFu; }
+}  // namespace packed_counts
+
+// The block's classes with a ring of one cell around them (nodata outside
+// the grid and its halo), so that neighbours come from shared memory.
+struct BlockClasses {
+  int32_t c[kBlockH + 2][kBlockW + 2];
 };
 
 // The slot of `label`, inserting it when new. Every slot's sums start
@@ -399,14 +409,13 @@ __device__ __forceinline__ int slot_of(BlockSums& s, uint32_t label) {
 // the block, so this saves most shared atomics).
 struct SlotSums {
   int slot = -1;
-  uint32_t first = kNone, cells = 0, edges_h = 0, edges_v = 0, sum_xy = 0, col_mask = 0, row_mask = 0;
+  uint32_t first = kNone, sum_xy = 0, col_mask = 0, row_mask = 0;
+  unsigned long long counts = 0;
 
   __device__ __forceinline__ void flush(BlockSums& s) const {
     if (slot < 0) return;
     atomicMin(&s.first[slot], first);
-    atomicAdd(&s.cells[slot], cells);
-    atomicAdd(&s.edges_h[slot], edges_h);
-    atomicAdd(&s.edges_v[slot], edges_v);
+    atomicAdd(&s.counts[slot], counts);
     atomicAdd(&s.sum_xy[slot], sum_xy);
     atomicOr(&s.col_mask[slot], col_mask);
     atomicOr(&s.row_mask[slot], row_mask);
@@ -419,27 +428,47 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
                  const uint32_t* merged_bits, BitmapShape bm, DevicePatchRecord* records, uint64_t capacity,
                  uint32_t* labels, uint32_t* border) {
   __shared__ BlockSums s;
+  __shared__ BlockClasses t;
   const int tid = threadIdx.y * kBlockW + threadIdx.x;
-  for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) {
-    s.key[k] = s.first[k] = kNone;
-    s.cells[k] = s.edges_h[k] = s.edges_v[k] = s.sum_xy[k] = s.col_mask[k] = s.row_mask[k] = 0;
-  }
-  __syncthreads();
   const int tx = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH, x = x0 + tx;
   const uint32_t w = uint32_t(g.w);
+  // Every global load this thread needs is issued before any is used, so
+  // that a warp has them all in flight at once (the kernel is bound by
+  // memory latency, not bandwidth): the class ring, the parents of its
+  // rows, then the labels those parents lead to.
+  for (int k = tid; k < (kBlockH + 2) * (kBlockW + 2); k += kBlockW * kThreadRows) {
+    const int ry = k / (kBlockW + 2), rx = k - ry * (kBlockW + 2);
+    t.c[ry][rx] = g.at(x0 + rx - 1, y0 + ry - 1);
+  }
+  uint32_t label[kRowsPerThread];
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int y = y0 + int(threadIdx.y) + r * kThreadRows;
+    label[r] = (x < g.w && y < g.h) ? parent[uint32_t(y) * w + uint32_t(x)] : kNone;
+  }
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const uint32_t p = label[r];
+    if (p != kNone) label[r] = ((p & kLabelFlag) ? p : parent[p]) & ~kLabelFlag;
+  }
+  for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) {
+    s.key[k] = s.first[k] = kNone;
+    s.counts[k] = 0;
+    s.sum_xy[k] = s.col_mask[k] = s.row_mask[k] = 0;
+  }
+  __syncthreads();
   SlotSums pending;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int ly = threadIdx.y + r * kThreadRows, y = y0 + ly;
     const bool in_grid = x < g.w && y < g.h;
     const uint32_t i = uint32_t(y) * w + uint32_t(x);
-    const uint32_t p = in_grid ? parent[i] : kNone;
-    uint32_t label = kNone, packed = 0;
+    const uint32_t label_r = label[r];
+    uint32_t packed = 0;
     uint32_t key = kNone;  // the label, for patches summed in the block's table
-    if (p != kNone) {
-      label = ((p & kLabelFlag) ? p : parent[p]) & ~kLabelFlag;
-      const int32_t c = g.inside(x, y);
-      const int32_t up = g.at(x, y - 1), down = g.at(x, y + 1), west = g.at(x - 1, y), east = g.at(x + 1, y);
+    if (label_r != kNone) {
+      const int32_t c = t.c[ly + 1][tx + 1];
+      const int32_t up = t.c[ly][tx + 1], down = t.c[ly + 2][tx + 1], west = t.c[ly + 1][tx], east = t.c[ly + 1][tx + 2];
       const uint32_t ph = (up != c) + (down != c), pv = (west != c) + (east != c);
       const uint32_t ch = (up != c && up != kNoClass) + (down != c && down != kNoClass);
       const uint32_t cv = (west != c && west != kNoClass) + (east != c && east != kNoClass);
@@ -447,13 +476,13 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
       // patch: its record is written here, past the table (noise and
       // fine-grained land cover are mostly such patches). Connections stop
       // at the grid's edge; a halo only counts for edges.
-      bool single = (up != c || y == 0) && (down != c || y == g.h - 1) && (west != c || x == 0) &&
-                    (east != c || x == g.w - 1);
+      const bool top = y == 0, bottom = y == g.h - 1, left = x == 0, right = x == g.w - 1;
+      bool single = (up != c || top) && (down != c || bottom) && (west != c || left) && (east != c || right);
       if (single && eight)
-        single = g.within(x - 1, y - 1) != c && g.within(x + 1, y - 1) != c && g.within(x - 1, y + 1) != c &&
-                 g.within(x + 1, y + 1) != c;
+        single = (t.c[ly][tx] != c || top || left) && (t.c[ly][tx + 2] != c || top || right) &&
+                 (t.c[ly + 2][tx] != c || bottom || left) && (t.c[ly + 2][tx + 2] != c || bottom || right);
       if (single) {
-        if (label < capacity) {
+        if (label_r < capacity) {
           DevicePatchRecord rec;
           rec.class_code = c;
           rec.first = i;
@@ -465,15 +494,15 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
           rec.edges_v = pv | static_cast<unsigned long long>(cv) << 32;
           rec.sum_col = uint32_t(x);
           rec.sum_row = uint32_t(y);
-          store_record(&records[label], rec);
+          store_record(&records[label_r], rec);
         }
       } else {
-        key = label;
+        key = label_r;
         packed = ph | (ch << 8) | (pv << 16) | (cv << 24);  // each field sums to <= 64 over a warp
       }
     }
     if (in_grid) {
-      const uint32_t out = p == kNone ? 0u : label + 1u;
+      const uint32_t out = label_r == kNone ? 0u : label_r + 1u;
       if (labels) labels[i] = out;
       if (border) {
         if (y == 0) border[x] = out;
@@ -497,9 +526,11 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
     }
     const uint32_t n = __popc(peers);
     pending.first = min(pending.first, uint32_t(ly * kBlockW + __ffs(cols) - 1));
-    pending.cells += n;
-    pending.edges_h += (sum & 0xFFu) | ((sum >> 8) & 0xFFu) << 16;
-    pending.edges_v += ((sum >> 16) & 0xFFu) | (sum >> 24) << 16;
+    using namespace packed_counts;
+    pending.counts += static_cast<unsigned long long>(sum & 0xFFu) << kPerimH |
+                      static_cast<unsigned long long>((sum >> 8) & 0xFFu) << kClassH |
+                      static_cast<unsigned long long>((sum >> 16) & 0xFFu) << kPerimV |
+                      static_cast<unsigned long long>(sum >> 24) << kClassV | static_cast<unsigned long long>(n) << kCells;
     pending.sum_xy += x_sum | (n * uint32_t(ly)) << 16;
     pending.col_mask |= cols;
     pending.row_mask |= 1u << ly;
@@ -512,12 +543,16 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
     const uint32_t label = s.key[k];
     if (label == kNone || label >= capacity) continue;
     DevicePatchRecord& rec = records[label];
-    const uint32_t n = s.cells[k], local_first = s.first[k];
+    using namespace packed_counts;
+    const unsigned long long counts = s.counts[k];
+    const uint32_t n = uint32_t(counts >> kCells), local_first = s.first[k];
     const uint32_t first = uint32_t(y0 + int(local_first / kBlockW)) * w + uint32_t(x0 + int(local_first % kBlockW));
-    const uint32_t eh = s.edges_h[k], ev = s.edges_v[k], sxy = s.sum_xy[k];
+    const uint32_t sxy = s.sum_xy[k];
     const uint32_t cols = s.col_mask[k], rows = s.row_mask[k];
-    const unsigned long long edges_h = (eh & 0xFFFFu) | static_cast<unsigned long long>(eh >> 16) << 32;
-    const unsigned long long edges_v = (ev & 0xFFFFu) | static_cast<unsigned long long>(ev >> 16) << 32;
+    const unsigned long long edges_h =
+        field(counts, kPerimH) | static_cast<unsigned long long>(field(counts, kClassH)) << 32;
+    const unsigned long long edges_v =
+        field(counts, kPerimV) | static_cast<unsigned long long>(field(counts, kClassV)) << 32;
     const unsigned long long sum_col = (sxy & 0xFFFFu) + static_cast<unsigned long long>(n) * x0;
     const unsigned long long sum_row = (sxy >> 16) + static_cast<unsigned long long>(n) * y0;
     const uint32_t col_min = uint32_t(x0 + __ffs(cols) - 1), col_max = uint32_t(x0 + 31 - __clz(cols));
@@ -527,7 +562,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
     // Inside the block iff its first cell here is a final root that nothing was merged into.
     if (((root_bits[word] & ~merged_bits[word]) >> bit) & 1u) {
       DevicePatchRecord r;
-      r.class_code = g.inside(int(first % w), int(first / w));
+      r.class_code = t.c[local_first / kBlockW + 1][local_first % kBlockW + 1];
       r.first = first;
       r.cells = n;
       r.col_min = col_min;
