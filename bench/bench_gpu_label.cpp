@@ -178,7 +178,7 @@ void dump(const Input& in, const std::string& dir, std::string& manifest) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string bv, augusta, dump_dir;
+  std::string bv, augusta, dump_dir, only;
   int64_t giga_side = 32768;
   int repeat = 10;
   bool check_cpu = true;
@@ -191,9 +191,10 @@ int main(int argc, char** argv) {
     else if (a == "--giga-side") giga_side = std::stoll(next());  // 0: no >= 1 Gpx inputs
     else if (a == "--repeat") repeat = std::stoi(next());
     else if (a == "--no-cpu-check") check_cpu = false;
+    else if (a == "--only") only = next();  // one input by name, for profilers
     else {
       std::fprintf(stderr, "usage: lsm_bench_gpu_label --bern-valais RAW --augusta RAW [--dump DIR] "
-                           "[--giga-side 32768] [--repeat 10] [--no-cpu-check]\n");
+                           "[--giga-side 32768] [--repeat 10] [--no-cpu-check] [--only INPUT]\n");
       return 1;
     }
   }
@@ -226,6 +227,7 @@ int main(int argc, char** argv) {
     std::printf("{\"device\": \"%s\", \"copy_GBps\": %.1f}\n", prop.name, bps / 1e9);
     std::string manifest;
     for (const Input& in : inputs) {
+      if (!only.empty() && in.name != only) continue;
       if (!dump_dir.empty()) dump(in, dump_dir, manifest);
       run_input(in, st, bps, repeat, check_cpu);
     }

@@ -513,10 +513,17 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
     }
     // Warp first: lanes of one row holding the same label add their counts;
     // the lowest of them takes the sums to the block's table.
-    const uint32_t peers = __match_any_sync(0xFFFFFFFFu, key);
-    const uint32_t sum = __reduce_add_sync(peers, packed);
-    const uint32_t x_sum = __reduce_add_sync(peers, uint32_t(tx));
-    const uint32_t cols = __reduce_or_sync(peers, 1u << tx);
+    // A row inside one patch (most rows of a real landscape) skips the
+    // matching, which costs more than the rest of the warp's work.
+    uint32_t peers = 0xFFFFFFFFu, sum, x_sum = kBlockW * (kBlockW - 1) / 2, cols = 0xFFFFFFFFu;
+    if (__all_sync(0xFFFFFFFFu, key == __shfl_sync(0xFFFFFFFFu, key, 0))) {
+      sum = __reduce_add_sync(0xFFFFFFFFu, packed);
+    } else {
+      peers = __match_any_sync(0xFFFFFFFFu, key);
+      sum = __reduce_add_sync(peers, packed);
+      x_sum = __reduce_add_sync(peers, uint32_t(tx));
+      cols = __reduce_or_sync(peers, 1u << tx);
+    }
     if (key == kNone || tx != __ffs(peers) - 1) continue;
     const int slot = slot_of(s, key);
     if (slot != pending.slot) {
