@@ -1,15 +1,17 @@
-// The CUDA TileLabeler: each tile (int32 class codes with a 1-cell halo, as
-// the scheduler cuts them) is copied to the device and labelled by
+// The CUDA TileLabeler: the strip that a row of tiles shares goes to the
+// device once, packed to one byte per cell when its class codes allow
+// (strip_packing.h), and each tile is labelled in place as a window of it by
 // DeviceGridLabeler (device_grid_labeler.cu), which honours the CPU
 // reference's contract exactly. Tiles alternate between two streams, each
-// with its own pinned and device buffers, so that the host prepares and
-// finishes one tile while the device labels the other.
+// with its own buffers, so that the host finishes one tile while the device
+// labels the other.
 #include <array>
 #include <cstring>
 
 #include "cuda_check.h"
 #include "device_grid_labeler.h"
 #include "device_pool.h"
+#include "strip_packing.h"
 #include "tile_labeler_cuda.h"
 
 namespace lsm {
@@ -18,8 +20,8 @@ namespace {
 struct Slot {
   cudaStream_t stream = nullptr;
   std::unique_ptr<DeviceGridLabeler> labeler;
-  DeviceBuffer d_in, d_labels, d_border;
-  PinnedBuffer h_in, h_border, h_records, h_labels;
+  DeviceBuffer d_labels, d_border;
+  PinnedBuffer h_border, h_records, h_labels;
   const TileInput* tile = nullptr;  // tile in flight
   TileLabels* out = nullptr;
   uint32_t count = 0;
@@ -35,17 +37,20 @@ class CudaTileLabeler final : public TileLabeler {
       LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
       s.labeler = std::make_unique<DeviceGridLabeler>(s.stream);
     }
+    LSM_CUDA_CHECK(cudaEventCreateWithFlags(&uploaded_, cudaEventDisableTiming));
   }
   ~CudaTileLabeler() override {
     // Device buffers go back to the pool in stream order, then the streams go.
     for (Slot& s : slots_) {
       s.labeler.reset();
-      for (DeviceBuffer* b : {&s.d_in, &s.d_labels, &s.d_border}) b->release();
+      for (DeviceBuffer* b : {&s.d_labels, &s.d_border}) b->release();
+      if (&s == &slots_[0]) d_strip_.release();
       if (s.stream) {
         cudaStreamSynchronize(s.stream);
         cudaStreamDestroy(s.stream);
       }
     }
+    if (uploaded_) cudaEventDestroy(uploaded_);
   }
   std::string name() const override { return "cuda"; }
 
@@ -53,36 +58,67 @@ class CudaTileLabeler final : public TileLabeler {
                    std::vector<TileLabels>& out) override {
     LSM_CUDA_CHECK(cudaSetDevice(device_));
     out.resize(tiles.size());
+    const TileStrip* on_device = nullptr;
     for (size_t i = 0; i < tiles.size(); ++i) {
+      if (tiles[i].strip.get() != on_device) {  // the scheduler's tiles of one call share one strip
+        finish_all();
+        on_device = tiles[i].strip.get();
+        upload(*on_device);
+      }
       Slot& slot = slots_[i % slots_.size()];
       if (slot.tile) finish(slot);
       enqueue(slot, tiles[i], out[i], rule, want_labels);
     }
-    for (size_t i = tiles.size(); i < tiles.size() + slots_.size(); ++i) {
-      Slot& slot = slots_[i % slots_.size()];
-      if (slot.tile) finish(slot);
-    }
+    finish_all();
   }
 
  private:
+  void finish_all() {
+    for (Slot& s : slots_)
+      if (s.tile) finish(s);
+  }
+
+  // Copies the strip to the device (after every tile of the previous one is
+  // done with it) and makes every slot's stream wait for the copy.
+  void upload(const TileStrip& strip) {
+    cudaStream_t st = slots_[0].stream;
+    LSM_CUDA_CHECK(cudaStreamSynchronize(st));  // the pinned buffer is free again
+    const size_t n = strip.cells.size();
+    h_strip_.reserve(n * sizeof(int32_t));
+    packed_ = pack_class_bytes(strip.cells.data(), n, h_strip_.as<uint8_t>());
+    size_t bytes = n;
+    if (!packed_) {
+      bytes = n * sizeof(int32_t);
+      std::memcpy(h_strip_.get(), strip.cells.data(), bytes);
+    }
+    d_strip_.reserve(bytes, st);
+    LSM_CUDA_CHECK(cudaMemcpyAsync(d_strip_.get(), h_strip_.get(), bytes, cudaMemcpyHostToDevice, st));
+    LSM_CUDA_CHECK(cudaEventRecord(uploaded_, st));
+    for (Slot& s : slots_)
+      if (s.stream != st) LSM_CUDA_CHECK(cudaStreamWaitEvent(s.stream, uploaded_, 0));
+  }
+
   void enqueue(Slot& s, const TileInput& tile, TileLabels& out, NeighbourRule rule, bool want_labels) {
     const int64_t w = tile.window.width, h = tile.window.height;  // DeviceGridLabeler checks the size
-    const size_t in_bytes = tile.cells.size() * sizeof(int32_t);
     const size_t n = static_cast<size_t>(w * h), border_bytes = static_cast<size_t>(2 * w + 2 * h) * 4;
     cudaStream_t st = s.stream;
-    s.d_in.reserve(in_bytes, st);
     s.d_border.reserve(border_bytes, st);
     if (want_labels) s.d_labels.reserve(n * 4, st);
-    s.h_in.reserve(in_bytes);
     s.h_border.reserve(border_bytes);
     if (want_labels) s.h_labels.reserve(n * 4);
 
-    std::memcpy(s.h_in.as<int32_t>(), tile.cells.data(), in_bytes);
-    LSM_CUDA_CHECK(cudaMemcpyAsync(s.d_in.get(), s.h_in.as<int32_t>(), in_bytes, cudaMemcpyHostToDevice, st));
+    const TileStrip& strip = *tile.strip;
+    const int64_t origin = (tile.window.y0 - strip.top) * strip.stride + tile.window.x0 + 1;  // interior cell (0, 0)
     DeviceClassGrid grid;
-    grid.cells = s.d_in.as<int32_t>() + tile.stride() + 1;  // interior cell (0, 0)
-    grid.type = DeviceCellType::Int32;
-    grid.pitch = tile.stride();
+    if (packed_) {
+      grid.cells = d_strip_.as<uint8_t>() + origin;
+      grid.type = DeviceCellType::UInt8;
+      grid.nodata = kPackedNodata;
+    } else {
+      grid.cells = d_strip_.as<int32_t>() + origin;
+      grid.type = DeviceCellType::Int32;
+    }
+    grid.pitch = strip.stride;
     grid.width = static_cast<int>(w);
     grid.height = static_cast<int>(h);
     grid.halo = true;
@@ -125,6 +161,10 @@ class CudaTileLabeler final : public TileLabeler {
 
   int device_;
   std::array<Slot, 2> slots_;
+  DeviceBuffer d_strip_;  // the strip of the tiles in flight
+  PinnedBuffer h_strip_;
+  bool packed_ = false;   // d_strip_ holds bytes (kPackedNodata = nodata), else int32
+  cudaEvent_t uploaded_ = nullptr;
 };
 
 }  // namespace

@@ -95,7 +95,7 @@ void GdalClassRaster::measure_on_ellipsoid(const OGRSpatialReference& srs, const
 
 GdalClassRaster::~GdalClassRaster() = default;
 
-void GdalClassRaster::read(const Window& w, int32_t* out) {
+void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
   const size_t n = static_cast<size_t>(w.width * w.height);
   auto fail = [&]() {
     throw Error(ErrorKind::Io, "cannot read rows " + std::to_string(w.y0) + ".." + std::to_string(w.y0 + w.height - 1) +
@@ -110,13 +110,17 @@ void GdalClassRaster::read(const Window& w, int32_t* out) {
   CPLErrorReset();
   if (read_as_int32_) {
     if (band_->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), out, int(w.width), int(w.height),
-                        GDT_Int32, 0, 0) != CE_None)
+                        GDT_Int32, 0, static_cast<GSpacing>(line_stride) * 4) != CE_None)
       fail();
     const bool nodata_is_code = has_nodata_ && std::floor(nodata_) == nodata_ && nodata_ >= INT32_MIN && nodata_ <= INT32_MAX;
     const int32_t nd = nodata_is_code ? static_cast<int32_t>(nodata_) : 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (nodata_is_code && out[i] == nd) out[i] = kNoClass;
-      else if (out[i] == kNoClass) bad_value(i, "the value " + std::to_string(out[i]) + " (reserved)");
+    for (int64_t y = 0; y < w.height; ++y) {
+      int32_t* row = out + y * line_stride;
+      for (int64_t x = 0; x < w.width; ++x) {
+        if (nodata_is_code && row[x] == nd) row[x] = kNoClass;
+        else if (row[x] == kNoClass)
+          bad_value(static_cast<size_t>(y * w.width + x), "the value " + std::to_string(row[x]) + " (reserved)");
+      }
     }
     return;
   }
@@ -126,8 +130,9 @@ void GdalClassRaster::read(const Window& w, int32_t* out) {
     fail();
   for (size_t i = 0; i < n; ++i) {
     const double v = values[i];
+    int32_t& cell = out[static_cast<int64_t>(i) / w.width * line_stride + static_cast<int64_t>(i) % w.width];
     if (std::isnan(v) || (has_nodata_ && v == nodata_)) {
-      out[i] = kNoClass;
+      cell = kNoClass;
     } else if (std::floor(v) != v) {
       char text[64];
       std::snprintf(text, sizeof text, "the non-integer value %.17g", v);
@@ -137,7 +142,7 @@ void GdalClassRaster::read(const Window& w, int32_t* out) {
       std::snprintf(text, sizeof text, "the value %.17g", v);
       bad_value(i, text);
     } else {
-      out[i] = static_cast<int32_t>(v);
+      cell = static_cast<int32_t>(v);
     }
   }
 }

@@ -24,7 +24,8 @@ class GdalClassRaster final : public ClassRasterSource {
   RasterInfo info() const override { return info_; }
   /// Reads a window as class codes. Throws lsm::Error(BadInput) for a value
   /// that is not an integer in the int32 range, lsm::Error(Io) on read errors.
-  void read(const Window& window, int32_t* out) override;
+  using ClassRasterSource::read;
+  void read(const Window& window, int32_t* out, int64_t line_stride) override;
 
   const std::string& path() const { return path_; }
   /// The open dataset, to copy georeferencing to derived rasters.

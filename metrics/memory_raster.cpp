@@ -19,10 +19,10 @@ MemoryClassRaster::MemoryClassRaster(int64_t width, int64_t height, std::vector<
   info_.cell_height = cell_height;
 }
 
-void MemoryClassRaster::read(const Window& w, int32_t* out) {
+void MemoryClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
   for (int64_t y = 0; y < w.height; ++y) {
     const int32_t* src = cells_.data() + (w.y0 + y) * info_.width + w.x0;
-    std::copy(src, src + w.width, out + y * w.width);
+    std::copy(src, src + w.width, out + y * line_stride);
   }
 }
 

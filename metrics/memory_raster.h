@@ -15,7 +15,8 @@ class MemoryClassRaster final : public ClassRasterSource {
   MemoryClassRaster(int64_t width, int64_t height, std::vector<int32_t> cells, double cell_width = 1.0,
                     double cell_height = 1.0);
   RasterInfo info() const override { return info_; }
-  void read(const Window& window, int32_t* out) override;
+  using ClassRasterSource::read;
+  void read(const Window& window, int32_t* out, int64_t line_stride) override;
   const std::vector<int32_t>& cells() const { return cells_; }
 
  private:

@@ -50,11 +50,14 @@ class ClassRasterSource {
  public:
   virtual ~ClassRasterSource() = default;
   virtual RasterInfo info() const = 0;
-  /// Reads `window` (fully inside the raster) into `out`, row-major with row
-  /// stride window.width, class codes as int32 and kNoClass for nodata.
-  /// Throws lsm::Error(BadInput) for values that are not class codes (for
-  /// example non-integer floats), lsm::Error(Io) when reading fails.
-  virtual void read(const Window& window, int32_t* out) = 0;
+  /// Reads `window` (fully inside the raster) into `out`, row-major with
+  /// `line_stride` (>= window.width) int32 elements from one row to the next,
+  /// class codes as int32 and kNoClass for nodata; the elements between rows
+  /// are left alone. Throws lsm::Error(BadInput) for values that are not
+  /// class codes (for example non-integer floats), lsm::Error(Io) when
+  /// reading fails.
+  virtual void read(const Window& window, int32_t* out, int64_t line_stride) = 0;
+  void read(const Window& window, int32_t* out) { read(window, out, window.width); }
 };
 
 /// Receives the patch-ID raster window by window (UInt32, 0 = nodata).

@@ -17,15 +17,31 @@
 
 namespace lsm {
 
-/// One tile of class codes with a 1-cell halo on every side.
+/// The class codes of one row of tiles, read once and shared by its tiles:
+/// raster rows top .. top + rows - 1 (the tiles' rows with one halo row above
+/// and below) and columns -1 .. raster width, so every tile's halo lies inside
+/// it. Cells outside the raster hold kNoClass.
+struct TileStrip {
+  int64_t top = 0;     ///< raster row of the strip's first row (may be -1)
+  int64_t rows = 0;    ///< rows held
+  int64_t stride = 0;  ///< elements from one row to the next: raster width + 2
+  std::vector<int32_t> cells;  ///< rows * stride class codes, row-major; cell (x, y) at (y - top) * stride + x + 1
+};
+
+/// One tile of class codes with a 1-cell halo on every side: a window of a
+/// shared TileStrip.
 struct TileInput {
   Window window;              ///< the tile's cells (without halo) in raster coordinates
   int64_t raster_width = 0;   ///< for first_cell = row * raster_width + col
-  /// (window.width+2) x (window.height+2) class codes, row-major; halo cells
-  /// outside the raster hold kNoClass.
-  std::vector<int32_t> cells;
+  std::shared_ptr<const TileStrip> strip;  ///< holds the window and its halo
 
-  int64_t stride() const { return window.width + 2; }
+  /// Elements from one row of the tile to the next.
+  int64_t stride() const { return strip->stride; }
+  /// The halo cell (window.x0 - 1, window.y0 - 1); cell (x, y) of the tile
+  /// (0-based, without halo) is at halo_origin()[(y + 1) * stride() + x + 1].
+  const int32_t* halo_origin() const {
+    return strip->cells.data() + (window.y0 - 1 - strip->top) * strip->stride + window.x0;
+  }
 };
 
 /// The labeling of one tile.

@@ -50,7 +50,7 @@ void label_one_tile(const TileInput& tile, NeighbourRule rule, bool want_labels,
   const int64_t w = tile.window.width, h = tile.window.height, stride = tile.stride();
   if (static_cast<uint64_t>(w) * static_cast<uint64_t>(h) >= 0xFFFFFFFFull)
     throw Error(ErrorKind::BadInput, "tile too large: at most 2^32-1 cells per tile");
-  const int32_t* in = tile.cells.data();
+  const int32_t* in = tile.halo_origin();
   auto cls = [&](int64_t x, int64_t y) { return in[(y + 1) * stride + (x + 1)]; };  // interior coords
   const bool eight = rule == NeighbourRule::Eight;
 

@@ -42,32 +42,28 @@ TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width, int64_t tile_h
 
 namespace {
 
-// Reads the strip of tile row `row` (with one halo row above and below) and
-// cuts it into tiles with their halos.
+// Reads the strip of tile row `row` (with one halo row above and below, and
+// a column of nodata on either side) in one large window, so that GDAL
+// decodes its blocks in parallel; the row's tiles are views of it.
 std::vector<TileInput> read_tile_row(ClassRasterSource& source, const TileGrid& grid, int64_t row) {
   const RasterInfo& r = grid.raster;
   const Window first = grid.tile(row, 0);
+  auto strip = std::make_shared<TileStrip>();
+  strip->top = first.y0 - 1;
+  strip->rows = first.height + 2;
+  strip->stride = r.width + 2;
+  strip->cells.assign(static_cast<size_t>(strip->rows * strip->stride), kNoClass);
   const int64_t y_begin = std::max<int64_t>(0, first.y0 - 1);
   const int64_t y_end = std::min<int64_t>(r.height, first.y0 + first.height + 1);
-  Window strip{0, y_begin, r.width, y_end - y_begin};
-  std::vector<int32_t> buffer(static_cast<size_t>(strip.width * strip.height));
-  source.read(strip, buffer.data());
+  source.read(Window{0, y_begin, r.width, y_end - y_begin},
+              strip->cells.data() + (y_begin - strip->top) * strip->stride + 1, strip->stride);
 
   std::vector<TileInput> tiles(static_cast<size_t>(grid.cols));
   for (int64_t col = 0; col < grid.cols; ++col) {
     TileInput& t = tiles[col];
     t.window = grid.tile(row, col);
     t.raster_width = r.width;
-    const int64_t stride = t.stride();
-    t.cells.assign(static_cast<size_t>(stride * (t.window.height + 2)), kNoClass);
-    for (int64_t hy = 0; hy < t.window.height + 2; ++hy) {
-      const int64_t y = t.window.y0 - 1 + hy;
-      if (y < y_begin || y >= y_end) continue;
-      const int64_t x_begin = std::max<int64_t>(0, t.window.x0 - 1);
-      const int64_t x_end = std::min<int64_t>(r.width, t.window.x0 + t.window.width + 1);
-      const int32_t* src = buffer.data() + (y - y_begin) * strip.width + x_begin;
-      std::copy(src, src + (x_end - x_begin), t.cells.data() + hy * stride + (x_begin - (t.window.x0 - 1)));
-    }
+    t.strip = strip;
   }
   return tiles;
 }

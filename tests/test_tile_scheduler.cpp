@@ -60,7 +60,7 @@ TEST(TileScheduler, HalosHoldTheNeighbours) {
             for (int64_t hx = 0; hx < t.window.width + 2; ++hx) {
               const int64_t x = t.window.x0 - 1 + hx, y = t.window.y0 - 1 + hy;
               const bool inside = x >= 0 && y >= 0 && x < 23 && y < 19;
-              ASSERT_EQ(t.cells[hy * t.stride() + hx], inside ? raster.cells()[y * 23 + x] : kNoClass)
+              ASSERT_EQ(t.halo_origin()[hy * t.stride() + hx], inside ? raster.cells()[y * 23 + x] : kNoClass)
                   << "tile " << t.window.x0 << "," << t.window.y0 << " cell " << x << "," << y;
             }
       },
