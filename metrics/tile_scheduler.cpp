@@ -1,6 +1,7 @@
 #include "tile_scheduler.h"
 
 #include <algorithm>
+#include <atomic>
 #include <future>
 #include <string>
 
@@ -42,21 +43,48 @@ TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width, int64_t tile_h
 
 namespace {
 
+// Strips whose tiles are all gone are read into again: a fresh strip of tens
+// of MB costs more in page faults and clearing than reading it does.
+class StripPool {
+ public:
+  std::shared_ptr<TileStrip> take(size_t cells) {
+    for (const auto& s : strips_)
+      if (s.use_count() == 1 && s->cells.size() == cells) {  // only the pool holds it
+        // Pairs with the release in the last tile's reference drop, so the
+        // compute thread's reads of the strip happen before our writes.
+        std::atomic_thread_fence(std::memory_order_acquire);
+        return s;
+      }
+    auto fresh = std::make_shared<TileStrip>();
+    fresh->cells.assign(cells, kNoClass);
+    if (strips_.size() < kKept) strips_.push_back(fresh);
+    return fresh;
+  }
+
+ private:
+  static constexpr size_t kKept = 3;  // the strip computed on, the one read, one spare
+  std::vector<std::shared_ptr<TileStrip>> strips_;
+};
+
 // Reads the strip of tile row `row` (with one halo row above and below, and
 // a column of nodata on either side) in one large window, so that GDAL
 // decodes its blocks in parallel; the row's tiles are views of it.
-std::vector<TileInput> read_tile_row(ClassRasterSource& source, const TileGrid& grid, int64_t row) {
+std::vector<TileInput> read_tile_row(ClassRasterSource& source, const TileGrid& grid, int64_t row, StripPool& pool) {
   const RasterInfo& r = grid.raster;
   const Window first = grid.tile(row, 0);
-  auto strip = std::make_shared<TileStrip>();
+  const int64_t rows = first.height + 2, stride = r.width + 2;
+  std::shared_ptr<TileStrip> strip = pool.take(static_cast<size_t>(rows * stride));
   strip->top = first.y0 - 1;
-  strip->rows = first.height + 2;
-  strip->stride = r.width + 2;
-  strip->cells.assign(static_cast<size_t>(strip->rows * strip->stride), kNoClass);
+  strip->rows = rows;
+  strip->stride = stride;
   const int64_t y_begin = std::max<int64_t>(0, first.y0 - 1);
   const int64_t y_end = std::min<int64_t>(r.height, first.y0 + first.height + 1);
-  source.read(Window{0, y_begin, r.width, y_end - y_begin},
-              strip->cells.data() + (y_begin - strip->top) * strip->stride + 1, strip->stride);
+  // The side columns are never written, so they stay nodata; halo rows
+  // outside the raster are cleared, as a reused strip may hold cells there.
+  int32_t* cells = strip->cells.data();
+  std::fill(cells, cells + (y_begin - strip->top) * stride, kNoClass);
+  std::fill(cells + (y_end - strip->top) * stride, cells + rows * stride, kNoClass);
+  source.read(Window{0, y_begin, r.width, y_end - y_begin}, cells + (y_begin - strip->top) * stride + 1, stride);
 
   std::vector<TileInput> tiles(static_cast<size_t>(grid.cols));
   for (int64_t col = 0; col < grid.cols; ++col) {
@@ -73,7 +101,8 @@ std::vector<TileInput> read_tile_row(ClassRasterSource& source, const TileGrid& 
 void stream_tile_rows(ClassRasterSource& source, const TileGrid& grid, const TileRowFn& compute,
                       const ProgressFn& progress) {
   if (progress && !progress(0.0)) throw Error(ErrorKind::Io, "interrupted");
-  auto read = [&](int64_t row) { return read_tile_row(source, grid, row); };
+  StripPool pool;  // used by one read at a time: each starts after the previous one is done
+  auto read = [&](int64_t row) { return read_tile_row(source, grid, row, pool); };
   std::future<std::vector<TileInput>> next = std::async(std::launch::async, read, int64_t(0));
   for (int64_t row = 0; row < grid.rows; ++row) {
     std::vector<TileInput> tiles = next.get();
