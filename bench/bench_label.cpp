@@ -2,7 +2,10 @@
 // times scan_patches() for each backend and tile size on a raw Byte raster
 // (--raw FILE --width W --height H [--nodata V] [--cell C]) or a synthetic
 // landscape (--synth W H). Prints one line per run: backend, tile, median
-// time of --repeat runs, Mpx/s, patches. See bench/RESULTS.md.
+// time of --repeat runs, Mpx/s, patches; then the backend alone on tiles
+// already read (label_only_ms), the scheduler alone (read_only_ms) and the
+// time the whole scan spent in the backend (in_backend_ms). See
+// bench/RESULTS.md.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +22,28 @@
 #include "tile_scheduler.h"
 
 using namespace lsm;
+
+namespace {
+
+// Forwards to a backend and adds up the time spent in it, so that a whole
+// scan splits into the backend's part and the rest (reading, seam merge).
+class TimedLabeler final : public TileLabeler {
+ public:
+  explicit TimedLabeler(TileLabeler& inner) : inner_(inner) {}
+  std::string name() const override { return inner_.name(); }
+  void label_tiles(const std::vector<TileInput>& tiles, NeighbourRule rule, bool want_labels,
+                   std::vector<TileLabels>& out) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    inner_.label_tiles(tiles, rule, want_labels, out);
+    ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  double ms = 0;
+
+ private:
+  TileLabeler& inner_;
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   bench::RawRasterArgs args;
@@ -50,8 +75,8 @@ int main(int argc, char** argv) {
   try {
     MemoryClassRaster raster = args.load();
     std::printf("raster %lldx%lld (%.1f Mpx)\n", (long long)args.width, (long long)args.height, args.width * args.height / 1e6);
-    std::printf("%-8s %-8s %12s %10s %10s %14s\n", "backend", "tile", "median_ms", "Mpx/s", "patches",
-                "label_only_ms");
+    std::printf("%-8s %-8s %12s %10s %10s %14s %13s %14s\n", "backend", "tile", "median_ms", "Mpx/s", "patches",
+                "label_only_ms", "read_only_ms", "in_backend_ms");
     for (const std::string& name : backends) {
       std::string why;
       if (name == "cuda" && !cuda_available(&why)) {
@@ -62,16 +87,19 @@ int main(int argc, char** argv) {
       for (int64_t tile : tiles) {
         ScanOptions o;
         o.tile_width = o.tile_height = tile;
-        std::vector<double> ms;
+        std::vector<double> ms, in_backend_ms;
         size_t patches = 0;
         scan_patches(raster, *labeler, o);  // warm-up: pools, module load
         for (int r = 0; r < args.repeat; ++r) {
+          TimedLabeler timed(*labeler);
           const auto t0 = std::chrono::steady_clock::now();
-          const PatchTable t = scan_patches(raster, *labeler, o);
+          const PatchTable t = scan_patches(raster, timed, o);
           const AreaEdgeMetrics m = compute_area_edge_metrics(t.patches, t.raster);
           ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
           patches = m.landscape.np;
+          in_backend_ms.push_back(timed.ms);
         }
+        std::sort(in_backend_ms.begin(), in_backend_ms.end());
         std::sort(ms.begin(), ms.end());
         const double med = ms[ms.size() / 2];
         // The labeling alone (tiles already cut in memory, no seam merge): what the backend costs.
@@ -86,8 +114,18 @@ int main(int argc, char** argv) {
           label_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         }
         std::sort(label_ms.begin(), label_ms.end());
-        std::printf("%-8s %-8lld %12.1f %10.1f %10zu %14.1f\n", name.c_str(), (long long)tile, med,
-                    args.width * args.height / 1e6 / (med / 1e3), patches, label_ms[label_ms.size() / 2]);
+        // The scheduler alone (strips read and cut, nothing computed): the pipeline's input floor.
+        std::vector<double> read_ms;
+        rows.clear();
+        for (int r = 0; r < args.repeat; ++r) {
+          const auto t0 = std::chrono::steady_clock::now();
+          stream_tile_rows(raster, grid, [](int64_t, std::vector<TileInput>&) {});
+          read_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        std::sort(read_ms.begin(), read_ms.end());
+        std::printf("%-8s %-8lld %12.1f %10.1f %10zu %14.1f %13.1f %14.1f\n", name.c_str(), (long long)tile, med,
+                    args.width * args.height / 1e6 / (med / 1e3), patches, label_ms[label_ms.size() / 2],
+                    read_ms[read_ms.size() / 2], in_backend_ms[in_backend_ms.size() / 2]);
       }
     }
   } catch (const std::exception& e) {
