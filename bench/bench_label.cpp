@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   }
   try {
     MemoryClassRaster raster = args.load();
-    std::printf("raster %lldx%lld (%.1f Mpx)\n", (long long)args.width, (long long)args.height, args.width * args.height / 1e6);
+    const int64_t width = raster.info().width, height = raster.info().height;
+    std::printf("raster %lldx%lld (%.1f Mpx)\n", (long long)width, (long long)height, width * height / 1e6);
     std::printf("%-8s %-8s %12s %10s %10s %14s %13s %14s\n", "backend", "tile", "median_ms", "Mpx/s", "patches",
                 "label_only_ms", "read_only_ms", "in_backend_ms");
     for (const std::string& name : backends) {
@@ -124,7 +125,7 @@ int main(int argc, char** argv) {
         }
         std::sort(read_ms.begin(), read_ms.end());
         std::printf("%-8s %-8lld %12.1f %10.1f %10zu %14.1f %13.1f %14.1f\n", name.c_str(), (long long)tile, med,
-                    args.width * args.height / 1e6 / (med / 1e3), patches, label_ms[label_ms.size() / 2],
+                    width * height / 1e6 / (med / 1e3), patches, label_ms[label_ms.size() / 2],
                     read_ms[read_ms.size() / 2], in_backend_ms[in_backend_ms.size() / 2]);
       }
     }

@@ -36,8 +36,8 @@ int main(int argc, char** argv) {
   }
   try {
     MemoryClassRaster raster = args.load();
-    std::printf("raster %lldx%lld (%.2f Mpx), median of %d runs\n", (long long)args.width, (long long)args.height,
-                args.width * args.height / 1e6, args.repeat);
+    std::printf("raster %lldx%lld (%.2f Mpx), median of %d runs\n", (long long)raster.info().width,
+                (long long)raster.info().height, raster.info().width * raster.info().height / 1e6, args.repeat);
     std::printf("%-8s %-16s %10s %10s\n", "backend", "stage", "ms", "patches");
     for (const std::string name : {"cpu", "cuda"}) {
       if (backends.find(name) == std::string::npos) continue;

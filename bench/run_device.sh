@@ -5,7 +5,8 @@
 # made with `gdal_translate -of ENVI` (see bench/RESULTS.md); optionally
 # bv_47mpx.raw.gz for the tile-scheduler benchmark. Logs go to $OUT.
 # LSM_STEPS picks the steps (default: "tests gpu tiles metrics"; "ours" runs
-# lsm's GPU benchmark without the peers);
+# lsm's GPU benchmark without the peers; "stream" a 1.07 Gpx mosaic through
+# the tile scheduler);
 # LSM_GIGA_SIDE the side of the >= 1 Gpx mosaics (default 32768, 0 = none).
 set -euo pipefail
 OUT=${OUT:-/tmp/lsm_out}
@@ -48,6 +49,11 @@ if [[ $STEPS == *tiles* ]] && [ -f .devdata/bv_47mpx.raw.gz ]; then  # the tile 
   gunzip -c .devdata/bv_47mpx.raw.gz >/tmp/bv_47mpx.raw
   build-dev/bench/lsm_bench_label --raw /tmp/bv_47mpx.raw --width 5741 --height 8190 --nodata 255 --cell 100 \
     --tiles "${LSM_BENCH_TILES:-0,2048,8192}" --repeat 5 | tee "$OUT/bench.log"
+fi
+if [[ $STEPS == *stream* ]] && [ -f .devdata/bv_47mpx.raw.gz ]; then  # 1.07 Gpx through the tile scheduler
+  [ -f /tmp/bv_47mpx.raw ] || gunzip -c .devdata/bv_47mpx.raw.gz >/tmp/bv_47mpx.raw
+  build-dev/bench/lsm_bench_label --raw /tmp/bv_47mpx.raw --width 5741 --height 8190 --nodata 255 --cell 100 \
+    --mosaic 32768 32768 --tiles "${LSM_STREAM_TILES:-0,4096}" --repeat 3 --backends cuda | tee "$OUT/stream.log"
 fi
 if [[ $STEPS == *metrics* ]]; then  # bern_valais itself (1319 x 1640), for the full metric set
   gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
