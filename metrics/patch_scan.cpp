@@ -36,27 +36,38 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   PatchFrontier frontier(table.raster.width, options.rule, options.keep_patch_ids);
   std::vector<PatchStats> patches;
   std::vector<uint64_t> closed_nodes;
-  std::vector<TileLabels> labels;
-  std::vector<Window> windows;
   const int64_t label_bytes = table.raster.width * table.raster.height * static_cast<int64_t>(sizeof(uint32_t));
   const bool keep_labels = options.keep_patch_ids && label_bytes <= options.keep_labels_max_bytes;
+  // Three stages overlap: the scheduler reads row r + 1 while the backend
+  // labels row r and the seam merge takes row r - 1 (rows merge in order).
+  // Declared after what the merge uses, so that it ends before they go.
+  std::future<void> merging;
+  auto merge_row = [&](int64_t row, const std::vector<Window>& windows, std::vector<TileLabels>& labels) {
+    frontier.add_tile_row(windows, labels, row + 1 == table.grid.rows);
+    if (keep_labels)
+      for (TileLabels& l : labels) table.tile_labels.push_back(std::move(l.labels));
+    // Move closed patches out at once so the frontier's memory stays bounded.
+    for (const ClosedPatch& c : frontier.closed()) {
+      patches.push_back(c.stats);
+      if (options.keep_patch_ids) closed_nodes.push_back(c.node);
+    }
+    frontier.closed().clear();
+  };
   stream_tile_rows(
       source, table.grid,
       [&](int64_t row, std::vector<TileInput>& tiles) {
+        std::vector<TileLabels> labels;
         labeler.label_tiles(tiles, options.rule, keep_labels, labels);
-        windows.clear();
+        std::vector<Window> windows;
         for (const TileInput& t : tiles) windows.push_back(t.window);
-        frontier.add_tile_row(windows, labels, row + 1 == table.grid.rows);
-        if (keep_labels)
-          for (TileLabels& l : labels) table.tile_labels.push_back(std::move(l.labels));
-        // Move closed patches out at once so the frontier's memory stays bounded.
-        for (const ClosedPatch& c : frontier.closed()) {
-          patches.push_back(c.stats);
-          if (options.keep_patch_ids) closed_nodes.push_back(c.node);
-        }
-        frontier.closed().clear();
+        if (merging.valid()) merging.get();  // the previous row is merged (or its error surfaces here)
+        merging = std::async(std::launch::async,
+                             [&merge_row, row, windows = std::move(windows), labels = std::move(labels)]() mutable {
+                               merge_row(row, windows, labels);
+                             });
       },
       progress);
+  merging.get();
 
   if (patches.size() >= 0xFFFFFFFFull)
     throw Error(ErrorKind::BadInput, "more than 4294967294 patches: patch tables and patch IDs are indexed by UInt32");
