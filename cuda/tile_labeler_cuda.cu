@@ -180,6 +180,15 @@ bool cuda_device_present(std::string* why_not) {
   return true;
 }
 
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
 std::unique_ptr<TileLabeler> make_cuda_labeler(int device) { return std::make_unique<CudaTileLabeler>(device); }
 
 }  // namespace lsm

@@ -13,6 +13,10 @@ namespace lsm {
 /// with the reason in *why_not.
 bool cuda_device_present(std::string* why_not = nullptr);
 
+/// The number of CUDA devices this process sees (CUDA_VISIBLE_DEVICES
+/// applies); 0 when there are none or the runtime cannot tell.
+int cuda_device_count();
+
 /// A labeler on CUDA device `device`. Throws lsm::Error(Device) when the
 /// device cannot be set up.
 std::unique_ptr<TileLabeler> make_cuda_labeler(int device = 0);

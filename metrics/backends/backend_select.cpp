@@ -3,6 +3,7 @@
 
 #include "cell_neighbourhood.h"
 #include "error.h"
+#include "split_tile_labeler.h"
 #include "tile_labeler.h"
 #ifdef LSM_HAVE_CUDA
 #include "cell_neighbourhood_cuda.h"
@@ -37,6 +38,11 @@ std::unique_ptr<TileLabeler> make_labeler(Backend backend) {
     case Backend::Cuda:
       if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
 #ifdef LSM_HAVE_CUDA
+      if (const int devices = cuda_device_count(); devices > 1) {  // one worker per GPU
+        std::vector<std::unique_ptr<TileLabeler>> workers;
+        for (int d = 0; d < devices; ++d) workers.push_back(make_cuda_labeler(d));
+        return std::make_unique<SplitTileLabeler>(std::move(workers));
+      }
       return make_cuda_labeler();
 #endif
       break;

@@ -1,0 +1,72 @@
+// Tiles spread over several labelers (one per GPU on multi-GPU machines) give
+// the single labeler's results, tile for tile; a worker's error surfaces.
+#include "error.h"
+#include "split_tile_labeler.h"
+#include "test_helpers.h"
+
+namespace lsm::test {
+namespace {
+
+std::unique_ptr<TileLabeler> split_of(int workers, Backend backend) {
+  std::vector<std::unique_ptr<TileLabeler>> w;
+  for (int k = 0; k < workers; ++k) w.push_back(make_labeler(backend));
+  return std::make_unique<SplitTileLabeler>(std::move(w));
+}
+
+PatchTable scan_with(MemoryClassRaster& raster, TileLabeler& labeler, int64_t tile) {
+  ScanOptions o;
+  o.tile_width = o.tile_height = tile;
+  o.keep_patch_ids = true;
+  return scan_patches(raster, labeler, o);
+}
+
+void expect_split_matches_brute_force(Backend backend) {
+  auto raster = random_landscape(130, 90, 5, 7, 0.1);
+  const Reference ref = brute_force(raster, NeighbourRule::Eight);
+  // 3 workers over 10 tiles per row (uneven shares), 4 workers over 2 tiles
+  // (fewer tiles than workers), and one tile per row (no split at all).
+  for (auto [workers, tile] : {std::pair{3, 13}, std::pair{4, 65}, std::pair{2, 130}}) {
+    auto split = split_of(workers, backend);
+    const PatchTable t = scan_with(raster, *split, tile);
+    EXPECT_EQ(t.patches, ref.patches) << workers << " workers, tile " << tile;
+    MemoryLabelRaster sink(130, 90);
+    write_patch_ids(raster, *split, t, sink);
+    EXPECT_EQ(sink.labels(), ref.labels) << workers << " workers, tile " << tile;
+  }
+}
+
+TEST(SplitTileLabeler, CpuWorkersMatchBruteForce) { expect_split_matches_brute_force(Backend::Cpu); }
+
+TEST(SplitTileLabeler, CudaWorkersMatchBruteForce) {
+  LSM_REQUIRE_CUDA();  // several workers on one device exercise the same split as one per device
+  expect_split_matches_brute_force(Backend::Cuda);
+}
+
+TEST(SplitTileLabeler, NamesItsWorkers) { EXPECT_EQ(split_of(3, Backend::Cpu)->name(), "cpu x3"); }
+
+class FailingLabeler final : public TileLabeler {
+ public:
+  std::string name() const override { return "failing"; }
+  void label_tiles(const std::vector<TileInput>&, NeighbourRule, bool, std::vector<TileLabels>&) override {
+    throw Error(ErrorKind::Device, "worker failed");
+  }
+};
+
+TEST(SplitTileLabeler, AWorkersErrorSurfaces) {
+  std::vector<std::unique_ptr<TileLabeler>> w;
+  w.push_back(make_labeler(Backend::Cpu));
+  w.push_back(std::make_unique<FailingLabeler>());
+  SplitTileLabeler split(std::move(w));
+  auto raster = random_landscape(40, 30, 3, 1, 0.0);
+  try {
+    scan_with(raster, split, 10);
+    FAIL() << "the failing worker's error was lost";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Device);
+    EXPECT_STREQ(e.what(), "worker failed");
+  }
+  EXPECT_THROW(SplitTileLabeler(std::vector<std::unique_ptr<TileLabeler>>{}), Error);
+}
+
+}  // namespace
+}  // namespace lsm::test
