@@ -5,6 +5,7 @@
 // reference's contract exactly. Tiles alternate between two streams, each
 // with its own buffers, so that the host finishes one tile while the device
 // labels the other.
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -63,7 +64,7 @@ class CudaTileLabeler final : public TileLabeler {
       if (tiles[i].strip.get() != on_device) {  // the scheduler's tiles of one call share one strip
         finish_all();
         on_device = tiles[i].strip.get();
-        upload(*on_device);
+        upload(tiles, i);
       }
       Slot& slot = slots_[i % slots_.size()];
       if (slot.tile) finish(slot);
@@ -78,18 +79,32 @@ class CudaTileLabeler final : public TileLabeler {
       if (s.tile) finish(s);
   }
 
-  // Copies the strip to the device (after every tile of the previous one is
-  // done with it) and makes every slot's stream wait for the copy.
-  void upload(const TileStrip& strip) {
+  // Copies to the device the columns of the strip that its tiles from
+  // tiles[first] on need, halos included (all of it on one GPU, a share of
+  // it when the tiles are split among GPUs), after every tile of the
+  // previous strip is done, and makes every slot's stream wait for the copy.
+  void upload(const std::vector<TileInput>& tiles, size_t first) {
+    const TileStrip& strip = *tiles[first].strip;
+    int64_t x_lo = tiles[first].window.x0, x_hi = x_lo;
+    for (size_t i = first; i < tiles.size() && tiles[i].strip.get() == &strip; ++i) {
+      x_lo = std::min(x_lo, tiles[i].window.x0);
+      x_hi = std::max(x_hi, tiles[i].window.x0 + tiles[i].window.width);
+    }
+    // Raster columns x_lo - 1 .. x_hi are strip columns x_lo .. x_hi + 1.
+    strip_x0_ = x_lo;
+    strip_pitch_ = x_hi - x_lo + 2;
+    const int32_t* codes = strip.cells.data() + x_lo;
     cudaStream_t st = slots_[0].stream;
     LSM_CUDA_CHECK(cudaStreamSynchronize(st));  // the pinned buffer is free again
-    const size_t n = strip.cells.size();
+    const size_t n = static_cast<size_t>(strip.rows * strip_pitch_);
     h_strip_.reserve(n * sizeof(int32_t));
-    packed_ = pack_class_bytes(strip.cells.data(), n, h_strip_.as<uint8_t>());
+    packed_ = pack_class_bytes(codes, strip.rows, strip_pitch_, strip.stride, h_strip_.as<uint8_t>());
     size_t bytes = n;
     if (!packed_) {
       bytes = n * sizeof(int32_t);
-      std::memcpy(h_strip_.get(), strip.cells.data(), bytes);
+      for (int64_t y = 0; y < strip.rows; ++y)
+        std::memcpy(h_strip_.as<int32_t>() + y * strip_pitch_, codes + y * strip.stride,
+                    static_cast<size_t>(strip_pitch_) * sizeof(int32_t));
     }
     d_strip_.reserve(bytes, st);
     LSM_CUDA_CHECK(cudaMemcpyAsync(d_strip_.get(), h_strip_.get(), bytes, cudaMemcpyHostToDevice, st));
@@ -108,7 +123,8 @@ class CudaTileLabeler final : public TileLabeler {
     if (want_labels) s.h_labels.reserve(n * 4);
 
     const TileStrip& strip = *tile.strip;
-    const int64_t origin = (tile.window.y0 - strip.top) * strip.stride + tile.window.x0 + 1;  // interior cell (0, 0)
+    // Interior cell (0, 0): raster column x0 is column x0 + 1 - strip_x0_ of what was uploaded.
+    const int64_t origin = (tile.window.y0 - strip.top) * strip_pitch_ + tile.window.x0 + 1 - strip_x0_;
     DeviceClassGrid grid;
     if (packed_) {
       grid.cells = d_strip_.as<uint8_t>() + origin;
@@ -118,7 +134,7 @@ class CudaTileLabeler final : public TileLabeler {
       grid.cells = d_strip_.as<int32_t>() + origin;
       grid.type = DeviceCellType::Int32;
     }
-    grid.pitch = strip.stride;
+    grid.pitch = strip_pitch_;
     grid.width = static_cast<int>(w);
     grid.height = static_cast<int>(h);
     grid.halo = true;
@@ -164,6 +180,7 @@ class CudaTileLabeler final : public TileLabeler {
   DeviceBuffer d_strip_;  // the strip of the tiles in flight
   PinnedBuffer h_strip_;
   bool packed_ = false;   // d_strip_ holds bytes (kPackedNodata = nodata), else int32
+  int64_t strip_x0_ = 0, strip_pitch_ = 0;  // d_strip_ holds strip columns strip_x0_ .. + strip_pitch_ - 1
   cudaEvent_t uploaded_ = nullptr;
 };
 
