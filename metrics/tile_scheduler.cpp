@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <future>
 #include <string>
 
 #include "error.h"
@@ -100,24 +99,9 @@ std::vector<TileInput> read_tile_row(ClassRasterSource& source, const TileGrid& 
 
 void stream_tile_rows(ClassRasterSource& source, const TileGrid& grid, const TileRowFn& compute,
                       const ProgressFn& progress) {
-  if (progress && !progress(0.0)) throw Error(ErrorKind::Io, "interrupted");
   StripPool pool;  // used by one read at a time: each starts after the previous one is done
-  auto read = [&](int64_t row) { return read_tile_row(source, grid, row, pool); };
-  std::future<std::vector<TileInput>> next = std::async(std::launch::async, read, int64_t(0));
-  for (int64_t row = 0; row < grid.rows; ++row) {
-    std::vector<TileInput> tiles = next.get();
-    if (row + 1 < grid.rows) next = std::async(std::launch::async, read, row + 1);
-    try {
-      compute(row, tiles);
-    } catch (...) {
-      if (next.valid()) next.wait();  // never leave the reader running on a source we are abandoning
-      throw;
-    }
-    if (progress && !progress(double(row + 1) / double(grid.rows))) {
-      if (next.valid()) next.wait();
-      throw Error(ErrorKind::Io, "interrupted");
-    }
-  }
+  stream_rows<std::vector<TileInput>>(
+      grid.rows, [&](int64_t row) { return read_tile_row(source, grid, row, pool); }, compute, progress);
 }
 
 }  // namespace lsm

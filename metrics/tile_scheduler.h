@@ -6,8 +6,10 @@
 // computed and the one being read), never by the raster's size.
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <vector>
 
+#include "error.h"
 #include "progress.h"
 #include "raster.h"
 #include "tile_labeler.h"
@@ -31,6 +33,33 @@ struct TileGrid {
 /// most 32 Mi cells. Throws lsm::Error(BadInput) for negative sizes or an
 /// empty raster.
 TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width = 0, int64_t tile_height = 0);
+
+/// The streaming core every operation shares: calls `read(row)` for rows
+/// 0..rows-1 on a background thread, one row ahead, and `compute(row, item)`
+/// on the calling thread in row order, so reading row r+1 overlaps computing
+/// row r. `progress` gets (rows done / rows); returning false stops with
+/// lsm::Error(Io, "interrupted"). Exceptions from `read` or `compute`
+/// propagate after the reader thread has finished.
+template <class Item, class ReadFn, class ComputeFn>
+void stream_rows(int64_t rows, ReadFn read, ComputeFn compute, const ProgressFn& progress = {}) {
+  if (progress && !progress(0.0)) throw Error(ErrorKind::Io, "interrupted");
+  std::future<Item> next;
+  if (rows > 0) next = std::async(std::launch::async, read, int64_t(0));
+  for (int64_t row = 0; row < rows; ++row) {
+    Item item = next.get();
+    if (row + 1 < rows) next = std::async(std::launch::async, read, row + 1);
+    try {
+      compute(row, item);
+    } catch (...) {
+      if (next.valid()) next.wait();  // never leave the reader running on a source we are abandoning
+      throw;
+    }
+    if (progress && !progress(double(row + 1) / double(rows))) {
+      if (next.valid()) next.wait();
+      throw Error(ErrorKind::Io, "interrupted");
+    }
+  }
+}
 
 /// Called once per tile row, in order, with that row's tiles (each with its
 /// 1-cell halo filled from the neighbouring rows and columns).

@@ -1,0 +1,311 @@
+#include "kmeans.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "error.h"
+#include "kmeans_seeding.h"
+
+namespace lsm {
+
+namespace {
+
+constexpr int kFixedBits = 24;             // |value| x scale <= 2^24, so 32 of them fit an int32
+constexpr int64_t kMaxValidCells = int64_t(1) << 39;  // 2^39 x 2^24 < 2^63: the int64 sums cannot overflow
+
+// The largest power of two s with max_abs x s <= 2^24.
+float fixed_point_scale(double max_abs) {
+  if (!(max_abs > 0)) return 1.0f;
+  const int e = static_cast<int>(std::floor(std::log2(std::ldexp(1.0, kFixedBits) / max_abs)));
+  return static_cast<float>(std::ldexp(1.0, std::clamp(e, -100, 100)));
+}
+
+void check_options(const KMeansOptions& o, int bands) {
+  if (o.k < 1) throw Error(ErrorKind::BadInput, "--k must be at least 1 (got " + std::to_string(o.k) + ")");
+  if (o.k > 65534) throw Error(ErrorKind::BadInput, "--k must be at most 65534 (got " + std::to_string(o.k) + ")");
+  if (o.max_iter < 1) throw Error(ErrorKind::BadInput, "--max-iter must be at least 1");
+  if (o.n_init < 1) throw Error(ErrorKind::BadInput, "--n-init must be at least 1");
+  if (!(o.tol >= 0)) throw Error(ErrorKind::BadInput, "--tol must be zero or positive");
+  if (o.strip_rows < 0) throw Error(ErrorKind::BadInput, "the strip height must be positive");
+  if (!o.init.empty() && o.init.size() != static_cast<size_t>(o.k) * bands)
+    throw Error(ErrorKind::BadInput, "initial centres: expected " + std::to_string(o.k) + " x " +
+                                         std::to_string(bands) + " values, got " + std::to_string(o.init.size()));
+}
+
+// What one pass over the raster needs: the data either resident or streamed.
+class KMeansDriver {
+ public:
+  KMeansDriver(FeatureRasterSource& source, const KMeansOptions& o, KMeansPass& backend)
+      : source_(source), o_(o), backend_(backend), info_(source.info()) {
+    strip_rows_ = o.strip_rows ? o.strip_rows : 256;
+  }
+
+  // The first pass: band ranges, valid cells, the seeding sample, and the
+  // resident copy when the features fit.
+  void survey(KMeansResult& r, const ProgressFn& progress) {
+    const int bands = info_.bands;
+    const int64_t cells = info_.width * info_.height;
+    resident_ = cells * bands * int64_t(sizeof(float)) <= o_.resident_bytes;
+    if (resident_) resident_data_.resize(static_cast<size_t>(cells * bands));
+    lo_.assign(bands, std::numeric_limits<double>::infinity());
+    hi_.assign(bands, -std::numeric_limits<double>::infinity());
+    const uint64_t threshold = sample_threshold(cells, o_.sample_size);
+    stream_feature_strips(
+        source_, strip_rows_,
+        [&](const Window& w, const float* f) {
+          const int64_t n = w.width * w.height, first = w.y0 * info_.width;
+          if (resident_) std::copy(f, f + n * bands, resident_data_.data() + first * bands);
+          for (int64_t i = 0; i < n; ++i) {
+            const float* x = f + i * bands;
+            if (is_nodata_features(x)) continue;
+            ++r.valid_cells;
+            for (int b = 0; b < bands; ++b) {
+              lo_[b] = std::min(lo_[b], double(x[b]));
+              hi_[b] = std::max(hi_[b], double(x[b]));
+            }
+            if (in_kmeans_sample(uint64_t(first + i), o_.seed, threshold)) sample_.insert(sample_.end(), x, x + bands);
+          }
+        },
+        progress);
+    for (int b = 0; b < bands; ++b)
+      if (!std::isfinite(lo_[b]) && r.valid_cells > 0)
+        throw Error(ErrorKind::BadInput, "band " + std::to_string(b + 1) + " holds infinite values");
+    if (r.valid_cells == 0) throw Error(ErrorKind::BadInput, "the raster has no valid (non-nodata) cells");
+    if (r.valid_cells > kMaxValidCells)
+      throw Error(ErrorKind::BadInput, "more than 2^39 valid cells: split the raster");
+    if (sample_.empty()) {  // a tiny valid share missed by the hash: take the first valid cells instead
+      stream_feature_strips(source_, strip_rows_, [&](const Window& w, const float* f) {
+        for (int64_t i = 0; i < w.width * w.height && sample_.size() < size_t(o_.sample_size) * bands; ++i)
+          if (!is_nodata_features(f + i * bands)) sample_.insert(sample_.end(), f + i * bands, f + (i + 1) * bands);
+      });
+    }
+    r.sample_cells = static_cast<int64_t>(sample_.size() / bands);
+    r.resident = resident_;
+    if (resident_) backend_.set_data(resident_data_.data(), cells, bands);
+  }
+
+  const std::vector<float>& sample() const { return sample_; }
+
+  KMeansModel model(const std::vector<float>& centres) const {
+    KMeansModel m;
+    m.k = o_.k;
+    m.bands = info_.bands;
+    m.centres = centres;
+    m.feature_scale.resize(m.bands);
+    double d2_max = 0;
+    for (int b = 0; b < m.bands; ++b) {
+      m.feature_scale[b] = fixed_point_scale(std::max(std::abs(lo_[b]), std::abs(hi_[b])));
+      double lo = lo_[b], hi = hi_[b];
+      for (int j = 0; j < m.k; ++j) {
+        lo = std::min(lo, double(centres[j * m.bands + b]));
+        hi = std::max(hi, double(centres[j * m.bands + b]));
+      }
+      d2_max += (hi - lo) * (hi - lo);
+    }
+    // Float rounding may push a squared distance a little above d2_max.
+    m.inertia_scale = fixed_point_scale(d2_max * 1.001);
+    return m;
+  }
+
+  ClusterSums pass(const KMeansModel& m, const KMeansLabelFn& labels = {}, const ProgressFn& progress = {}) {
+    ClusterSums sums;
+    sums.reset(m.k, m.bands);
+    if (resident_ && !labels) {
+      backend_.run(m, sums, nullptr);
+      return sums;
+    }
+    std::vector<uint16_t> strip_labels;
+    auto run_strip = [&](const Window& w, const float* f) {
+      if (labels) strip_labels.resize(static_cast<size_t>(w.width * w.height));
+      if (!resident_) backend_.set_data(f, w.width * w.height, m.bands);
+      ClusterSums part;
+      part.reset(m.k, m.bands);
+      backend_.run(m, part, labels ? strip_labels.data() : nullptr);
+      sums.add(part);
+      if (labels) labels(w, strip_labels.data());
+    };
+    if (!resident_) {
+      stream_feature_strips(source_, strip_rows_, run_strip, progress);
+      return sums;
+    }
+    // Resident, with labels: one run over everything, delivered strip by strip.
+    const int64_t cells = info_.width * info_.height;
+    std::vector<uint16_t> all(static_cast<size_t>(cells));
+    backend_.run(m, sums, all.data());
+    for (int64_t y = 0; y < info_.height; y += strip_rows_) {
+      const Window w{0, y, info_.width, std::min(strip_rows_, info_.height - y)};
+      labels(w, all.data() + y * info_.width);
+      if (progress && !progress(double(y + w.height) / double(info_.height)))
+        throw Error(ErrorKind::Io, "interrupted");
+    }
+    return sums;
+  }
+
+ private:
+  FeatureRasterSource& source_;
+  const KMeansOptions& o_;
+  KMeansPass& backend_;
+  FeatureRasterInfo info_;
+  int64_t strip_rows_ = 256;
+  bool resident_ = false;
+  std::vector<float> resident_data_;
+  std::vector<double> lo_, hi_;
+  std::vector<float> sample_;
+};
+
+// New centres from a pass's sums; an empty cluster keeps its centre.
+std::vector<float> updated_centres(const ClusterSums& s, const KMeansModel& m) {
+  std::vector<float> c = m.centres;
+  for (int j = 0; j < m.k; ++j) {
+    if (s.counts[j] == 0) continue;
+    for (int b = 0; b < m.bands; ++b)
+      c[j * m.bands + b] = static_cast<float>(double(s.feature_sums[j * m.bands + b]) / double(s.counts[j]) /
+                                              double(m.feature_scale[b]));
+  }
+  return c;
+}
+
+double largest_shift(const std::vector<float>& a, const std::vector<float>& b, int k, int bands) {
+  double worst = 0;
+  for (int j = 0; j < k; ++j) {
+    double d2 = 0;
+    for (int i = 0; i < bands; ++i) {
+      const double d = double(a[j * bands + i]) - double(b[j * bands + i]);
+      d2 += d * d;
+    }
+    worst = std::max(worst, std::sqrt(d2));
+  }
+  return worst;
+}
+
+struct Run {
+  std::vector<float> centres;
+  std::vector<int64_t> counts;
+  double inertia = 0;
+  int iterations = 0;
+  bool converged = false;
+};
+
+// Lloyd's iterations from `centres` until no assignment changes (the
+// centres come out bit-identical, which the exact sums make equivalent),
+// the largest shift is <= tol, or max_iter.
+Run lloyd(KMeansDriver& driver, std::vector<float> centres, const KMeansOptions& o, const ProgressFn& progress) {
+  Run run;
+  KMeansModel m = driver.model(centres);
+  ClusterSums sums;
+  bool sums_match_centres = false;  // do `sums` belong to the assignment against the current centres?
+  for (int it = 1; it <= o.max_iter; ++it) {
+    sums = driver.pass(m);
+    run.iterations = it;
+    std::vector<float> next = updated_centres(sums, m);
+    if (next == m.centres) {
+      run.converged = true;
+      sums_match_centres = true;
+      break;
+    }
+    const double shift = largest_shift(next, m.centres, m.k, m.bands);
+    m = driver.model(next);
+    if (progress && !progress(double(it) / o.max_iter)) throw Error(ErrorKind::Io, "interrupted");
+    if (o.tol > 0 && shift <= o.tol) {
+      run.converged = true;
+      break;
+    }
+  }
+  if (!sums_match_centres) sums = driver.pass(m);  // the counts and inertia of the final centres
+  run.centres = m.centres;
+  run.counts = sums.counts;
+  run.inertia = double(sums.inertia) / double(m.inertia_scale);
+  return run;
+}
+
+}  // namespace
+
+KMeansResult run_kmeans(FeatureRasterSource& source, const KMeansOptions& o, KMeansPass& backend,
+                        const KMeansLabelFn& labels, const ProgressFn& progress) {
+  const FeatureRasterInfo info = source.info();
+  check_options(o, info.bands);
+  KMeansResult r;
+  r.k = o.k;
+  r.bands = info.bands;
+  KMeansDriver driver(source, o, backend);
+  driver.survey(r, scaled_progress(progress, 0.0, 0.1));
+
+  const int runs = o.init.empty() ? o.n_init : 1;
+  Run best;
+  for (int i = 0; i < runs; ++i) {
+    std::vector<float> start = o.init.empty() ? kmeans_plus_plus(driver.sample(), info.bands, o.k, o.seed, i) : o.init;
+    const double begin = 0.1 + 0.8 * i / runs, end = 0.1 + 0.8 * (i + 1) / runs;
+    Run run = lloyd(driver, std::move(start), o, scaled_progress(progress, begin, end));
+    r.run_inertia.push_back(run.inertia);
+    if (i == 0 || run.inertia < best.inertia) {
+      best = std::move(run);
+      r.best_run = i;
+    }
+  }
+  r.centres.assign(best.centres.begin(), best.centres.end());
+  r.counts = best.counts;
+  r.inertia = best.inertia;
+  r.iterations = best.iterations;
+  r.converged = best.converged;
+  if (labels) driver.pass(driver.model(best.centres), labels, scaled_progress(progress, 0.9, 1.0));
+  if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
+  return r;
+}
+
+std::vector<float> read_centres_file(const std::string& path, int k, int bands) {
+  std::ifstream in(path);
+  if (!in) throw Error(ErrorKind::BadInput, "cannot read the initial centres file '" + path + "'");
+  std::vector<float> centres;
+  std::string line;
+  int line_no = 0, rows = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    line = line.substr(0, line.find('#'));
+    std::replace(line.begin(), line.end(), ',', ' ');
+    std::istringstream fields(line);
+    std::vector<float> row;
+    std::string field;
+    while (fields >> field) {
+      try {
+        size_t used = 0;
+        row.push_back(std::stof(field, &used));
+        if (used != field.size()) throw std::invalid_argument(field);
+      } catch (const std::exception&) {
+        throw Error(ErrorKind::BadInput, path + ":" + std::to_string(line_no) + ": '" + field + "' is not a number");
+      }
+    }
+    if (row.empty()) continue;
+    if (static_cast<int>(row.size()) != bands)
+      throw Error(ErrorKind::BadInput, path + ":" + std::to_string(line_no) + ": " + std::to_string(row.size()) +
+                                           " values, expected one per band (" + std::to_string(bands) + ")");
+    centres.insert(centres.end(), row.begin(), row.end());
+    ++rows;
+  }
+  if (rows != k)
+    throw Error(ErrorKind::BadInput, path + " holds " + std::to_string(rows) + " centres, expected --k " +
+                                         std::to_string(k));
+  return centres;
+}
+
+std::string kmeans_result_json(const KMeansResult& r) {
+  std::ostringstream j;
+  j.precision(10);
+  j << "{\n  \"k\": " << r.k << ",\n  \"bands\": " << r.bands << ",\n  \"valid_cells\": " << r.valid_cells
+    << ",\n  \"inertia\": " << r.inertia << ",\n  \"iterations\": " << r.iterations
+    << ",\n  \"converged\": " << (r.converged ? "true" : "false") << ",\n  \"best_run\": " << r.best_run
+    << ",\n  \"run_inertia\": [";
+  for (size_t i = 0; i < r.run_inertia.size(); ++i) j << (i ? ", " : "") << r.run_inertia[i];
+  j << "],\n  \"clusters\": [\n";
+  for (int c = 0; c < r.k; ++c) {
+    j << "    {\"class\": " << c + 1 << ", \"count\": " << r.counts[c] << ", \"centre\": [";
+    for (int b = 0; b < r.bands; ++b) j << (b ? ", " : "") << r.centres[c * r.bands + b];
+    j << "]}" << (c + 1 < r.k ? "," : "") << "\n";
+  }
+  j << "  ]\n}\n";
+  return j.str();
+}
+
+}  // namespace lsm

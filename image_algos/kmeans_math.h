@@ -1,0 +1,69 @@
+#pragma once
+// The arithmetic a K-means pass must do identically on the CPU and on the
+// GPU: squared distances in float, accumulated in band order with explicit
+// round-to-nearest multiplies and adds (no fused multiply-add, whose single
+// rounding would make the GPU pick another centre on near-ties), and the
+// rounding of features to fixed-point integers.
+#include <cmath>
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define LSM_HOST_DEVICE __host__ __device__
+#else
+#define LSM_HOST_DEVICE
+#endif
+
+namespace lsm::kmeans_math {
+
+LSM_HOST_DEVICE inline float mul(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;  // this file's users compile with -ffp-contract=off
+#endif
+}
+
+LSM_HOST_DEVICE inline float add(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+/// Rounds to the nearest integer, ties to even (what both std::nearbyint in
+/// the default rounding mode and __float2ll_rn do).
+LSM_HOST_DEVICE inline int64_t to_fixed(float x) {
+#ifdef __CUDA_ARCH__
+  return __float2ll_rn(x);
+#else
+  return static_cast<int64_t>(std::nearbyint(x));
+#endif
+}
+
+/// Squared Euclidean distance between a cell's features and a centre.
+LSM_HOST_DEVICE inline float squared_distance(const float* f, const float* c, int bands) {
+  float d2 = 0;
+  for (int b = 0; b < bands; ++b) {
+    const float d = f[b] - c[b];
+    d2 = add(d2, mul(d, d));
+  }
+  return d2;
+}
+
+/// Index of the nearest of k centres ([k][bands]); ties go to the lower index.
+LSM_HOST_DEVICE inline int nearest_centre(const float* f, const float* centres, int k, int bands, float* best_d2) {
+  int best = 0;
+  float best_d = squared_distance(f, centres, bands);
+  for (int j = 1; j < k; ++j) {
+    const float d = squared_distance(f, centres + j * bands, bands);
+    if (d < best_d) {
+      best_d = d;
+      best = j;
+    }
+  }
+  *best_d2 = best_d;
+  return best;
+}
+
+}  // namespace lsm::kmeans_math
