@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "error.h"
-#include "gdal_environment.h"
+#include "gdal_open.h"
 #include "geodesic_rows.h"
 
 namespace lsm {
@@ -18,18 +18,7 @@ namespace lsm {
 void GdalClassRaster::Closer::operator()(GDALDataset* d) const { GDALClose(d); }
 
 GdalClassRaster::GdalClassRaster(const std::string& path, int band) : path_(path), band_index_(band) {
-  prepare_gdal_for_streaming();
-  CPLErrorReset();
-  VSIStatBufL stat;
-  if (VSIStatL(path.c_str(), &stat) != 0 && path.find(':') == std::string::npos)  // "NETCDF:..." etc. are not files
-    throw Error(ErrorKind::BadInput, "cannot open '" + path + "': no such file");
-  dataset_.reset(GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR));
-  if (!dataset_) {
-    std::string why = CPLGetLastErrorMsg();
-    if (why.empty() || why.find("not recognized as a supported file format") != std::string::npos)
-      why = "not a raster format GDAL can read";
-    throw Error(ErrorKind::BadInput, "cannot open '" + path + "' as a raster: " + why);
-  }
+  dataset_.reset(open_input_raster(path));
   const int bands = dataset_->GetRasterCount();
   if (band < 1 || band > bands)
     throw Error(ErrorKind::BadInput, "band " + std::to_string(band) + " is out of range: '" + path + "' has " +

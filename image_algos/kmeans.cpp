@@ -1,6 +1,7 @@
 #include "kmeans.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -231,7 +232,12 @@ KMeansResult run_kmeans(FeatureRasterSource& source, const KMeansOptions& o, KMe
   r.k = o.k;
   r.bands = info.bands;
   KMeansDriver driver(source, o, backend);
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  auto t = Clock::now();
   driver.survey(r, scaled_progress(progress, 0.0, 0.1));
+  r.survey_seconds = seconds_since(t);
+  t = Clock::now();
 
   const int runs = o.init.empty() ? o.n_init : 1;
   Run best;
@@ -240,6 +246,7 @@ KMeansResult run_kmeans(FeatureRasterSource& source, const KMeansOptions& o, KMe
     const double begin = 0.1 + 0.8 * i / runs, end = 0.1 + 0.8 * (i + 1) / runs;
     Run run = lloyd(driver, std::move(start), o, scaled_progress(progress, begin, end));
     r.run_inertia.push_back(run.inertia);
+    r.total_iterations += run.iterations;
     if (i == 0 || run.inertia < best.inertia) {
       best = std::move(run);
       r.best_run = i;
@@ -250,7 +257,10 @@ KMeansResult run_kmeans(FeatureRasterSource& source, const KMeansOptions& o, KMe
   r.inertia = best.inertia;
   r.iterations = best.iterations;
   r.converged = best.converged;
+  r.lloyd_seconds = seconds_since(t);
+  t = Clock::now();
   if (labels) driver.pass(driver.model(best.centres), labels, scaled_progress(progress, 0.9, 1.0));
+  r.labels_seconds = seconds_since(t);
   if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
   return r;
 }
@@ -290,7 +300,7 @@ std::vector<float> read_centres_file(const std::string& path, int k, int bands) 
   return centres;
 }
 
-std::string kmeans_result_json(const KMeansResult& r) {
+std::string kmeans_result_json(const KMeansResult& r, int selected_class) {
   std::ostringstream j;
   j.precision(10);
   j << "{\n  \"k\": " << r.k << ",\n  \"bands\": " << r.bands << ",\n  \"valid_cells\": " << r.valid_cells
@@ -298,7 +308,10 @@ std::string kmeans_result_json(const KMeansResult& r) {
     << ",\n  \"converged\": " << (r.converged ? "true" : "false") << ",\n  \"best_run\": " << r.best_run
     << ",\n  \"run_inertia\": [";
   for (size_t i = 0; i < r.run_inertia.size(); ++i) j << (i ? ", " : "") << r.run_inertia[i];
-  j << "],\n  \"clusters\": [\n";
+  j << "],\n  \"seconds\": {\"survey\": " << r.survey_seconds << ", \"lloyd\": " << r.lloyd_seconds
+    << ", \"labels\": " << r.labels_seconds << "},\n";
+  if (selected_class > 0) j << "  \"selected_class\": " << selected_class << ",\n";
+  j << "  \"clusters\": [\n";
   for (int c = 0; c < r.k; ++c) {
     j << "    {\"class\": " << c + 1 << ", \"count\": " << r.counts[c] << ", \"centre\": [";
     for (int b = 0; b < r.bands; ++b) j << (b ? ", " : "") << r.centres[c * r.bands + b];

@@ -44,6 +44,10 @@ struct KMeansResult {
   int64_t valid_cells = 0;           ///< cells that are not nodata
   int64_t sample_cells = 0;          ///< cells in the k-means++ sample
   bool resident = false;             ///< the features were held in memory across iterations
+  double survey_seconds = 0;         ///< wall time of the first pass (ranges, sample, resident copy)
+  double lloyd_seconds = 0;          ///< wall time of seeding and Lloyd's iterations of all runs
+  double labels_seconds = 0;         ///< wall time of the final pass that delivers the labels
+  int total_iterations = 0;          ///< Lloyd iterations of all runs (the passes timed in lloyd_seconds, plus one per run for the final counts when not converged)
 };
 
 /// Receives the class raster strip by strip: cluster index + 1, 0 for nodata.
@@ -64,7 +68,8 @@ KMeansResult run_kmeans(FeatureRasterSource& source, const KMeansOptions& option
 /// has the wrong count, or there are not exactly k centres.
 std::vector<float> read_centres_file(const std::string& path, int k, int bands);
 
-/// The result as JSON (centres, counts, inertia, iterations, runs).
-std::string kmeans_result_json(const KMeansResult& result);
+/// The result as JSON (centres, counts, inertia, iterations, runs), with
+/// "selected_class" when `selected_class` (1..k) is set.
+std::string kmeans_result_json(const KMeansResult& result, int selected_class = 0);
 
 }  // namespace lsm

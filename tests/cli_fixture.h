@@ -77,6 +77,15 @@ class CliFixture : public ::testing::Test {
     return path(name);
   }
 
+  // One line on stderr naming the problem, a non-zero exit, nothing written.
+  void expect_clean_failure(const CliRun& r, const std::string& phrase, const std::vector<std::string>& files_before) {
+    EXPECT_NE(r.code, 0);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("lsm: error: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(phrase), std::string::npos) << "expected '" << phrase << "' in: " << r.err;
+    EXPECT_EQ(files(), files_before);
+  }
+
   std::filesystem::path dir_;
 };
 

@@ -25,15 +25,6 @@ class Cli : public CliFixture {
   std::string make_raster(const std::string& name, GDALDataType type, const std::vector<double>& values) {
     return write_4x3(name, type, {500000, 1, 0, 5000000, 0, -1}, 32632, values);
   }
-
-  // One line on stderr naming the problem, a non-zero exit, nothing written.
-  void expect_clean_failure(const CliRun& r, const std::string& phrase, const std::vector<std::string>& files_before) {
-    EXPECT_NE(r.code, 0);
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find("lsm: error: "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find(phrase), std::string::npos) << "expected '" << phrase << "' in: " << r.err;
-    EXPECT_EQ(files(), files_before);
-  }
 };
 
 TEST_F(Cli, SynthMetricsAndLabelAgree) {

@@ -8,4 +8,5 @@ namespace lsm::cli {
 int run_metrics(const std::vector<std::string>& args);
 int run_label(const std::vector<std::string>& args);
 int run_synth(const std::vector<std::string>& args);
+int run_kmeans(const std::vector<std::string>& args);
 }  // namespace lsm::cli

@@ -15,13 +15,15 @@ const char* kUsage =
     "  metrics INPUT --out PREFIX   FRAGSTATS patch, class and landscape tables (CSV)\n"
     "  label INPUT OUTPUT.tif       patch-ID raster (IDs = PIDs of the patch table)\n"
     "  synth OUTPUT.tif             neutral landscape model (fractal, classified)\n"
+    "  kmeans INPUT OUTPUT.tif      K-means classes of a photo or multiband raster\n"
     "run 'lsm <command> --help' for the options of a command\n";
 }  // namespace
 
 int main(int argc, char** argv) {
   using Command = int (*)(const std::vector<std::string>&);
   const std::map<std::string, Command> commands = {
-      {"metrics", lsm::cli::run_metrics}, {"label", lsm::cli::run_label}, {"synth", lsm::cli::run_synth}};
+      {"metrics", lsm::cli::run_metrics}, {"label", lsm::cli::run_label}, {"synth", lsm::cli::run_synth},
+      {"kmeans", lsm::cli::run_kmeans}};
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cout << kUsage;
     return argc < 2 ? 1 : 0;
