@@ -20,6 +20,7 @@
 
 #include "cuda_check.h"
 #include "device_grid_labeler.h"
+#include "copy_bandwidth.h"
 #include "device_pool.h"
 #include "labeling_inputs.h"
 #include "memory_raster.h"
@@ -47,31 +48,6 @@ std::vector<uint8_t> read_raw(const std::string& path, int64_t w, int64_t h) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-// Device-to-device copy bandwidth, bytes read plus bytes written per second.
-double copy_bandwidth(cudaStream_t st) {
-  const size_t bytes = size_t(1) << 31;
-  DeviceBuffer a, b;
-  a.reserve(bytes, st);
-  b.reserve(bytes, st);
-  LSM_CUDA_CHECK(cudaMemsetAsync(a.get(), 1, bytes, st));
-  cudaEvent_t e0, e1;
-  LSM_CUDA_CHECK(cudaEventCreate(&e0));
-  LSM_CUDA_CHECK(cudaEventCreate(&e1));
-  std::vector<double> ms;
-  for (int r = 0; r < 10; ++r) {
-    LSM_CUDA_CHECK(cudaEventRecord(e0, st));
-    LSM_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, st));
-    LSM_CUDA_CHECK(cudaEventRecord(e1, st));
-    LSM_CUDA_CHECK(cudaEventSynchronize(e1));
-    float t = 0;
-    LSM_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
-    if (r > 0) ms.push_back(t);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  return 2.0 * double(bytes) / (median(ms) * 1e-3);
 }
 
 // The CPU backend's patches for the same cells: the correctness reference.
@@ -223,7 +199,7 @@ int main(int argc, char** argv) {
     LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     cudaDeviceProp prop{};
     LSM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    const double bps = copy_bandwidth(st);
+    const double bps = bench::copy_bandwidth(st);
     std::printf("{\"device\": \"%s\", \"copy_GBps\": %.1f}\n", prop.name, bps / 1e9);
     std::string manifest;
     for (const Input& in : inputs) {

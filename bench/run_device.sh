@@ -4,7 +4,8 @@
 # 1319 x 1640 Byte cells) and augusta_678x440.raw.gz (the NLCD augusta raster),
 # made with `gdal_translate -of ENVI` (see bench/RESULTS.md); optionally
 # bv_47mpx.raw.gz for the tile-scheduler benchmark. Logs go to $OUT.
-# LSM_STEPS picks the steps (default: "tests gpu tiles metrics"; "ours" runs
+# LSM_STEPS picks the steps (default: "tests gpu tiles metrics"; "kmeans" the
+# K-means benchmark (carrotweed_{2,8}mpx_rgb.raw.gz, RGB BIP) against OpenCV; "ours" runs
 # lsm's GPU benchmark without the peers; "stream" a 1.07 Gpx mosaic through
 # the tile scheduler);
 # LSM_GIGA_SIDE the side of the >= 1 Gpx mosaics (default 32768, 0 = none).
@@ -59,4 +60,14 @@ if [[ $STEPS == *metrics* ]]; then  # bern_valais itself (1319 x 1640), for the 
   gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
   build-dev/bench/lsm_bench_metrics --raw /tmp/bv_2mpx.raw --width 1319 --height 1640 --nodata 255 --cell 100 \
     --repeat 5 | tee "$OUT/bench_metrics.log"
+fi
+if [[ $STEPS == *kmeans* ]]; then  # K-means: lsm CUDA and CPU against OpenCV's cv2.kmeans, one table
+  gunzip -c .devdata/carrotweed_8mpx_rgb.raw.gz >/tmp/cw8.raw
+  gunzip -c .devdata/carrotweed_2mpx_rgb.raw.gz >/tmp/cw2.raw
+  mkdir -p /tmp/kmeans_inputs
+  build-dev/bench/lsm_bench_kmeans --photo carrotweed_2mpx /tmp/cw2.raw 1632 1224 \
+    --photo carrotweed_8mpx /tmp/cw8.raw 3264 2448 --synthetic-side "${LSM_KMEANS_SIDE:-32768}" \
+    --iters "${LSM_KMEANS_ITERS:-20}" --dump /tmp/kmeans_inputs | tee "$OUT/kmeans_ours.jsonl"
+  python3 bench/kmeans_peers.py --manifest /tmp/kmeans_inputs/manifest.jsonl --ours "$OUT/kmeans_ours.jsonl" \
+    2>"$OUT/kmeans_peers.log" | tee "$OUT/kmeans_table.md" || tail -20 "$OUT/kmeans_peers.log"
 fi
