@@ -2,15 +2,18 @@
 //
 // Each warp takes 32 consecutive cells; lanes that chose the same cluster
 // add their fixed-point features with one __reduce_add_sync per band (32
-// values of at most 2^24 fit an int32), and one lane adds the warp's total
-// to the block's sums in shared memory. Each block then writes its partial
-// sums and a second kernel adds them up: no per-cell atomics on a handful of
-// global addresses. When the block's table of sums would not fit in shared
-// memory (very large k), the warps add straight to global memory; integer
-// atomics are exact, so both give the CPU's sums bit for bit.
+// values of at most 2^24 fit an int32), and the group's first lane adds the
+// warp's total to a table of sums. Where it fits in shared memory each warp
+// has its own table, written by one lane at a time with plain adds (no
+// atomics, no contention between warps); then a block's warps' tables are
+// added and the block's partial goes to the global total with one integer
+// atomic per entry. Larger tables (large k) are per block with shared
+// atomics, or, beyond shared memory, in global memory. Integer sums are exact
+// in any order, so every variant gives the CPU's sums bit for bit.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "cuda_check.h"
@@ -24,39 +27,53 @@ namespace lsm {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
 constexpr unsigned kFullWarp = 0xffffffffu;
 constexpr size_t kSharedLimit = 48 * 1024;  // without opting in to more
 
-using Sum = unsigned long long;  // int64 sums in two's complement: atomicAdd wraps alike
+using Sum = unsigned long long;  // int64 sums in two's complement: adds wrap alike
 
-template <bool kGlobalSums>
+enum class Tables { PerWarp, PerBlock, Global };
+
+// kBands > 0: the band count known at compile time (loops unrolled, the
+// cell's features in registers); 0: `bands` at run time.
+template <int kBands, Tables kTables>
 __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ features, long long cells, int k,
-                                                     int bands, const float* __restrict__ centres_g,
+                                                     int runtime_bands, const float* __restrict__ centres_g,
                                                      const float* __restrict__ scale_g, float inertia_scale,
-                                                     Sum* __restrict__ out_sums, uint16_t* __restrict__ labels) {
+                                                     Sum* __restrict__ total, uint16_t* __restrict__ labels) {
+  const int bands = kBands > 0 ? kBands : runtime_bands;
   extern __shared__ Sum shared[];
   const int table = k * (bands + 1) + 1;  // per cluster: band sums, count; then the inertia
-  Sum* sums = kGlobalSums ? out_sums : shared;
-  float* centres_s = reinterpret_cast<float*>(shared + (kGlobalSums ? 0 : table));
-  const float* centres = kGlobalSums ? centres_g : centres_s;
-  float* scale = centres_s + (kGlobalSums ? 0 : k * bands);
-  if (!kGlobalSums) {
-    for (int t = threadIdx.x; t < table; t += blockDim.x) sums[t] = 0;
+  const int tables = kTables == Tables::PerWarp ? kWarps : kTables == Tables::PerBlock ? 1 : 0;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+  Sum* sums = kTables == Tables::Global ? total : shared + (kTables == Tables::PerWarp ? warp * table : 0);
+  float* centres_s = reinterpret_cast<float*>(shared + tables * table);
+  const float* centres = kTables == Tables::Global ? centres_g : centres_s;
+  float* scale = centres_s + (kTables == Tables::Global ? 0 : k * bands);
+  if (kTables != Tables::Global) {
+    for (int t = threadIdx.x; t < tables * table; t += blockDim.x) shared[t] = 0;
     for (int t = threadIdx.x; t < k * bands; t += blockDim.x) centres_s[t] = centres_g[t];
   }
   for (int t = threadIdx.x; t < bands; t += blockDim.x) scale[t] = scale_g[t];
   __syncthreads();
 
-  const int lane = threadIdx.x & 31;
-  const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / 32);
-  for (long long base = (static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * 32;
-       base < cells; base += warps * 32) {
+  const long long warps = static_cast<long long>(gridDim.x) * kWarps;
+  for (long long base = (static_cast<long long>(blockIdx.x) * kWarps + warp) * 32; base < cells; base += warps * 32) {
     const long long i = base + lane;
+    constexpr int kHeld = kBands > 0 ? kBands : 1;
+    float held[kHeld];  // the cell's features (compile-time bands only)
     const float* f = features + i * bands;
     int a = -1;
     float d2 = 0;
     if (i < cells) {
-      if (!(f[0] != f[0])) a = kmeans_math::nearest_centre(f, centres, k, bands, &d2);
+      if constexpr (kBands > 0) {
+#pragma unroll
+        for (int b = 0; b < kBands; ++b) held[b] = f[b];
+        if (!(held[0] != held[0])) a = kmeans_math::nearest_centre(held, centres, k, kBands, &d2);
+      } else {
+        if (!(f[0] != f[0])) a = kmeans_math::nearest_centre(f, centres, k, bands, &d2);
+      }
       if (labels) labels[i] = static_cast<uint16_t>(a + 1);
     }
     unsigned pending = __ballot_sync(kFullWarp, a >= 0);
@@ -67,32 +84,55 @@ __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ f
       const unsigned group = __ballot_sync(kFullWarp, mine);
       pending &= ~group;
       Sum* row = sums + c * (bands + 1);
-      for (int b = 0; b < bands; ++b) {
-        const int q = mine ? static_cast<int>(kmeans_math::to_fixed(kmeans_math::mul(f[b], scale[b]))) : 0;
+      auto add = [&](Sum* at, long long v) {
+        if constexpr (kTables == Tables::PerWarp) *at += static_cast<Sum>(v);  // this warp's table, one writer
+        else atomicAdd(at, static_cast<Sum>(v));
+      };
+#pragma unroll
+      for (int b = 0; b < (kBands > 0 ? kBands : bands); ++b) {
+        const float x = kBands > 0 ? held[kBands > 0 ? b : 0] : f[b];
+        const int q = mine ? static_cast<int>(kmeans_math::to_fixed(kmeans_math::mul(x, scale[b]))) : 0;
         const int s = __reduce_add_sync(kFullWarp, q);
-        if (lane == leader) atomicAdd(row + b, static_cast<Sum>(static_cast<long long>(s)));
+        if (lane == leader) add(row + b, s);
       }
       const int qi = mine ? static_cast<int>(kmeans_math::to_fixed(kmeans_math::mul(d2, inertia_scale))) : 0;
       const int si = __reduce_add_sync(kFullWarp, qi);
       if (lane == leader) {
-        atomicAdd(row + bands, static_cast<Sum>(__popc(group)));
-        atomicAdd(sums + table - 1, static_cast<Sum>(static_cast<long long>(si)));
+        add(row + bands, __popc(group));
+        add(sums + table - 1, si);
       }
+      __syncwarp();
     }
   }
-  if (kGlobalSums) return;
-  __syncthreads();
-  Sum* partial = out_sums + static_cast<size_t>(blockIdx.x) * table;
-  for (int t = threadIdx.x; t < table; t += blockDim.x) partial[t] = sums[t];
+  if constexpr (kTables != Tables::Global) {
+    __syncthreads();
+    for (int t = threadIdx.x; t < table; t += blockDim.x) {
+      Sum s = 0;
+      for (int w = 0; w < tables; ++w) s += shared[w * table + t];
+      if (s) atomicAdd(total + t, s);
+    }
+  }
 }
 
-// Adds the blocks' partial tables: thread t sums entry t over all blocks.
-__global__ void k_add_partials(const Sum* __restrict__ partials, int blocks, int table, Sum* __restrict__ total) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= table) return;
-  Sum s = 0;
-  for (int b = 0; b < blocks; ++b) s += partials[static_cast<size_t>(b) * table + t];
-  total[t] = s;
+template <int kBands>
+void launch_assign(Tables tables, int blocks, size_t shared_bytes, cudaStream_t stream, const float* features,
+                   long long cells, int k, int bands, const float* centres, const float* scale, float inertia_scale,
+                   Sum* total, uint16_t* labels) {
+  switch (tables) {
+    case Tables::PerWarp:
+      k_assign<kBands, Tables::PerWarp><<<blocks, kThreads, shared_bytes, stream>>>(
+          features, cells, k, bands, centres, scale, inertia_scale, total, labels);
+      break;
+    case Tables::PerBlock:
+      k_assign<kBands, Tables::PerBlock><<<blocks, kThreads, shared_bytes, stream>>>(
+          features, cells, k, bands, centres, scale, inertia_scale, total, labels);
+      break;
+    case Tables::Global:
+      k_assign<kBands, Tables::Global><<<blocks, kThreads, shared_bytes, stream>>>(
+          features, cells, k, bands, centres, scale, inertia_scale, total, labels);
+      break;
+  }
+  LSM_CUDA_CHECK_LAUNCH();
 }
 
 class CudaKMeansPass final : public KMeansPass {
@@ -123,8 +163,13 @@ class CudaKMeansPass final : public KMeansPass {
   void run(const KMeansModel& m, ClusterSums& sums, uint16_t* labels) override {
     LSM_CUDA_CHECK(cudaSetDevice(device_));
     const int table = m.k * (m.bands + 1) + 1;
-    const size_t shared_bytes = sizeof(Sum) * table + sizeof(float) * (m.k * m.bands + m.bands);
-    const bool global_sums = shared_bytes > kSharedLimit;
+    const size_t centre_bytes = sizeof(float) * (m.k * m.bands + m.bands);
+    Tables tables = Tables::Global;
+    if (sizeof(Sum) * table * kWarps + centre_bytes <= kSharedLimit) tables = Tables::PerWarp;
+    else if (sizeof(Sum) * table + centre_bytes <= kSharedLimit) tables = Tables::PerBlock;
+    const size_t shared_bytes = tables == Tables::PerWarp    ? sizeof(Sum) * table * kWarps + centre_bytes
+                                : tables == Tables::PerBlock ? sizeof(Sum) * table + centre_bytes
+                                                             : sizeof(float) * m.bands;
 
     // The model: centres then scales, staged through pinned memory.
     const size_t model_floats = static_cast<size_t>(m.k) * m.bands + m.bands;
@@ -137,12 +182,10 @@ class CudaKMeansPass final : public KMeansPass {
         cudaMemcpyAsync(model_.get(), staged, model_floats * sizeof(float), cudaMemcpyHostToDevice, stream_));
 
     const long long warps_needed = (cells_ + 31) / 32;
-    const int blocks = static_cast<int>(std::max<long long>(
-        1, std::min<long long>((warps_needed + kThreads / 32 - 1) / (kThreads / 32), int64_t(sms_) * 8)));
-    // Partial tables of every block, then the total at the end.
-    sums_.reserve(sizeof(Sum) * table * (static_cast<size_t>(blocks) + 1), stream_);
-    Sum* partials = sums_.as<Sum>();
-    Sum* total = partials + static_cast<size_t>(blocks) * table;
+    const int blocks = static_cast<int>(
+        std::max<long long>(1, std::min<long long>((warps_needed + kWarps - 1) / kWarps, int64_t(sms_) * 8)));
+    sums_.reserve(sizeof(Sum) * table, stream_);
+    Sum* total = sums_.as<Sum>();
     uint16_t* d_labels = nullptr;
     if (labels) {
       labels_.reserve(std::max<size_t>(2, sizeof(uint16_t) * cells_), stream_);
@@ -150,22 +193,20 @@ class CudaKMeansPass final : public KMeansPass {
     }
     const float* centres = model_.as<float>();
     const float* scale = centres + m.k * m.bands;
+    LSM_CUDA_CHECK(cudaMemsetAsync(total, 0, sizeof(Sum) * table, stream_));
     if (cells_ > 0) {
-      if (global_sums) {
-        LSM_CUDA_CHECK(cudaMemsetAsync(total, 0, sizeof(Sum) * table, stream_));
-        k_assign<true><<<blocks, kThreads, sizeof(float) * m.bands, stream_>>>(
-            features_.as<float>(), cells_, m.k, m.bands, centres, scale, m.inertia_scale, total, d_labels);
-        LSM_CUDA_CHECK_LAUNCH();
-      } else {
-        k_assign<false><<<blocks, kThreads, shared_bytes, stream_>>>(features_.as<float>(), cells_, m.k, m.bands,
-                                                                     centres, scale, m.inertia_scale, partials,
-                                                                     d_labels);
-        LSM_CUDA_CHECK_LAUNCH();
-        k_add_partials<<<(table + 255) / 256, 256, 0, stream_>>>(partials, blocks, table, total);
-        LSM_CUDA_CHECK_LAUNCH();
+      const float* f = features_.as<float>();
+      auto launch = [&](auto bands_constant) {
+        launch_assign<decltype(bands_constant)::value>(tables, blocks, shared_bytes, stream_, f, cells_, m.k,
+                                                       m.bands, centres, scale, m.inertia_scale, total, d_labels);
+      };
+      switch (m.bands) {
+        case 1: launch(std::integral_constant<int, 1>{}); break;
+        case 2: launch(std::integral_constant<int, 2>{}); break;
+        case 3: launch(std::integral_constant<int, 3>{}); break;
+        case 4: launch(std::integral_constant<int, 4>{}); break;
+        default: launch(std::integral_constant<int, 0>{}); break;
       }
-    } else {
-      LSM_CUDA_CHECK(cudaMemsetAsync(total, 0, sizeof(Sum) * table, stream_));
     }
     Sum* host_sums = host_.as<Sum>();  // the model was copied out before: same stream, in order
     LSM_CUDA_CHECK(cudaMemcpyAsync(host_sums, total, sizeof(Sum) * table, cudaMemcpyDeviceToHost, stream_));

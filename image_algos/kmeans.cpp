@@ -1,5 +1,7 @@
 #include "kmeans.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -59,16 +61,36 @@ class KMeansDriver {
         [&](const Window& w, const float* f) {
           const int64_t n = w.width * w.height, first = w.y0 * info_.width;
           if (resident_) std::copy(f, f + n * bands, resident_data_.data() + first * bands);
-          for (int64_t i = 0; i < n; ++i) {
-            const float* x = f + i * bands;
-            if (is_nodata_features(x)) continue;
-            ++r.valid_cells;
-            for (int b = 0; b < bands; ++b) {
-              lo_[b] = std::min(lo_[b], double(x[b]));
-              hi_[b] = std::max(hi_[b], double(x[b]));
+          // Each thread takes a contiguous share of the strip; the shares'
+          // samples are joined in order, so the sample is in raster order
+          // whatever the number of threads.
+          std::vector<std::vector<float>> samples(static_cast<size_t>(omp_get_max_threads()));
+#pragma omp parallel
+          {
+            std::vector<double> lo(lo_), hi(hi_);
+            int64_t valid = 0;
+            std::vector<float>& sample = samples[omp_get_thread_num()];
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < n; ++i) {
+              const float* x = f + i * bands;
+              if (is_nodata_features(x)) continue;
+              ++valid;
+              for (int b = 0; b < bands; ++b) {
+                lo[b] = std::min(lo[b], double(x[b]));
+                hi[b] = std::max(hi[b], double(x[b]));
+              }
+              if (in_kmeans_sample(uint64_t(first + i), o_.seed, threshold)) sample.insert(sample.end(), x, x + bands);
             }
-            if (in_kmeans_sample(uint64_t(first + i), o_.seed, threshold)) sample_.insert(sample_.end(), x, x + bands);
+#pragma omp critical(lsm_kmeans_survey)
+            {
+              r.valid_cells += valid;
+              for (int b = 0; b < bands; ++b) {
+                lo_[b] = std::min(lo_[b], lo[b]);
+                hi_[b] = std::max(hi_[b], hi[b]);
+              }
+            }
           }
+          for (const auto& s : samples) sample_.insert(sample_.end(), s.begin(), s.end());
         },
         progress);
     for (int b = 0; b < bands; ++b)

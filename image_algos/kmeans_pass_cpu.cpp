@@ -26,20 +26,19 @@ namespace {
 
 class CpuKMeansPass final : public KMeansPass {
  public:
-  void set_data(const float* features, int64_t cells, int bands) override {
-    features_ = features;
-    cells_ = cells;
-    bands_ = bands;
-  }
-
-  void run(const KMeansModel& m, ClusterSums& sums, uint16_t* labels) override {
-    const int k = m.k, bands = m.bands;
+  // kBands > 0: the band count at compile time; 0: m.bands at run time.
+  template <int kBands>
+  void run_bands(const KMeansModel& m, ClusterSums& sums, uint16_t* labels) {
+    const int k = m.k, bands = kBands > 0 ? kBands : m.bands;
     const float* centres = m.centres.data();
     const float* scale = m.feature_scale.data();
 #pragma omp parallel
     {
       ClusterSums local;
       local.reset(k, bands);
+      int64_t* feature_sums = local.feature_sums.data();
+      int64_t* counts = local.counts.data();
+      int64_t inertia = 0;
 #pragma omp for schedule(static, 4096) nowait
       for (int64_t i = 0; i < cells_; ++i) {
         const float* f = features_ + i * bands;
@@ -50,13 +49,30 @@ class CpuKMeansPass final : public KMeansPass {
         float d2;
         const int j = kmeans_math::nearest_centre(f, centres, k, bands, &d2);
         if (labels) labels[i] = static_cast<uint16_t>(j + 1);
-        int64_t* s = local.feature_sums.data() + static_cast<size_t>(j) * bands;
+        int64_t* s = feature_sums + static_cast<size_t>(j) * bands;
         for (int b = 0; b < bands; ++b) s[b] += kmeans_math::to_fixed(kmeans_math::mul(f[b], scale[b]));
-        ++local.counts[j];
-        local.inertia += kmeans_math::to_fixed(kmeans_math::mul(d2, m.inertia_scale));
+        ++counts[j];
+        inertia += kmeans_math::to_fixed(kmeans_math::mul(d2, m.inertia_scale));
       }
+      local.inertia = inertia;
 #pragma omp critical(lsm_kmeans_sums)
       sums.add(local);
+    }
+  }
+
+  void set_data(const float* features, int64_t cells, int bands) override {
+    features_ = features;
+    cells_ = cells;
+    bands_ = bands;
+  }
+
+  void run(const KMeansModel& m, ClusterSums& sums, uint16_t* labels) override {
+    switch (m.bands) {  // common band counts get unrolled loops
+      case 1: return run_bands<1>(m, sums, labels);
+      case 2: return run_bands<2>(m, sums, labels);
+      case 3: return run_bands<3>(m, sums, labels);
+      case 4: return run_bands<4>(m, sums, labels);
+      default: return run_bands<0>(m, sums, labels);
     }
   }
 

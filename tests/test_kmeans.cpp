@@ -262,21 +262,37 @@ TEST(KMeansCuda, SameAssignmentsAndCentresAsCpu) {
   }
 }
 
-// k = 3000 needs a table of sums larger than shared memory: the warps add to
-// global memory instead, with the same result.
-TEST(KMeansCuda, LargeKUsesGlobalSumsWithTheSameResult) {
+// Larger k needs larger tables of sums: k = 300 no longer fits a table per
+// warp in shared memory (one per block, shared atomics), k = 3000 not even
+// one per block (global atomics). Every variant gives the CPU's result.
+TEST(KMeansCuda, LargeKTablesGiveTheSameResult) {
   LSM_REQUIRE_CUDA();
   MemoryFeatureRaster r = random_features(200, 150, 29);
-  KMeansOptions o;
-  o.k = 3000;
-  o.max_iter = 3;
-  for (int j = 0; j < o.k; ++j) {  // centres on a lattice spanning the data
-    o.init.push_back(float(10 + (j % 30) * 3));
-    o.init.push_back(float(-50 + ((j / 30) % 10) * 9));
-    o.init.push_back(float((j / 300) * 5));
+  for (int k : {300, 3000}) {
+    KMeansOptions o;
+    o.k = k;
+    o.max_iter = 3;
+    for (int j = 0; j < o.k; ++j) {  // centres on a lattice spanning the data
+      o.init.push_back(float(10 + (j % 30) * 3));
+      o.init.push_back(float(-50 + ((j / 30) % 10) * 9));
+      o.init.push_back(float((j / 300) * 5));
+    }
+    const Fit cpu = fit(r, o, Backend::Cpu);
+    expect_same(cpu, fit(r, o, Backend::Cuda), "k " + std::to_string(k));
   }
-  const Fit cpu = fit(r, o, Backend::Cpu);
-  expect_same(cpu, fit(r, o, Backend::Cuda), "k 3000");
+}
+
+// Five bands take the kernel with the band count known only at run time.
+TEST(KMeansCuda, AnyBandCountGivesTheSameResult) {
+  LSM_REQUIRE_CUDA();
+  std::mt19937_64 rng(8);
+  std::vector<float> f(static_cast<size_t>(97 * 61 * 5));
+  for (float& v : f) v = float(rng() % 5000) * 0.01f;
+  MemoryFeatureRaster r(97, 61, 5, std::move(f));
+  KMeansOptions o;
+  o.k = 7;
+  o.seed = 4;
+  expect_same(fit(r, o, Backend::Cpu), fit(r, o, Backend::Cuda), "5 bands");
 }
 
 TEST(Morphology, OpeningRemovesSpecksAndRoundsCorners) {
