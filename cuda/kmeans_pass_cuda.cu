@@ -41,7 +41,8 @@ template <int kBands, Tables kTables>
 __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ features, long long cells, int k,
                                                      int runtime_bands, const float* __restrict__ centres_g,
                                                      const float* __restrict__ scale_g, float inertia_scale,
-                                                     Sum* __restrict__ total, uint16_t* __restrict__ labels) {
+                                                     Sum* __restrict__ total, Sum* __restrict__ next_total,
+                                                     uint16_t* __restrict__ labels) {
   const int bands = kBands > 0 ? kBands : runtime_bands;
   extern __shared__ Sum shared[];
   const int table = k * (bands + 1) + 1;  // per cluster: band sums, count; then the inertia
@@ -56,52 +57,65 @@ __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ f
     for (int t = threadIdx.x; t < k * bands; t += blockDim.x) centres_s[t] = centres_g[t];
   }
   for (int t = threadIdx.x; t < bands; t += blockDim.x) scale[t] = scale_g[t];
+  // The next pass adds into the other buffer: clearing it here saves a memset per pass.
+  if (blockIdx.x == 0)
+    for (int t = threadIdx.x; t < table; t += blockDim.x) next_total[t] = 0;
   __syncthreads();
 
+  // With the band count known, each lane takes kUnroll cells a round and
+  // issues all their loads first: more loads in flight hide memory latency.
+  constexpr int kUnroll = kBands > 0 ? 4 : 1;
+  constexpr int kHeld = kBands > 0 ? kBands : 1;
   const long long warps = static_cast<long long>(gridDim.x) * kWarps;
-  for (long long base = (static_cast<long long>(blockIdx.x) * kWarps + warp) * 32; base < cells; base += warps * 32) {
-    const long long i = base + lane;
-    constexpr int kHeld = kBands > 0 ? kBands : 1;
-    float held[kHeld];  // the cell's features (compile-time bands only)
-    const float* f = features + i * bands;
-    int a = -1;
-    float d2 = 0;
-    if (i < cells) {
-      if constexpr (kBands > 0) {
+  for (long long base = (static_cast<long long>(blockIdx.x) * kWarps + warp) * 32 * kUnroll; base < cells;
+       base += warps * 32 * kUnroll) {
+    float held[kUnroll][kHeld];  // the cells' features (compile-time bands only)
+    if constexpr (kBands > 0) {
 #pragma unroll
-        for (int b = 0; b < kBands; ++b) held[b] = f[b];
-        if (!(held[0] != held[0])) a = kmeans_math::nearest_centre(held, centres, k, kBands, &d2);
-      } else {
-        if (!(f[0] != f[0])) a = kmeans_math::nearest_centre(f, centres, k, bands, &d2);
+      for (int u = 0; u < kUnroll; ++u) {
+        const long long i = base + u * 32 + lane;
+        if (i < cells) {
+#pragma unroll
+          for (int b = 0; b < kBands; ++b) held[u][b] = features[i * kBands + b];
+        }
       }
-      if (labels) labels[i] = static_cast<uint16_t>(a + 1);
     }
-    unsigned pending = __ballot_sync(kFullWarp, a >= 0);
-    while (pending) {  // one round per distinct cluster among the warp's cells
-      const int leader = __ffs(pending) - 1;
-      const int c = __shfl_sync(kFullWarp, a, leader);
-      const bool mine = a == c;
-      const unsigned group = __ballot_sync(kFullWarp, mine);
-      pending &= ~group;
-      Sum* row = sums + c * (bands + 1);
-      auto add = [&](Sum* at, long long v) {
-        if constexpr (kTables == Tables::PerWarp) *at += static_cast<Sum>(v);  // this warp's table, one writer
-        else atomicAdd(at, static_cast<Sum>(v));
-      };
 #pragma unroll
-      for (int b = 0; b < (kBands > 0 ? kBands : bands); ++b) {
-        const float x = kBands > 0 ? held[kBands > 0 ? b : 0] : f[b];
-        const int q = mine ? static_cast<int>(kmeans_math::to_fixed(kmeans_math::mul(x, scale[b]))) : 0;
-        const int s = __reduce_add_sync(kFullWarp, q);
-        if (lane == leader) add(row + b, s);
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long i = base + u * 32 + lane;
+      const float* f = kBands > 0 ? held[u] : features + i * bands;
+      int a = -1;
+      float d2 = 0;
+      if (i < cells) {
+        if (!(f[0] != f[0])) a = kmeans_math::nearest_centre(f, centres, k, bands, &d2);
+        if (labels) labels[i] = static_cast<uint16_t>(a + 1);
       }
-      const int qi = mine ? static_cast<int>(kmeans_math::to_fixed(kmeans_math::mul(d2, inertia_scale))) : 0;
-      const int si = __reduce_add_sync(kFullWarp, qi);
-      if (lane == leader) {
-        add(row + bands, __popc(group));
-        add(sums + table - 1, si);
+      unsigned pending = __ballot_sync(kFullWarp, a >= 0);
+      while (pending) {  // one round per distinct cluster among the warp's cells
+        const int leader = __ffs(pending) - 1;
+        const int c = __shfl_sync(kFullWarp, a, leader);
+        const bool mine = a == c;
+        const unsigned group = __ballot_sync(kFullWarp, mine);
+        pending &= ~group;
+        Sum* row = sums + c * (bands + 1);
+        auto add = [&](Sum* at, long long v) {
+          if constexpr (kTables == Tables::PerWarp) *at += static_cast<Sum>(v);  // this warp's table, one writer
+          else atomicAdd(at, static_cast<Sum>(v));
+        };
+#pragma unroll
+        for (int b = 0; b < (kBands > 0 ? kBands : bands); ++b) {
+          const int q = mine ? static_cast<int>(kmeans_math::to_fixed(kmeans_math::mul(f[b], scale[b]))) : 0;
+          const int s = __reduce_add_sync(kFullWarp, q);
+          if (lane == leader) add(row + b, s);
+        }
+        const int qi = mine ? static_cast<int>(kmeans_math::to_fixed(kmeans_math::mul(d2, inertia_scale))) : 0;
+        const int si = __reduce_add_sync(kFullWarp, qi);
+        if (lane == leader) {
+          add(row + bands, __popc(group));
+          add(sums + table - 1, si);
+        }
+        __syncwarp();
       }
-      __syncwarp();
     }
   }
   if constexpr (kTables != Tables::Global) {
@@ -117,19 +131,19 @@ __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ f
 template <int kBands>
 void launch_assign(Tables tables, int blocks, size_t shared_bytes, cudaStream_t stream, const float* features,
                    long long cells, int k, int bands, const float* centres, const float* scale, float inertia_scale,
-                   Sum* total, uint16_t* labels) {
+                   Sum* total, Sum* next_total, uint16_t* labels) {
   switch (tables) {
     case Tables::PerWarp:
       k_assign<kBands, Tables::PerWarp><<<blocks, kThreads, shared_bytes, stream>>>(
-          features, cells, k, bands, centres, scale, inertia_scale, total, labels);
+          features, cells, k, bands, centres, scale, inertia_scale, total, next_total, labels);
       break;
     case Tables::PerBlock:
       k_assign<kBands, Tables::PerBlock><<<blocks, kThreads, shared_bytes, stream>>>(
-          features, cells, k, bands, centres, scale, inertia_scale, total, labels);
+          features, cells, k, bands, centres, scale, inertia_scale, total, next_total, labels);
       break;
     case Tables::Global:
       k_assign<kBands, Tables::Global><<<blocks, kThreads, shared_bytes, stream>>>(
-          features, cells, k, bands, centres, scale, inertia_scale, total, labels);
+          features, cells, k, bands, centres, scale, inertia_scale, total, next_total, labels);
       break;
   }
   LSM_CUDA_CHECK_LAUNCH();
@@ -184,8 +198,15 @@ class CudaKMeansPass final : public KMeansPass {
     const long long warps_needed = (cells_ + 31) / 32;
     const int blocks = static_cast<int>(
         std::max<long long>(1, std::min<long long>((warps_needed + kWarps - 1) / kWarps, int64_t(sms_) * 8)));
-    sums_.reserve(sizeof(Sum) * table, stream_);
-    Sum* total = sums_.as<Sum>();
+    // Two totals: a pass adds into one and clears the other for the next.
+    if (table != cleared_table_) {
+      sums_.reserve(2 * sizeof(Sum) * table, stream_);
+      LSM_CUDA_CHECK(cudaMemsetAsync(sums_.get(), 0, 2 * sizeof(Sum) * table, stream_));
+      cleared_table_ = table;
+    }
+    Sum* total = sums_.as<Sum>() + (parity_ ? table : 0);
+    Sum* next_total = sums_.as<Sum>() + (parity_ ? 0 : table);
+    parity_ = !parity_;
     uint16_t* d_labels = nullptr;
     if (labels) {
       labels_.reserve(std::max<size_t>(2, sizeof(uint16_t) * cells_), stream_);
@@ -193,12 +214,14 @@ class CudaKMeansPass final : public KMeansPass {
     }
     const float* centres = model_.as<float>();
     const float* scale = centres + m.k * m.bands;
-    LSM_CUDA_CHECK(cudaMemsetAsync(total, 0, sizeof(Sum) * table, stream_));
-    if (cells_ > 0) {
+    if (cells_ == 0) {  // no kernel to clear the next total
+      LSM_CUDA_CHECK(cudaMemsetAsync(next_total, 0, sizeof(Sum) * table, stream_));
+    } else {
       const float* f = features_.as<float>();
       auto launch = [&](auto bands_constant) {
         launch_assign<decltype(bands_constant)::value>(tables, blocks, shared_bytes, stream_, f, cells_, m.k,
-                                                       m.bands, centres, scale, m.inertia_scale, total, d_labels);
+                                                       m.bands, centres, scale, m.inertia_scale, total, next_total,
+                                                       d_labels);
       };
       switch (m.bands) {
         case 1: launch(std::integral_constant<int, 1>{}); break;
@@ -232,6 +255,8 @@ class CudaKMeansPass final : public KMeansPass {
   PinnedBuffer host_;
   int64_t cells_ = 0;
   int bands_ = 0;
+  int cleared_table_ = -1;  // the table size both totals were cleared for
+  bool parity_ = false;     // which total the next pass adds into
 };
 
 }  // namespace
