@@ -30,6 +30,7 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr unsigned kFullWarp = 0xffffffffu;
 constexpr size_t kSharedLimit = 48 * 1024;  // without opting in to more
+constexpr size_t kPreparedBytes = 64 * 1024;  // model and sums of up to ~2000 clusters of 3 bands
 
 using Sum = unsigned long long;  // int64 sums in two's complement: adds wrap alike
 
@@ -171,6 +172,11 @@ class CudaKMeansPass final : public KMeansPass {
     bands_ = bands;
     const size_t bytes = static_cast<size_t>(cells) * bands * sizeof(float);
     features_.reserve(std::max<size_t>(bytes, 4), stream_);
+    // The small buffers of run() are set up here, with the upload, so that the
+    // first Lloyd iteration does not pay for a pinned allocation.
+    host_.reserve(kPreparedBytes);
+    model_.reserve(kPreparedBytes, stream_);
+    sums_.reserve(kPreparedBytes, stream_);
     LSM_CUDA_CHECK(cudaMemcpyAsync(features_.get(), features, bytes, cudaMemcpyHostToDevice, stream_));
   }
 
