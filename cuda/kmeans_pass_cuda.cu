@@ -36,15 +36,26 @@ using Sum = unsigned long long;  // int64 sums in two's complement: adds wrap al
 
 enum class Tables { PerWarp, PerBlock, Global };
 
+// A model small enough travels as a kernel parameter: no copy to the device
+// per pass. Larger ones are copied through pinned memory.
+constexpr int kParamFloats = 240;
+struct ParamModel {
+  float values[kParamFloats];  // centres [k][bands], then the scales [bands]
+};
+
 // kBands > 0: the band count known at compile time (loops unrolled, the
-// cell's features in registers); 0: `bands` at run time.
+// cell's features in registers); 0: `bands` at run time. The model comes
+// from centres_arg/scale_arg, or from `param` when centres_arg is null.
 template <int kBands, Tables kTables>
 __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ features, long long cells, int k,
-                                                     int runtime_bands, const float* __restrict__ centres_g,
-                                                     const float* __restrict__ scale_g, float inertia_scale,
+                                                     int runtime_bands, const float* __restrict__ centres_arg,
+                                                     const float* __restrict__ scale_arg,
+                                                     const __grid_constant__ ParamModel param, float inertia_scale,
                                                      Sum* __restrict__ total, Sum* __restrict__ next_total,
                                                      uint16_t* __restrict__ labels) {
   const int bands = kBands > 0 ? kBands : runtime_bands;
+  const float* centres_g = centres_arg ? centres_arg : param.values;
+  const float* scale_g = centres_arg ? scale_arg : param.values + k * bands;
   extern __shared__ Sum shared[];
   const int table = k * (bands + 1) + 1;  // per cluster: band sums, count; then the inertia
   const int tables = kTables == Tables::PerWarp ? kWarps : kTables == Tables::PerBlock ? 1 : 0;
@@ -131,20 +142,20 @@ __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ f
 
 template <int kBands>
 void launch_assign(Tables tables, int blocks, size_t shared_bytes, cudaStream_t stream, const float* features,
-                   long long cells, int k, int bands, const float* centres, const float* scale, float inertia_scale,
-                   Sum* total, Sum* next_total, uint16_t* labels) {
+                   long long cells, int k, int bands, const float* centres, const float* scale,
+                   const ParamModel& param, float inertia_scale, Sum* total, Sum* next_total, uint16_t* labels) {
   switch (tables) {
     case Tables::PerWarp:
       k_assign<kBands, Tables::PerWarp><<<blocks, kThreads, shared_bytes, stream>>>(
-          features, cells, k, bands, centres, scale, inertia_scale, total, next_total, labels);
+          features, cells, k, bands, centres, scale, param, inertia_scale, total, next_total, labels);
       break;
     case Tables::PerBlock:
       k_assign<kBands, Tables::PerBlock><<<blocks, kThreads, shared_bytes, stream>>>(
-          features, cells, k, bands, centres, scale, inertia_scale, total, next_total, labels);
+          features, cells, k, bands, centres, scale, param, inertia_scale, total, next_total, labels);
       break;
     case Tables::Global:
       k_assign<kBands, Tables::Global><<<blocks, kThreads, shared_bytes, stream>>>(
-          features, cells, k, bands, centres, scale, inertia_scale, total, next_total, labels);
+          features, cells, k, bands, centres, scale, param, inertia_scale, total, next_total, labels);
       break;
   }
   LSM_CUDA_CHECK_LAUNCH();
@@ -191,16 +202,17 @@ class CudaKMeansPass final : public KMeansPass {
                                 : tables == Tables::PerBlock ? sizeof(Sum) * table + centre_bytes
                                                              : sizeof(float) * m.bands;
 
-    // The model: centres then scales, staged through pinned memory.
+    // The model: centres then scales, as a kernel parameter when small
+    // (and not read from global memory), else staged through pinned memory.
     const size_t model_floats = static_cast<size_t>(m.k) * m.bands + m.bands;
-    host_.reserve(std::max(model_floats * sizeof(float), sizeof(Sum) * table));
-    float* staged = host_.as<float>();
-    std::copy(m.centres.begin(), m.centres.end(), staged);
-    std::copy(m.feature_scale.begin(), m.feature_scale.end(), staged + m.k * m.bands);
-    model_.reserve(model_floats * sizeof(float), stream_);
-    LSM_CUDA_CHECK(
-        cudaMemcpyAsync(model_.get(), staged, model_floats * sizeof(float), cudaMemcpyHostToDevice, stream_));
-
+    const bool by_param = model_floats <= static_cast<size_t>(kParamFloats) && tables != Tables::Global;
+    ParamModel param{};
+    std::copy(m.centres.begin(), m.centres.end(), by_param ? param.values : staged_model(model_floats, table));
+    std::copy(m.feature_scale.begin(), m.feature_scale.end(),
+              (by_param ? param.values : host_.as<float>()) + m.k * m.bands);
+    if (!by_param)
+      LSM_CUDA_CHECK(cudaMemcpyAsync(model_.get(), host_.get(), model_floats * sizeof(float), cudaMemcpyHostToDevice,
+                                     stream_));
     const long long warps_needed = (cells_ + 31) / 32;
     const int blocks = static_cast<int>(
         std::max<long long>(1, std::min<long long>((warps_needed + kWarps - 1) / kWarps, int64_t(sms_) * 8)));
@@ -218,15 +230,15 @@ class CudaKMeansPass final : public KMeansPass {
       labels_.reserve(std::max<size_t>(2, sizeof(uint16_t) * cells_), stream_);
       d_labels = labels_.as<uint16_t>();
     }
-    const float* centres = model_.as<float>();
-    const float* scale = centres + m.k * m.bands;
+    const float* centres = by_param ? nullptr : model_.as<float>();
+    const float* scale = by_param ? nullptr : model_.as<float>() + m.k * m.bands;
     if (cells_ == 0) {  // no kernel to clear the next total
       LSM_CUDA_CHECK(cudaMemsetAsync(next_total, 0, sizeof(Sum) * table, stream_));
     } else {
       const float* f = features_.as<float>();
       auto launch = [&](auto bands_constant) {
         launch_assign<decltype(bands_constant)::value>(tables, blocks, shared_bytes, stream_, f, cells_, m.k,
-                                                       m.bands, centres, scale, m.inertia_scale, total, next_total,
+                                                       m.bands, centres, scale, param, m.inertia_scale, total, next_total,
                                                        d_labels);
       };
       switch (m.bands) {
@@ -237,6 +249,7 @@ class CudaKMeansPass final : public KMeansPass {
         default: launch(std::integral_constant<int, 0>{}); break;
       }
     }
+    host_.reserve(sizeof(Sum) * table);  // no-op unless k grew past the prepared size
     Sum* host_sums = host_.as<Sum>();  // the model was copied out before: same stream, in order
     LSM_CUDA_CHECK(cudaMemcpyAsync(host_sums, total, sizeof(Sum) * table, cudaMemcpyDeviceToHost, stream_));
     if (labels)
@@ -252,6 +265,15 @@ class CudaKMeansPass final : public KMeansPass {
   }
 
   const char* name() const override { return "cuda"; }
+
+ private:
+  // Pinned staging for a model too large to pass as a parameter; the stream
+  // is idle here (run() ends with a synchronisation), as reserve() requires.
+  float* staged_model(size_t model_floats, int table) {
+    host_.reserve(std::max(model_floats * sizeof(float), sizeof(Sum) * table));
+    model_.reserve(model_floats * sizeof(float), stream_);
+    return host_.as<float>();
+  }
 
  private:
   int device_ = 0;
