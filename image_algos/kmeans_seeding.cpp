@@ -6,17 +6,11 @@
 #include <string>
 
 #include "error.h"
+#include "hashing.h"
 
 namespace lsm {
 
 namespace {
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 // A uniform double in [0, 1) from the generator's raw bits (the same on every
 // standard library, unlike std::uniform_real_distribution).
 double uniform01(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }

@@ -4,17 +4,13 @@
 #include <cmath>
 
 #include "error.h"
+#include "hashing.h"
 
 namespace lsm {
 namespace {
 
-// SplitMix64 finaliser: a well-mixed hash of the lattice point.
-uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+// A well-mixed hash of the lattice point.
+uint64_t mix(uint64_t x) { return splitmix64(x); }
 
 double lattice(uint64_t seed, int octave, int64_t ix, int64_t iy) {
   const uint64_t h = mix(seed ^ mix(uint64_t(octave) * 0x100000001B3ull ^ mix(uint64_t(ix) ^ mix(uint64_t(iy)))));
