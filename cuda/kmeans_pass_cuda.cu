@@ -21,6 +21,7 @@
 #include "error.h"
 #include "kmeans_math.h"
 #include "kmeans_pass_cuda.h"
+#include "kmeans_update.h"
 
 namespace lsm {
 
@@ -43,17 +44,32 @@ struct ParamModel {
   float values[kParamFloats];  // centres [k][bands], then the scales [bands]
 };
 
+// Where a pass finds its model: the centres and scales in global memory
+// (centres non-null) or in `param`; the inertia scale at inertia_scale_at
+// (non-null) or in inertia_scale. A pass of the device's own Lloyd loop
+// returns at once when *stop is set (an earlier update ended the loop).
+struct PassModel {
+  int k = 0, bands = 0;
+  const float* centres = nullptr;
+  const float* scale = nullptr;
+  float inertia_scale = 1;
+  const float* inertia_scale_at = nullptr;
+  const int* stop = nullptr;
+};
+
 // kBands > 0: the band count known at compile time (loops unrolled, the
-// cell's features in registers); 0: `bands` at run time. The model comes
-// from centres_arg/scale_arg, or from `param` when centres_arg is null.
+// cell's features in registers); 0: model.bands at run time.
 template <int kBands, Tables kTables>
-__global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ features, long long cells, int k,
-                                                     int runtime_bands, const float* __restrict__ centres_arg,
-                                                     const float* __restrict__ scale_arg,
-                                                     const __grid_constant__ ParamModel param, float inertia_scale,
+__global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ features, long long cells,
+                                                     const PassModel model, const __grid_constant__ ParamModel param,
                                                      Sum* __restrict__ total, Sum* __restrict__ next_total,
                                                      uint16_t* __restrict__ labels) {
-  const int bands = kBands > 0 ? kBands : runtime_bands;
+  if (model.stop && *model.stop != kmeans_update::kMoved) return;
+  const int k = model.k;
+  const int bands = kBands > 0 ? kBands : model.bands;
+  const float* centres_arg = model.centres;
+  const float* scale_arg = model.scale;
+  const float inertia_scale = model.inertia_scale_at ? *model.inertia_scale_at : model.inertia_scale;
   const float* centres_g = centres_arg ? centres_arg : param.values;
   const float* scale_g = centres_arg ? scale_arg : param.values + k * bands;
   extern __shared__ Sum shared[];
@@ -142,23 +158,90 @@ __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ f
 
 template <int kBands>
 void launch_assign(Tables tables, int blocks, size_t shared_bytes, cudaStream_t stream, const float* features,
-                   long long cells, int k, int bands, const float* centres, const float* scale,
-                   const ParamModel& param, float inertia_scale, Sum* total, Sum* next_total, uint16_t* labels) {
+                   long long cells, const PassModel& model, const ParamModel& param, Sum* total, Sum* next_total,
+                   uint16_t* labels) {
   switch (tables) {
     case Tables::PerWarp:
-      k_assign<kBands, Tables::PerWarp><<<blocks, kThreads, shared_bytes, stream>>>(
-          features, cells, k, bands, centres, scale, param, inertia_scale, total, next_total, labels);
+      k_assign<kBands, Tables::PerWarp>
+          <<<blocks, kThreads, shared_bytes, stream>>>(features, cells, model, param, total, next_total, labels);
       break;
     case Tables::PerBlock:
-      k_assign<kBands, Tables::PerBlock><<<blocks, kThreads, shared_bytes, stream>>>(
-          features, cells, k, bands, centres, scale, param, inertia_scale, total, next_total, labels);
+      k_assign<kBands, Tables::PerBlock>
+          <<<blocks, kThreads, shared_bytes, stream>>>(features, cells, model, param, total, next_total, labels);
       break;
     case Tables::Global:
-      k_assign<kBands, Tables::Global><<<blocks, kThreads, shared_bytes, stream>>>(
-          features, cells, k, bands, centres, scale, param, inertia_scale, total, next_total, labels);
+      k_assign<kBands, Tables::Global>
+          <<<blocks, kThreads, shared_bytes, stream>>>(features, cells, model, param, total, next_total, labels);
       break;
   }
   LSM_CUDA_CHECK_LAUNCH();
+}
+
+// The state of the device's own Lloyd loop, one buffer in GPU memory (and
+// its pinned mirror): the last pass's sums, the data's band ranges, the
+// centres and scales the next pass uses, the next centres, and the step.
+struct LoopState {
+  Sum* sums;           // [table]
+  double *lo, *hi;     // [bands]
+  float* centres;      // [k][bands]
+  float* scale;        // [bands]
+  float* next;         // [k][bands]
+  float* inertia_scale;
+  int* step;           // kmeans_update::LloydStep of the last update
+  int* iterations;     // passes run
+
+  static size_t bytes(int k, int bands) {
+    const int table = k * (bands + 1) + 1;
+    return sizeof(Sum) * table + 2 * sizeof(double) * bands + sizeof(float) * (2 * k * bands + bands + 1) +
+           2 * sizeof(int);
+  }
+  static LoopState at(void* base, int k, int bands) {
+    LoopState s;
+    char* p = static_cast<char*>(base);
+    auto take = [&p](size_t n) { char* q = p; p += n; return q; };
+    s.sums = reinterpret_cast<Sum*>(take(sizeof(Sum) * (k * (bands + 1) + 1)));
+    s.lo = reinterpret_cast<double*>(take(sizeof(double) * bands));
+    s.hi = reinterpret_cast<double*>(take(sizeof(double) * bands));
+    s.centres = reinterpret_cast<float*>(take(sizeof(float) * k * bands));
+    s.scale = reinterpret_cast<float*>(take(sizeof(float) * bands));
+    s.next = reinterpret_cast<float*>(take(sizeof(float) * k * bands));
+    s.inertia_scale = reinterpret_cast<float*>(take(sizeof(float)));
+    s.step = reinterpret_cast<int*>(take(sizeof(int)));
+    s.iterations = reinterpret_cast<int*>(take(sizeof(int)));
+    return s;
+  }
+};
+
+// The update after a pass of the device loop (one block): the host's update
+// (kmeans_update.h) cluster by cluster, then the step and the next pass's
+// inertia scale. Nothing to do once an earlier update ended the loop.
+__global__ void __launch_bounds__(kThreads) k_lloyd_update(LoopState s, const Sum* __restrict__ total, int k,
+                                                           int bands, double tol) {
+  if (*s.step != kmeans_update::kMoved) return;
+  const int table = k * (bands + 1) + 1;
+  for (int t = threadIdx.x; t < table; t += blockDim.x) s.sums[t] = total[t];
+  __shared__ unsigned long long max_d2_bits;  // non-negative doubles order like their bits
+  if (threadIdx.x == 0) max_d2_bits = 0;
+  __syncthreads();
+  const auto* sums = reinterpret_cast<const int64_t*>(total);
+  bool moved = false;
+  for (int j = threadIdx.x; j < k; j += blockDim.x) {
+    const double d2 =
+        kmeans_update::update_centre(j, bands, sums, bands + 1, sums + bands, bands + 1, s.scale, s.centres, s.next, &moved);
+    atomicMax(&max_d2_bits, static_cast<unsigned long long>(__double_as_longlong(d2)));
+  }
+  const bool any_moved = __syncthreads_or(moved);
+  const kmeans_update::LloydStep step =
+      kmeans_update::lloyd_step(any_moved, __longlong_as_double(static_cast<long long>(max_d2_bits)), tol);
+  if (step != kmeans_update::kUnchanged)
+    for (int t = threadIdx.x; t < k * bands; t += blockDim.x) s.centres[t] = s.next[t];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (step != kmeans_update::kUnchanged)
+      *s.inertia_scale = kmeans_update::inertia_scale_for(s.centres, k, bands, s.lo, s.hi);
+    *s.iterations += 1;
+    *s.step = step;
+  }
 }
 
 class CudaKMeansPass final : public KMeansPass {
@@ -174,6 +257,7 @@ class CudaKMeansPass final : public KMeansPass {
     model_.release();
     sums_.release();
     labels_.release();
+    loop_.release();
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -194,18 +278,11 @@ class CudaKMeansPass final : public KMeansPass {
   void run(const KMeansModel& m, ClusterSums& sums, uint16_t* labels) override {
     LSM_CUDA_CHECK(cudaSetDevice(device_));
     const int table = m.k * (m.bands + 1) + 1;
-    const size_t centre_bytes = sizeof(float) * (m.k * m.bands + m.bands);
-    Tables tables = Tables::Global;
-    if (sizeof(Sum) * table * kWarps + centre_bytes <= kSharedLimit) tables = Tables::PerWarp;
-    else if (sizeof(Sum) * table + centre_bytes <= kSharedLimit) tables = Tables::PerBlock;
-    const size_t shared_bytes = tables == Tables::PerWarp    ? sizeof(Sum) * table * kWarps + centre_bytes
-                                : tables == Tables::PerBlock ? sizeof(Sum) * table + centre_bytes
-                                                             : sizeof(float) * m.bands;
-
+    const Layout layout = layout_for(m.k, m.bands);
     // The model: centres then scales, as a kernel parameter when small
     // (and not read from global memory), else staged through pinned memory.
     const size_t model_floats = static_cast<size_t>(m.k) * m.bands + m.bands;
-    const bool by_param = model_floats <= static_cast<size_t>(kParamFloats) && tables != Tables::Global;
+    const bool by_param = model_floats <= static_cast<size_t>(kParamFloats) && layout.tables != Tables::Global;
     ParamModel param{};
     std::copy(m.centres.begin(), m.centres.end(), by_param ? param.values : staged_model(model_floats, table));
     std::copy(m.feature_scale.begin(), m.feature_scale.end(),
@@ -213,15 +290,7 @@ class CudaKMeansPass final : public KMeansPass {
     if (!by_param)
       LSM_CUDA_CHECK(cudaMemcpyAsync(model_.get(), host_.get(), model_floats * sizeof(float), cudaMemcpyHostToDevice,
                                      stream_));
-    const long long warps_needed = (cells_ + 31) / 32;
-    const int blocks = static_cast<int>(
-        std::max<long long>(1, std::min<long long>((warps_needed + kWarps - 1) / kWarps, int64_t(sms_) * 8)));
-    // Two totals: a pass adds into one and clears the other for the next.
-    if (table != cleared_table_) {
-      sums_.reserve(2 * sizeof(Sum) * table, stream_);
-      LSM_CUDA_CHECK(cudaMemsetAsync(sums_.get(), 0, 2 * sizeof(Sum) * table, stream_));
-      cleared_table_ = table;
-    }
+    clear_totals(table);
     Sum* total = sums_.as<Sum>() + (parity_ ? table : 0);
     Sum* next_total = sums_.as<Sum>() + (parity_ ? 0 : table);
     parity_ = !parity_;
@@ -230,24 +299,16 @@ class CudaKMeansPass final : public KMeansPass {
       labels_.reserve(std::max<size_t>(2, sizeof(uint16_t) * cells_), stream_);
       d_labels = labels_.as<uint16_t>();
     }
-    const float* centres = by_param ? nullptr : model_.as<float>();
-    const float* scale = by_param ? nullptr : model_.as<float>() + m.k * m.bands;
+    PassModel model;
+    model.k = m.k;
+    model.bands = m.bands;
+    model.centres = by_param ? nullptr : model_.as<float>();
+    model.scale = by_param ? nullptr : model_.as<float>() + m.k * m.bands;
+    model.inertia_scale = m.inertia_scale;
     if (cells_ == 0) {  // no kernel to clear the next total
       LSM_CUDA_CHECK(cudaMemsetAsync(next_total, 0, sizeof(Sum) * table, stream_));
     } else {
-      const float* f = features_.as<float>();
-      auto launch = [&](auto bands_constant) {
-        launch_assign<decltype(bands_constant)::value>(tables, blocks, shared_bytes, stream_, f, cells_, m.k,
-                                                       m.bands, centres, scale, param, m.inertia_scale, total, next_total,
-                                                       d_labels);
-      };
-      switch (m.bands) {
-        case 1: launch(std::integral_constant<int, 1>{}); break;
-        case 2: launch(std::integral_constant<int, 2>{}); break;
-        case 3: launch(std::integral_constant<int, 3>{}); break;
-        case 4: launch(std::integral_constant<int, 4>{}); break;
-        default: launch(std::integral_constant<int, 0>{}); break;
-      }
+      launch(layout, model, param, total, next_total, d_labels);
     }
     host_.reserve(sizeof(Sum) * table);  // no-op unless k grew past the prepared size
     Sum* host_sums = host_.as<Sum>();  // the model was copied out before: same stream, in order
@@ -255,18 +316,125 @@ class CudaKMeansPass final : public KMeansPass {
     if (labels)
       LSM_CUDA_CHECK(cudaMemcpyAsync(labels, d_labels, sizeof(uint16_t) * cells_, cudaMemcpyDeviceToHost, stream_));
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    add_sums(host_sums, m.k, m.bands, sums);
+  }
 
-    for (int j = 0; j < m.k; ++j) {
-      for (int b = 0; b < m.bands; ++b)
-        sums.feature_sums[j * m.bands + b] += static_cast<int64_t>(host_sums[j * (m.bands + 1) + b]);
-      sums.counts[j] += static_cast<int64_t>(host_sums[j * (m.bands + 1) + m.bands]);
+  // Lloyd's loop on the device: passes and updates are queued in batches,
+  // and the host looks at the step only between batches. Passes queued after
+  // the loop has ended return at once (PassModel::stop), so a batch's
+  // overshoot costs a few empty launches, not passes.
+  bool iterate(const KMeansModel& start, const std::vector<double>& lo, const std::vector<double>& hi, int max_iter,
+               double tol, LloydOutcome& outcome, const ProgressFn& progress) override {
+    if (cells_ == 0) return false;
+    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    const int k = start.k, bands = start.bands, table = k * (bands + 1) + 1;
+    const size_t bytes = LoopState::bytes(k, bands);
+    host_.reserve(bytes);  // the stream is idle: run() and iterate() end synchronised
+    loop_.reserve(bytes, stream_);
+    const LoopState host = LoopState::at(host_.get(), k, bands), device = LoopState::at(loop_.get(), k, bands);
+    std::copy(lo.begin(), lo.end(), host.lo);
+    std::copy(hi.begin(), hi.end(), host.hi);
+    std::copy(start.centres.begin(), start.centres.end(), host.centres);
+    std::copy(start.feature_scale.begin(), start.feature_scale.end(), host.scale);
+    *host.inertia_scale = start.inertia_scale;
+    *host.step = kmeans_update::kMoved;
+    *host.iterations = 0;
+    LSM_CUDA_CHECK(cudaMemcpyAsync(loop_.get(), host_.get(), bytes, cudaMemcpyHostToDevice, stream_));
+    clear_totals(table);
+    const Layout layout = layout_for(k, bands);
+    PassModel model;
+    model.k = k;
+    model.bands = bands;
+    model.centres = device.centres;
+    model.scale = device.scale;
+    model.inertia_scale_at = device.inertia_scale;
+    model.stop = device.step;
+    const ParamModel unused{};
+    constexpr int kBatch = 8;  // passes queued between two looks at the step
+    int queued = 0;
+    while (queued < max_iter) {
+      for (int end = std::min(max_iter, queued + kBatch); queued < end; ++queued) {
+        Sum* total = sums_.as<Sum>() + (parity_ ? table : 0);
+        Sum* next_total = sums_.as<Sum>() + (parity_ ? 0 : table);
+        parity_ = !parity_;
+        launch(layout, model, unused, total, next_total, nullptr);
+        k_lloyd_update<<<1, kThreads, 0, stream_>>>(device, total, k, bands, tol);
+        LSM_CUDA_CHECK_LAUNCH();
+      }
+      LSM_CUDA_CHECK(cudaMemcpyAsync(host_.get(), loop_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
+      LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      if (*host.step != kmeans_update::kMoved) break;
+      if (progress && !progress(double(queued) / max_iter)) {
+        cleared_table_ = -1;
+        throw Error(ErrorKind::Io, "interrupted");
+      }
     }
-    sums.inertia += static_cast<int64_t>(host_sums[table - 1]);
+    // Empty passes did not clear the total after them: clear both before the next run().
+    cleared_table_ = -1;
+    outcome.centres.assign(host.centres, host.centres + k * bands);
+    outcome.sums.reset(k, bands);
+    add_sums(host.sums, k, bands, outcome.sums);
+    outcome.iterations = *host.iterations;
+    outcome.step = *host.step;
+    return true;
   }
 
   const char* name() const override { return "cuda"; }
 
  private:
+  // Where a pass keeps its table of sums, and the shared memory and grid it needs.
+  struct Layout {
+    Tables tables;
+    size_t shared_bytes;
+    int blocks;
+  };
+  Layout layout_for(int k, int bands) const {
+    const int table = k * (bands + 1) + 1;
+    const size_t centre_bytes = sizeof(float) * (k * bands + bands);
+    Layout l{Tables::Global, sizeof(float) * bands, 1};
+    if (sizeof(Sum) * table * kWarps + centre_bytes <= kSharedLimit)
+      l = {Tables::PerWarp, sizeof(Sum) * table * kWarps + centre_bytes, 1};
+    else if (sizeof(Sum) * table + centre_bytes <= kSharedLimit)
+      l = {Tables::PerBlock, sizeof(Sum) * table + centre_bytes, 1};
+    const long long warps_needed = (cells_ + 31) / 32;
+    l.blocks = static_cast<int>(
+        std::max<long long>(1, std::min<long long>((warps_needed + kWarps - 1) / kWarps, int64_t(sms_) * 8)));
+    return l;
+  }
+
+  void launch(const Layout& l, const PassModel& model, const ParamModel& param, Sum* total, Sum* next_total,
+              uint16_t* labels) {
+    const float* f = features_.as<float>();
+    auto with_bands = [&](auto bands_constant) {
+      launch_assign<decltype(bands_constant)::value>(l.tables, l.blocks, l.shared_bytes, stream_, f, cells_, model,
+                                                     param, total, next_total, labels);
+    };
+    switch (model.bands) {
+      case 1: with_bands(std::integral_constant<int, 1>{}); break;
+      case 2: with_bands(std::integral_constant<int, 2>{}); break;
+      case 3: with_bands(std::integral_constant<int, 3>{}); break;
+      case 4: with_bands(std::integral_constant<int, 4>{}); break;
+      default: with_bands(std::integral_constant<int, 0>{}); break;
+    }
+  }
+
+  // Two totals: a pass adds into one and clears the other for the next.
+  void clear_totals(int table) {
+    if (table == cleared_table_) return;
+    sums_.reserve(2 * sizeof(Sum) * table, stream_);
+    LSM_CUDA_CHECK(cudaMemsetAsync(sums_.get(), 0, 2 * sizeof(Sum) * table, stream_));
+    cleared_table_ = table;
+  }
+
+  static void add_sums(const Sum* table_sums, int k, int bands, ClusterSums& sums) {
+    for (int j = 0; j < k; ++j) {
+      for (int b = 0; b < bands; ++b)
+        sums.feature_sums[j * bands + b] += static_cast<int64_t>(table_sums[j * (bands + 1) + b]);
+      sums.counts[j] += static_cast<int64_t>(table_sums[j * (bands + 1) + bands]);
+    }
+    sums.inertia += static_cast<int64_t>(table_sums[k * (bands + 1)]);
+  }
+
   // Pinned staging for a model too large to pass as a parameter; the stream
   // is idle here (run() ends with a synchronisation), as reserve() requires.
   float* staged_model(size_t model_floats, int table) {
@@ -279,7 +447,7 @@ class CudaKMeansPass final : public KMeansPass {
   int device_ = 0;
   int sms_ = 1;
   cudaStream_t stream_ = nullptr;
-  DeviceBuffer features_, model_, sums_, labels_;
+  DeviceBuffer features_, model_, sums_, labels_, loop_;
   PinnedBuffer host_;
   int64_t cells_ = 0;
   int bands_ = 0;

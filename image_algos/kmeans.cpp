@@ -11,20 +11,15 @@
 
 #include "error.h"
 #include "kmeans_seeding.h"
+#include "kmeans_update.h"
 
 namespace lsm {
 
 namespace {
 
-constexpr int kFixedBits = 24;             // |value| x scale <= 2^24, so 32 of them fit an int32
 constexpr int64_t kMaxValidCells = int64_t(1) << 39;  // 2^39 x 2^24 < 2^63: the int64 sums cannot overflow
 
-// The largest power of two s with max_abs x s <= 2^24.
-float fixed_point_scale(double max_abs) {
-  if (!(max_abs > 0)) return 1.0f;
-  const int e = static_cast<int>(std::floor(std::log2(std::ldexp(1.0, kFixedBits) / max_abs)));
-  return static_cast<float>(std::ldexp(1.0, std::clamp(e, -100, 100)));
-}
+using kmeans_update::fixed_point_scale;
 
 void check_options(const KMeansOptions& o, int bands) {
   if (o.k < 1) throw Error(ErrorKind::BadInput, "--k must be at least 1 (got " + std::to_string(o.k) + ")");
@@ -118,19 +113,15 @@ class KMeansDriver {
     m.bands = info_.bands;
     m.centres = centres;
     m.feature_scale.resize(m.bands);
-    double d2_max = 0;
-    for (int b = 0; b < m.bands; ++b) {
+    for (int b = 0; b < m.bands; ++b)
       m.feature_scale[b] = fixed_point_scale(std::max(std::abs(lo_[b]), std::abs(hi_[b])));
-      double lo = lo_[b], hi = hi_[b];
-      for (int j = 0; j < m.k; ++j) {
-        lo = std::min(lo, double(centres[j * m.bands + b]));
-        hi = std::max(hi, double(centres[j * m.bands + b]));
-      }
-      d2_max += (hi - lo) * (hi - lo);
-    }
-    // Float rounding may push a squared distance a little above d2_max.
-    m.inertia_scale = fixed_point_scale(d2_max * 1.001);
+    m.inertia_scale = kmeans_update::inertia_scale_for(centres.data(), m.k, m.bands, lo_.data(), hi_.data());
     return m;
+  }
+
+  // The backend's own Lloyd loop, when it has one and the data are resident.
+  bool iterate(const KMeansModel& start, LloydOutcome& outcome, const ProgressFn& progress) {
+    return resident_ && backend_.iterate(start, lo_, hi_, o_.max_iter, o_.tol, outcome, progress);
   }
 
   ClusterSums pass(const KMeansModel& m, const KMeansLabelFn& labels = {}, const ProgressFn& progress = {}) {
@@ -179,31 +170,6 @@ class KMeansDriver {
   std::vector<float> sample_;
 };
 
-// New centres from a pass's sums; an empty cluster keeps its centre.
-std::vector<float> updated_centres(const ClusterSums& s, const KMeansModel& m) {
-  std::vector<float> c = m.centres;
-  for (int j = 0; j < m.k; ++j) {
-    if (s.counts[j] == 0) continue;
-    for (int b = 0; b < m.bands; ++b)
-      c[j * m.bands + b] = static_cast<float>(double(s.feature_sums[j * m.bands + b]) / double(s.counts[j]) /
-                                              double(m.feature_scale[b]));
-  }
-  return c;
-}
-
-double largest_shift(const std::vector<float>& a, const std::vector<float>& b, int k, int bands) {
-  double worst = 0;
-  for (int j = 0; j < k; ++j) {
-    double d2 = 0;
-    for (int i = 0; i < bands; ++i) {
-      const double d = double(a[j * bands + i]) - double(b[j * bands + i]);
-      d2 += d * d;
-    }
-    worst = std::max(worst, std::sqrt(d2));
-  }
-  return worst;
-}
-
 struct Run {
   std::vector<float> centres;
   std::vector<int64_t> counts;
@@ -212,6 +178,18 @@ struct Run {
   bool converged = false;
 };
 
+// One update (kmeans_update.h): `next` gets the new centres.
+kmeans_update::LloydStep update(const ClusterSums& s, const KMeansModel& m, double tol, std::vector<float>& next) {
+  next.resize(m.centres.size());
+  bool moved = false;
+  double max_d2 = 0;
+  for (int j = 0; j < m.k; ++j)
+    max_d2 = std::max(max_d2, kmeans_update::update_centre(j, m.bands, s.feature_sums.data(), m.bands, s.counts.data(), 1,
+                                                           m.feature_scale.data(), m.centres.data(), next.data(),
+                                                           &moved));
+  return kmeans_update::lloyd_step(moved, max_d2, tol);
+}
+
 // Lloyd's iterations from `centres` until no assignment changes (the
 // centres come out bit-identical, which the exact sums make equivalent),
 // the largest shift is <= tol, or max_iter.
@@ -219,25 +197,27 @@ Run lloyd(KMeansDriver& driver, std::vector<float> centres, const KMeansOptions&
   Run run;
   KMeansModel m = driver.model(centres);
   ClusterSums sums;
-  bool sums_match_centres = false;  // do `sums` belong to the assignment against the current centres?
-  for (int it = 1; it <= o.max_iter; ++it) {
-    sums = driver.pass(m);
-    run.iterations = it;
-    std::vector<float> next = updated_centres(sums, m);
-    if (next == m.centres) {
-      run.converged = true;
-      sums_match_centres = true;
-      break;
-    }
-    const double shift = largest_shift(next, m.centres, m.k, m.bands);
-    m = driver.model(next);
-    if (progress && !progress(double(it) / o.max_iter)) throw Error(ErrorKind::Io, "interrupted");
-    if (o.tol > 0 && shift <= o.tol) {
-      run.converged = true;
-      break;
+  LloydOutcome outcome;
+  kmeans_update::LloydStep step = kmeans_update::kMoved;
+  if (driver.iterate(m, outcome, progress)) {
+    run.iterations = outcome.iterations;
+    step = static_cast<kmeans_update::LloydStep>(outcome.step);
+    sums = std::move(outcome.sums);
+    m = driver.model(outcome.centres);
+  } else {
+    std::vector<float> next;
+    for (int it = 1; it <= o.max_iter; ++it) {
+      sums = driver.pass(m);
+      run.iterations = it;
+      step = update(sums, m, o.tol, next);
+      if (step == kmeans_update::kUnchanged) break;
+      m = driver.model(next);
+      if (progress && !progress(double(it) / o.max_iter)) throw Error(ErrorKind::Io, "interrupted");
+      if (step == kmeans_update::kWithinTol) break;
     }
   }
-  if (!sums_match_centres) sums = driver.pass(m);  // the counts and inertia of the final centres
+  run.converged = step != kmeans_update::kMoved;
+  if (step != kmeans_update::kUnchanged) sums = driver.pass(m);  // the counts and inertia of the final centres
   run.centres = m.centres;
   run.counts = sums.counts;
   run.inertia = double(sums.inertia) / double(m.inertia_scale);

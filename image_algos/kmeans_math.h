@@ -34,6 +34,24 @@ LSM_HOST_DEVICE inline float add(float a, float b) {
 #endif
 }
 
+/// Double-precision multiply and add, each rounded once (no FMA), for the
+/// centre update that the host and the GPU must compute alike.
+LSM_HOST_DEVICE inline double mul(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+LSM_HOST_DEVICE inline double add(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
 /// Rounds to the nearest integer, ties to even (what both std::nearbyint in
 /// the default rounding mode and __float2ll_rn do).
 LSM_HOST_DEVICE inline int64_t to_fixed(float x) {

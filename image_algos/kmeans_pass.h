@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "progress.h"
 #include "tile_labeler.h"  // Backend
 
 namespace lsm {
@@ -37,6 +38,14 @@ struct ClusterSums {
   void add(const ClusterSums& other);
 };
 
+/// Where a backend's own Lloyd loop (KMeansPass::iterate) ended.
+struct LloydOutcome {
+  std::vector<float> centres;  ///< [k][bands]: the centres after the last update
+  ClusterSums sums;            ///< the sums of the last pass (against the centres before its update)
+  int iterations = 0;          ///< passes run
+  int step = 0;                ///< kmeans_update::LloydStep of the last update
+};
+
 /// A backend's pass. set_data() names the cells the next run() calls work on;
 /// a backend may keep a copy (the CUDA one keeps them in GPU memory), so the
 /// data of a raster that fits stays resident across iterations.
@@ -51,6 +60,20 @@ class KMeansPass {
   /// index) and adds to `sums` (which must be reset for model.k, model.bands).
   /// `labels` (nullable, host, one per cell): cluster index + 1, 0 for nodata.
   virtual void run(const KMeansModel& model, ClusterSums& sums, uint16_t* labels) = 0;
+  /// Lloyd's iterations on the data of the last set_data(), from `start`,
+  /// without returning to the caller between passes: each pass is followed by
+  /// the update of kmeans_update.h (new centres, convergence test against
+  /// `tol`, the next inertia scale from the data's band ranges lo/hi), up to
+  /// `max_iter` passes. Gives the same steps as the caller's own loop would.
+  /// `progress` gets the share of max_iter done, now and then. Returns false,
+  /// doing nothing, when the backend has no loop of its own (the CPU, whose
+  /// passes need no round trip). Throws lsm::Error(Device) on CUDA failures,
+  /// lsm::Error(Io) when progress asks to stop.
+  virtual bool iterate(const KMeansModel& start, const std::vector<double>& lo, const std::vector<double>& hi,
+                       int max_iter, double tol, LloydOutcome& outcome, const ProgressFn& progress) {
+    (void)start, (void)lo, (void)hi, (void)max_iter, (void)tol, (void)outcome, (void)progress;
+    return false;
+  }
   /// "cpu" or "cuda".
   virtual const char* name() const = 0;
 };

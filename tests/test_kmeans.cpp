@@ -10,6 +10,7 @@
 #include "error.h"
 #include "binary_morphology.h"
 #include "kmeans.h"
+#include "kmeans_update.h"
 #include "vegetation_mask.h"
 #include "test_helpers.h"
 
@@ -222,6 +223,7 @@ void expect_same(const Fit& a, const Fit& b, const std::string& what) {
   EXPECT_EQ(a.result.counts, b.result.counts) << what;
   EXPECT_EQ(a.result.inertia, b.result.inertia) << what;
   EXPECT_EQ(a.result.iterations, b.result.iterations) << what;
+  EXPECT_EQ(a.result.converged, b.result.converged) << what;
   EXPECT_EQ(a.labels, b.labels) << what;
 }
 
@@ -282,6 +284,28 @@ TEST(KMeansCuda, LargeKTablesGiveTheSameResult) {
   }
 }
 
+// A resident raster runs Lloyd's loop on the device, which looks at the
+// step only every few passes: it must stop at the host loop's iteration
+// whether it ends by max_iter (inside a batch or on its edge), by tol, or
+// by unchanged centres.
+TEST(KMeansCuda, DeviceLoopStopsWhereTheHostLoopStops) {
+  LSM_REQUIRE_CUDA();
+  MemoryFeatureRaster r = random_features(311, 207, 41);
+  for (double tol : {0.0, 0.05, 2.0}) {
+    for (int max_iter : {1, 7, 8, 9, 300}) {
+      KMeansOptions o;
+      o.k = 6;
+      o.seed = 12;
+      o.tol = tol;
+      o.max_iter = max_iter;
+      const Fit cpu = fit(r, o, Backend::Cpu);
+      const Fit cuda = fit(r, o, Backend::Cuda);
+      ASSERT_TRUE(cuda.result.resident);
+      expect_same(cpu, cuda, "tol " + std::to_string(tol) + " max_iter " + std::to_string(max_iter));
+    }
+  }
+}
+
 // Five bands take the kernel with the band count known only at run time.
 TEST(KMeansCuda, AnyBandCountGivesTheSameResult) {
   LSM_REQUIRE_CUDA();
@@ -293,6 +317,20 @@ TEST(KMeansCuda, AnyBandCountGivesTheSameResult) {
   o.k = 7;
   o.seed = 4;
   expect_same(fit(r, o, Backend::Cpu), fit(r, o, Backend::Cuda), "5 bands");
+}
+
+TEST(KMeansUpdate, FixedPointScaleIsTheLargestPowerOfTwoThatFits) {
+  const double limit = std::ldexp(1.0, kmeans_update::kFixedBits);
+  for (double max_abs : {255.0, 256.0, 100.0, 1e-3, 0.75, 3e7, 16777216.0, 16777217.0}) {
+    const float s = kmeans_update::fixed_point_scale(max_abs);
+    int e = 0;
+    EXPECT_EQ(std::frexp(double(s), &e), 0.5) << max_abs;  // a power of two
+    EXPECT_LE(max_abs * s, limit) << max_abs;
+    EXPECT_GT(max_abs * s * 2, limit) << max_abs;
+  }
+  EXPECT_EQ(kmeans_update::fixed_point_scale(255.0), 65536.0f);
+  EXPECT_EQ(kmeans_update::fixed_point_scale(256.0), 65536.0f);  // 256 x 2^16 = 2^24 exactly fits
+  EXPECT_EQ(kmeans_update::fixed_point_scale(0.0), 1.0f);
 }
 
 TEST(Morphology, OpeningRemovesSpecksAndRoundsCorners) {
