@@ -1,9 +1,10 @@
 // K-means assignment and per-cluster sums on the GPU.
 //
-// Each warp takes 32 consecutive cells; lanes that chose the same cluster
-// add their fixed-point features with one __reduce_add_sync per band (32
-// values of at most 2^24 fit an int32), and the group's first lane adds the
-// warp's total to a table of sums. Where it fits in shared memory each warp
+// Each warp takes 32 x 4 consecutive cells (4 per lane, their loads issued
+// first). For each cluster among them, each lane adds its cells' fixed-point
+// features and one __reduce_add_sync per band sums the warp's (128 values of
+// at most 2^23 fit an int32); lane 0 adds the warp's total to a table of
+// sums. Where it fits in shared memory each warp
 // has its own table, written by one lane at a time with plain adds (no
 // atomics, no contention between warps); then a block's warps' tables are
 // added and the block's partial goes to the global total with one integer
@@ -108,42 +109,67 @@ __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ f
         }
       }
     }
+    auto feature = [&](int u, int b) {
+      if constexpr (kBands > 0) return held[u][b];
+      else return features[(base + u * 32 + lane) * bands + b];  // kUnroll is 1
+    };
+    int a[kUnroll];  // the cells' clusters, -1 for nodata, outside or already summed
+    float d2[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const long long i = base + u * 32 + lane;
-      const float* f = kBands > 0 ? held[u] : features + i * bands;
-      int a = -1;
-      float d2 = 0;
+      a[u] = -1;
+      d2[u] = 0;
       if (i < cells) {
-        if (!(f[0] != f[0])) a = kmeans_math::nearest_centre(f, centres, k, bands, &d2);
-        if (labels) labels[i] = static_cast<uint16_t>(a + 1);
+        if constexpr (kBands > 0) {
+          if (!(held[u][0] != held[u][0])) a[u] = kmeans_math::nearest_centre(held[u], centres, k, kBands, &d2[u]);
+        } else {
+          const float* f = features + i * bands;
+          if (!(f[0] != f[0])) a[u] = kmeans_math::nearest_centre(f, centres, k, bands, &d2[u]);
+        }
+        if (labels) labels[i] = static_cast<uint16_t>(a[u] + 1);
       }
-      unsigned pending = __ballot_sync(kFullWarp, a >= 0);
-      while (pending) {  // one round per distinct cluster among the warp's cells
-        const int leader = __ffs(pending) - 1;
-        const int c = __shfl_sync(kFullWarp, a, leader);
-        const bool mine = a == c;
-        const unsigned group = __ballot_sync(kFullWarp, mine);
-        pending &= ~group;
-        Sum* row = sums + c * (bands + 1);
-        auto add = [&](Sum* at, long long v) {
-          if constexpr (kTables == Tables::PerWarp) *at += static_cast<Sum>(v);  // this warp's table, one writer
-          else atomicAdd(at, static_cast<Sum>(v));
-        };
+    }
+    // One round per distinct cluster among the warp's 32 x kUnroll cells,
+    // lowest first: each lane adds its cells of the cluster, then one warp
+    // reduction per sum. Photos and land cover are coherent, so a round
+    // usually covers many cells.
+    auto add = [&](Sum* at, int v) {
+      if constexpr (kTables == Tables::PerWarp) *at += static_cast<Sum>(static_cast<long long>(v));  // one writer
+      else atomicAdd(at, static_cast<Sum>(static_cast<long long>(v)));
+    };
+    for (;;) {
+      unsigned lowest = 0xffffffffu;
 #pragma unroll
-        for (int b = 0; b < (kBands > 0 ? kBands : bands); ++b) {
-          const int q = mine ? static_cast<int>(kmeans_math::to_fixed(kmeans_math::mul(f[b], scale[b]))) : 0;
-          const int s = __reduce_add_sync(kFullWarp, q);
-          if (lane == leader) add(row + b, s);
-        }
-        const int qi = mine ? static_cast<int>(kmeans_math::to_fixed(kmeans_math::mul(d2, inertia_scale))) : 0;
-        const int si = __reduce_add_sync(kFullWarp, qi);
-        if (lane == leader) {
-          add(row + bands, __popc(group));
-          add(sums + table - 1, si);
-        }
-        __syncwarp();
+      for (int u = 0; u < kUnroll; ++u)
+        if (a[u] >= 0) lowest = min(lowest, static_cast<unsigned>(a[u]));
+      const unsigned c = __reduce_min_sync(kFullWarp, lowest);
+      if (c == 0xffffffffu) break;
+      Sum* row = sums + c * (bands + 1);
+#pragma unroll
+      for (int b = 0; b < (kBands > 0 ? kBands : bands); ++b) {
+        int q = 0;  // at most 32 x kUnroll values of at most 2^23: fits an int32
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+          if (a[u] == static_cast<int>(c)) q += kmeans_math::to_fixed(kmeans_math::mul(feature(u, b), scale[b]));
+        const int s = __reduce_add_sync(kFullWarp, q);
+        if (lane == 0) add(row + b, s);
       }
+      int n = 0, qi = 0;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (a[u] == static_cast<int>(c)) {
+          ++n;
+          qi += kmeans_math::to_fixed(kmeans_math::mul(d2[u], inertia_scale));
+          a[u] = -1;
+        }
+      n = __reduce_add_sync(kFullWarp, n);
+      qi = __reduce_add_sync(kFullWarp, qi);
+      if (lane == 0) {
+        add(row + bands, n);
+        add(sums + table - 1, qi);
+      }
+      __syncwarp();
     }
   }
   if constexpr (kTables != Tables::Global) {
@@ -156,24 +182,29 @@ __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ f
   }
 }
 
+using AssignKernel = void (*)(const float*, long long, PassModel, ParamModel, Sum*, Sum*, uint16_t*);
+
 template <int kBands>
-void launch_assign(Tables tables, int blocks, size_t shared_bytes, cudaStream_t stream, const float* features,
-                   long long cells, const PassModel& model, const ParamModel& param, Sum* total, Sum* next_total,
-                   uint16_t* labels) {
+AssignKernel assign_kernel(Tables tables) {
   switch (tables) {
-    case Tables::PerWarp:
-      k_assign<kBands, Tables::PerWarp>
-          <<<blocks, kThreads, shared_bytes, stream>>>(features, cells, model, param, total, next_total, labels);
-      break;
-    case Tables::PerBlock:
-      k_assign<kBands, Tables::PerBlock>
-          <<<blocks, kThreads, shared_bytes, stream>>>(features, cells, model, param, total, next_total, labels);
-      break;
-    case Tables::Global:
-      k_assign<kBands, Tables::Global>
-          <<<blocks, kThreads, shared_bytes, stream>>>(features, cells, model, param, total, next_total, labels);
-      break;
+    case Tables::PerWarp: return k_assign<kBands, Tables::PerWarp>;
+    case Tables::PerBlock: return k_assign<kBands, Tables::PerBlock>;
+    default: return k_assign<kBands, Tables::Global>;
   }
+}
+
+// One wave of blocks (as many as fit the device at once, never more than the
+// cells need): a grid of 1.3 waves would leave most multiprocessors idle
+// while the last blocks run their whole share of the grid-stride loop.
+template <int kBands>
+void launch_assign(Tables tables, long long blocks_needed, int sms, size_t shared_bytes, cudaStream_t stream,
+                   const float* features, long long cells, const PassModel& model, const ParamModel& param,
+                   Sum* total, Sum* next_total, uint16_t* labels) {
+  const AssignKernel kernel = assign_kernel<kBands>(tables);
+  int per_sm = 0;
+  LSM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, shared_bytes));
+  const int blocks = static_cast<int>(std::max<long long>(1, std::min<long long>(blocks_needed, int64_t(std::max(per_sm, 1)) * sms)));
+  kernel<<<blocks, kThreads, shared_bytes, stream>>>(features, cells, model, param, total, next_total, labels);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
@@ -386,28 +417,23 @@ class CudaKMeansPass final : public KMeansPass {
   struct Layout {
     Tables tables;
     size_t shared_bytes;
-    int blocks;
   };
   Layout layout_for(int k, int bands) const {
     const int table = k * (bands + 1) + 1;
     const size_t centre_bytes = sizeof(float) * (k * bands + bands);
-    Layout l{Tables::Global, sizeof(float) * bands, 1};
     if (sizeof(Sum) * table * kWarps + centre_bytes <= kSharedLimit)
-      l = {Tables::PerWarp, sizeof(Sum) * table * kWarps + centre_bytes, 1};
-    else if (sizeof(Sum) * table + centre_bytes <= kSharedLimit)
-      l = {Tables::PerBlock, sizeof(Sum) * table + centre_bytes, 1};
-    const long long warps_needed = (cells_ + 31) / 32;
-    l.blocks = static_cast<int>(
-        std::max<long long>(1, std::min<long long>((warps_needed + kWarps - 1) / kWarps, int64_t(sms_) * 8)));
-    return l;
+      return {Tables::PerWarp, sizeof(Sum) * table * kWarps + centre_bytes};
+    if (sizeof(Sum) * table + centre_bytes <= kSharedLimit) return {Tables::PerBlock, sizeof(Sum) * table + centre_bytes};
+    return {Tables::Global, sizeof(float) * bands};
   }
 
   void launch(const Layout& l, const PassModel& model, const ParamModel& param, Sum* total, Sum* next_total,
               uint16_t* labels) {
     const float* f = features_.as<float>();
+    const long long blocks_needed = ((cells_ + 31) / 32 + kWarps - 1) / kWarps;
     auto with_bands = [&](auto bands_constant) {
-      launch_assign<decltype(bands_constant)::value>(l.tables, l.blocks, l.shared_bytes, stream_, f, cells_, model,
-                                                     param, total, next_total, labels);
+      launch_assign<decltype(bands_constant)::value>(l.tables, blocks_needed, sms_, l.shared_bytes, stream_, f, cells_,
+                                                     model, param, total, next_total, labels);
     };
     switch (model.bands) {
       case 1: with_bands(std::integral_constant<int, 1>{}); break;

@@ -17,7 +17,7 @@ namespace lsm {
 
 namespace {
 
-constexpr int64_t kMaxValidCells = int64_t(1) << 39;  // 2^39 x 2^24 < 2^63: the int64 sums cannot overflow
+constexpr int64_t kMaxValidCells = int64_t(1) << 39;  // 2^39 x 2^23 < 2^63: the int64 sums cannot overflow
 
 using kmeans_update::fixed_point_scale;
 

@@ -52,22 +52,26 @@ LSM_HOST_DEVICE inline double add(double a, double b) {
 #endif
 }
 
-/// Rounds to the nearest integer, ties to even (what both std::nearbyint in
-/// the default rounding mode and __float2ll_rn do).
-LSM_HOST_DEVICE inline int64_t to_fixed(float x) {
+/// Rounds to the nearest integer, ties to even (what std::nearbyint in the
+/// default rounding mode, cvtss2si and __float2int_rn all do). |x| must be at
+/// most 2^31: fixed-point values are at most 2^23 by construction, so the
+/// 32-bit conversion (full speed on the GPU, unlike the 64-bit one) suffices.
+LSM_HOST_DEVICE inline int32_t to_fixed(float x) {
 #if defined(__CUDA_ARCH__)
-  return __float2ll_rn(x);
+  return __float2int_rn(x);
 #elif defined(__x86_64__)
-  return _mm_cvtss_si64(_mm_set_ss(x));  // one instruction, MXCSR's default round-to-nearest-even
+  return _mm_cvtss_si32(_mm_set_ss(x));  // one instruction, MXCSR's default round-to-nearest-even
 #else
-  return static_cast<int64_t>(std::nearbyint(x));
+  return static_cast<int32_t>(std::nearbyint(x));
 #endif
 }
 
-/// Squared Euclidean distance between a cell's features and a centre.
+/// Squared Euclidean distance between a cell's features and a centre
+/// (bands >= 1; the first square starts the sum, as 0 + x = x for x >= +0).
 LSM_HOST_DEVICE inline float squared_distance(const float* f, const float* c, int bands) {
-  float d2 = 0;
-  for (int b = 0; b < bands; ++b) {
+  const float d0 = f[0] - c[0];
+  float d2 = mul(d0, d0);
+  for (int b = 1; b < bands; ++b) {
     const float d = f[b] - c[b];
     d2 = add(d2, mul(d, d));
   }

@@ -24,8 +24,8 @@ namespace lsm {
 struct KMeansModel {
   int k = 0, bands = 0;
   std::vector<float> centres;        ///< [k][bands], row-major
-  std::vector<float> feature_scale;  ///< [bands]: power of two; |feature| x scale <= 2^24
-  float inertia_scale = 1;           ///< power of two; squared distance x scale <= 2^24
+  std::vector<float> feature_scale;  ///< [bands]: power of two; |feature| x scale <= 2^23
+  float inertia_scale = 1;           ///< power of two; squared distance x scale <= 2^23
 };
 
 /// Per-cluster sums of a pass (fixed point, see above).

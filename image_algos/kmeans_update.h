@@ -10,9 +10,11 @@
 
 namespace lsm::kmeans_update {
 
-constexpr int kFixedBits = 24;  ///< |value| x scale <= 2^24, so 32 of them fit an int32
+/// |value| x scale <= 2^23, so the 128 values a GPU warp sums at once (32
+/// lanes x 4 cells) fit an int32.
+constexpr int kFixedBits = 23;
 
-/// The largest power of two s with max_abs x s <= 2^24 (1 for max_abs 0),
+/// The largest power of two s with max_abs x s <= 2^23 (1 for max_abs 0),
 /// exponent clamped to [-100, 100]. Exact: taken from the binary exponent,
 /// no logarithm whose rounding could differ between host and device.
 LSM_HOST_DEVICE inline float fixed_point_scale(double max_abs) {

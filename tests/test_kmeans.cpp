@@ -328,8 +328,8 @@ TEST(KMeansUpdate, FixedPointScaleIsTheLargestPowerOfTwoThatFits) {
     EXPECT_LE(max_abs * s, limit) << max_abs;
     EXPECT_GT(max_abs * s * 2, limit) << max_abs;
   }
-  EXPECT_EQ(kmeans_update::fixed_point_scale(255.0), 65536.0f);
-  EXPECT_EQ(kmeans_update::fixed_point_scale(256.0), 65536.0f);  // 256 x 2^16 = 2^24 exactly fits
+  EXPECT_EQ(kmeans_update::fixed_point_scale(255.0), 32768.0f);
+  EXPECT_EQ(kmeans_update::fixed_point_scale(256.0), 32768.0f);  // 256 x 2^15 = 2^23 exactly fits
   EXPECT_EQ(kmeans_update::fixed_point_scale(0.0), 1.0f);
 }
 
