@@ -1,7 +1,7 @@
 // K-means assignment and per-cluster sums on the GPU.
 //
-// Each warp takes 32 x 4 consecutive cells (4 per lane, their loads issued
-// first). For each cluster among them, each lane adds its cells' fixed-point
+// Each warp takes 32 x 4 consecutive cells (4 per lane, read as vectors a
+// round ahead). For each cluster among them, each lane adds its cells' fixed-point
 // features and one __reduce_add_sync per band sums the warp's (128 values of
 // at most 2^23 fit an int32); lane 0 adds the warp's total to a table of
 // sums. Where it fits in shared memory each warp
@@ -45,27 +45,100 @@ struct ParamModel {
   float values[kParamFloats];  // centres [k][bands], then the scales [bands]
 };
 
+// The state of the device's own Lloyd loop, one buffer in GPU memory (and
+// its pinned mirror): the last pass's sums, the data's band ranges, the
+// centres and scales the next pass uses, the next centres, and the step.
+struct LoopState {
+  Sum* sums;           // [table]
+  double *lo, *hi;     // [bands]
+  float* centres;      // [k][bands]
+  float* scale;        // [bands]
+  float* next;         // [k][bands]
+  float* inertia_scale;
+  int* step;           // kmeans_update::LloydStep of the last update
+  int* iterations;     // passes run
+  unsigned* arrivals;  // blocks of the current pass done; the last one updates
+
+  static size_t bytes(int k, int bands) {
+    const int table = k * (bands + 1) + 1;
+    return sizeof(Sum) * table + 2 * sizeof(double) * bands + sizeof(float) * (2 * k * bands + bands + 1) +
+           3 * sizeof(int);
+  }
+  static LoopState at(void* base, int k, int bands) {
+    LoopState s;
+    char* p = static_cast<char*>(base);
+    auto take = [&p](size_t n) { char* q = p; p += n; return q; };
+    s.sums = reinterpret_cast<Sum*>(take(sizeof(Sum) * (k * (bands + 1) + 1)));
+    s.lo = reinterpret_cast<double*>(take(sizeof(double) * bands));
+    s.hi = reinterpret_cast<double*>(take(sizeof(double) * bands));
+    s.centres = reinterpret_cast<float*>(take(sizeof(float) * k * bands));
+    s.scale = reinterpret_cast<float*>(take(sizeof(float) * bands));
+    s.next = reinterpret_cast<float*>(take(sizeof(float) * k * bands));
+    s.inertia_scale = reinterpret_cast<float*>(take(sizeof(float)));
+    s.step = reinterpret_cast<int*>(take(sizeof(int)));
+    s.iterations = reinterpret_cast<int*>(take(sizeof(int)));
+    s.arrivals = reinterpret_cast<unsigned*>(take(sizeof(unsigned)));
+    return s;
+  }
+};
+
+// The update after a pass of the device loop, by the pass's last block: the
+// host's update (kmeans_update.h) cluster by cluster, then the step and the
+// next pass's inertia scale. `total` is read from L2 (__ldcg), where the
+// other blocks' atomics went.
+__device__ void lloyd_update(const LoopState& s, const Sum* total, int k, int bands, double tol) {
+  const int table = k * (bands + 1) + 1;
+  for (int t = threadIdx.x; t < table; t += blockDim.x) s.sums[t] = __ldcg(total + t);
+  __syncthreads();
+  __shared__ unsigned long long max_d2_bits;  // non-negative doubles order like their bits
+  if (threadIdx.x == 0) max_d2_bits = 0;
+  __syncthreads();
+  const auto* sums = reinterpret_cast<const int64_t*>(s.sums);
+  bool moved = false;
+  for (int j = threadIdx.x; j < k; j += blockDim.x) {
+    const double d2 =
+        kmeans_update::update_centre(j, bands, sums, bands + 1, sums + bands, bands + 1, s.scale, s.centres, s.next, &moved);
+    atomicMax(&max_d2_bits, static_cast<unsigned long long>(__double_as_longlong(d2)));
+  }
+  const bool any_moved = __syncthreads_or(moved);
+  const kmeans_update::LloydStep step =
+      kmeans_update::lloyd_step(any_moved, __longlong_as_double(static_cast<long long>(max_d2_bits)), tol);
+  if (step != kmeans_update::kUnchanged)
+    for (int t = threadIdx.x; t < k * bands; t += blockDim.x) s.centres[t] = s.next[t];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (step != kmeans_update::kUnchanged)
+      *s.inertia_scale = kmeans_update::inertia_scale_for(s.centres, k, bands, s.lo, s.hi);
+    *s.iterations += 1;
+    *s.step = step;
+    *s.arrivals = 0;
+  }
+}
+
 // Where a pass finds its model: the centres and scales in global memory
 // (centres non-null) or in `param`; the inertia scale at inertia_scale_at
 // (non-null) or in inertia_scale. A pass of the device's own Lloyd loop
-// returns at once when *stop is set (an earlier update ended the loop).
+// (in_loop) returns at once when an earlier update ended the loop, and its
+// last block updates the loop's state.
 struct PassModel {
   int k = 0, bands = 0;
   const float* centres = nullptr;
   const float* scale = nullptr;
   float inertia_scale = 1;
   const float* inertia_scale_at = nullptr;
-  const int* stop = nullptr;
+  bool in_loop = false;
+  LoopState loop{};
+  double tol = 0;
 };
 
 // kBands > 0: the band count known at compile time (loops unrolled, the
 // cell's features in registers); 0: model.bands at run time.
 template <int kBands, Tables kTables>
-__global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ features, long long cells,
+__global__ void __launch_bounds__(kThreads, 4) k_assign(const float* __restrict__ features, long long cells,
                                                      const PassModel model, const __grid_constant__ ParamModel param,
                                                      Sum* __restrict__ total, Sum* __restrict__ next_total,
                                                      uint16_t* __restrict__ labels) {
-  if (model.stop && *model.stop != kmeans_update::kMoved) return;
+  if (model.in_loop && *model.loop.step != kmeans_update::kMoved) return;
   const int k = model.k;
   const int bands = kBands > 0 ? kBands : model.bands;
   const float* centres_arg = model.centres;
@@ -91,33 +164,48 @@ __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ f
     for (int t = threadIdx.x; t < table; t += blockDim.x) next_total[t] = 0;
   __syncthreads();
 
-  // With the band count known, each lane takes kUnroll cells a round and
-  // issues all their loads first: more loads in flight hide memory latency.
+  // With the band count known, each lane takes kUnroll consecutive cells a
+  // round, read as kBands 16-byte vectors, and the next round's are read
+  // before this round's are used: more bytes in flight hide memory latency.
   constexpr int kUnroll = kBands > 0 ? 4 : 1;
   constexpr int kHeld = kBands > 0 ? kBands : 1;
-  const long long warps = static_cast<long long>(gridDim.x) * kWarps;
-  for (long long base = (static_cast<long long>(blockIdx.x) * kWarps + warp) * 32 * kUnroll; base < cells;
-       base += warps * 32 * kUnroll) {
-    float held[kUnroll][kHeld];  // the cells' features (compile-time bands only)
+  const long long stride = static_cast<long long>(gridDim.x) * kWarps * 32 * kUnroll;
+  auto load = [&](long long base, float (&to)[kUnroll][kHeld]) {
     if constexpr (kBands > 0) {
+      const long long first = base + lane * kUnroll;
+      if (first + kUnroll <= cells) {  // features are 256-byte aligned and first * kBands * 4 is a multiple of 16
+        float flat[kUnroll * kBands];
+        const float4* v = reinterpret_cast<const float4*>(features + first * kBands);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const long long i = base + u * 32 + lane;
-        if (i < cells) {
+        for (int q = 0; q < kBands; ++q) reinterpret_cast<float4*>(flat)[q] = __ldcs(v + q);  // read once: stream
 #pragma unroll
-          for (int b = 0; b < kBands; ++b) held[u][b] = features[i * kBands + b];
-        }
+        for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+          for (int b = 0; b < kBands; ++b) to[u][b] = flat[u * kBands + b];
+      } else {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+          if (first + u < cells)
+#pragma unroll
+            for (int b = 0; b < kBands; ++b) to[u][b] = features[(first + u) * kBands + b];
       }
     }
+  };
+  long long base = (static_cast<long long>(blockIdx.x) * kWarps + warp) * 32 * kUnroll;
+  float held[kUnroll][kHeld];  // this round's features (compile-time bands only)
+  load(base, held);
+  for (; base < cells; base += stride) {
+    float coming[kUnroll][kHeld];
+    if (base + stride < cells) load(base + stride, coming);
     auto feature = [&](int u, int b) {
       if constexpr (kBands > 0) return held[u][b];
-      else return features[(base + u * 32 + lane) * bands + b];  // kUnroll is 1
+      else return features[(base + lane) * bands + b];  // kUnroll is 1
     };
     int a[kUnroll];  // the cells' clusters, -1 for nodata, outside or already summed
     float d2[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const long long i = base + u * 32 + lane;
+      const long long i = base + lane * kUnroll + u;
       a[u] = -1;
       d2[u] = 0;
       if (i < cells) {
@@ -171,6 +259,12 @@ __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ f
       }
       __syncwarp();
     }
+    if constexpr (kBands > 0) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int b = 0; b < kBands; ++b) held[u][b] = coming[u][b];
+    }
   }
   if constexpr (kTables != Tables::Global) {
     __syncthreads();
@@ -178,6 +272,17 @@ __global__ void __launch_bounds__(kThreads) k_assign(const float* __restrict__ f
       Sum s = 0;
       for (int w = 0; w < tables; ++w) s += shared[w * table + t];
       if (s) atomicAdd(total + t, s);
+    }
+  }
+  if (model.in_loop) {  // the last block to finish runs the update
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(model.loop.arrivals, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (last) {
+      __threadfence();
+      lloyd_update(model.loop, total, k, bands, model.tol);
     }
   }
 }
@@ -206,73 +311,6 @@ void launch_assign(Tables tables, long long blocks_needed, int sms, size_t share
   const int blocks = static_cast<int>(std::max<long long>(1, std::min<long long>(blocks_needed, int64_t(std::max(per_sm, 1)) * sms)));
   kernel<<<blocks, kThreads, shared_bytes, stream>>>(features, cells, model, param, total, next_total, labels);
   LSM_CUDA_CHECK_LAUNCH();
-}
-
-// The state of the device's own Lloyd loop, one buffer in GPU memory (and
-// its pinned mirror): the last pass's sums, the data's band ranges, the
-// centres and scales the next pass uses, the next centres, and the step.
-struct LoopState {
-  Sum* sums;           // [table]
-  double *lo, *hi;     // [bands]
-  float* centres;      // [k][bands]
-  float* scale;        // [bands]
-  float* next;         // [k][bands]
-  float* inertia_scale;
-  int* step;           // kmeans_update::LloydStep of the last update
-  int* iterations;     // passes run
-
-  static size_t bytes(int k, int bands) {
-    const int table = k * (bands + 1) + 1;
-    return sizeof(Sum) * table + 2 * sizeof(double) * bands + sizeof(float) * (2 * k * bands + bands + 1) +
-           2 * sizeof(int);
-  }
-  static LoopState at(void* base, int k, int bands) {
-    LoopState s;
-    char* p = static_cast<char*>(base);
-    auto take = [&p](size_t n) { char* q = p; p += n; return q; };
-    s.sums = reinterpret_cast<Sum*>(take(sizeof(Sum) * (k * (bands + 1) + 1)));
-    s.lo = reinterpret_cast<double*>(take(sizeof(double) * bands));
-    s.hi = reinterpret_cast<double*>(take(sizeof(double) * bands));
-    s.centres = reinterpret_cast<float*>(take(sizeof(float) * k * bands));
-    s.scale = reinterpret_cast<float*>(take(sizeof(float) * bands));
-    s.next = reinterpret_cast<float*>(take(sizeof(float) * k * bands));
-    s.inertia_scale = reinterpret_cast<float*>(take(sizeof(float)));
-    s.step = reinterpret_cast<int*>(take(sizeof(int)));
-    s.iterations = reinterpret_cast<int*>(take(sizeof(int)));
-    return s;
-  }
-};
-
-// The update after a pass of the device loop (one block): the host's update
-// (kmeans_update.h) cluster by cluster, then the step and the next pass's
-// inertia scale. Nothing to do once an earlier update ended the loop.
-__global__ void __launch_bounds__(kThreads) k_lloyd_update(LoopState s, const Sum* __restrict__ total, int k,
-                                                           int bands, double tol) {
-  if (*s.step != kmeans_update::kMoved) return;
-  const int table = k * (bands + 1) + 1;
-  for (int t = threadIdx.x; t < table; t += blockDim.x) s.sums[t] = total[t];
-  __shared__ unsigned long long max_d2_bits;  // non-negative doubles order like their bits
-  if (threadIdx.x == 0) max_d2_bits = 0;
-  __syncthreads();
-  const auto* sums = reinterpret_cast<const int64_t*>(total);
-  bool moved = false;
-  for (int j = threadIdx.x; j < k; j += blockDim.x) {
-    const double d2 =
-        kmeans_update::update_centre(j, bands, sums, bands + 1, sums + bands, bands + 1, s.scale, s.centres, s.next, &moved);
-    atomicMax(&max_d2_bits, static_cast<unsigned long long>(__double_as_longlong(d2)));
-  }
-  const bool any_moved = __syncthreads_or(moved);
-  const kmeans_update::LloydStep step =
-      kmeans_update::lloyd_step(any_moved, __longlong_as_double(static_cast<long long>(max_d2_bits)), tol);
-  if (step != kmeans_update::kUnchanged)
-    for (int t = threadIdx.x; t < k * bands; t += blockDim.x) s.centres[t] = s.next[t];
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    if (step != kmeans_update::kUnchanged)
-      *s.inertia_scale = kmeans_update::inertia_scale_for(s.centres, k, bands, s.lo, s.hi);
-    *s.iterations += 1;
-    *s.step = step;
-  }
 }
 
 class CudaKMeansPass final : public KMeansPass {
@@ -350,10 +388,10 @@ class CudaKMeansPass final : public KMeansPass {
     add_sums(host_sums, m.k, m.bands, sums);
   }
 
-  // Lloyd's loop on the device: passes and updates are queued in batches,
-  // and the host looks at the step only between batches. Passes queued after
-  // the loop has ended return at once (PassModel::stop), so a batch's
-  // overshoot costs a few empty launches, not passes.
+  // Lloyd's loop on the device: passes, each ending with the update by its
+  // last block, are queued in batches, and the host looks at the step only
+  // between batches. Passes queued after the loop has ended return at once
+  // (PassModel::in_loop), so a batch's overshoot costs a few empty launches.
   bool iterate(const KMeansModel& start, const std::vector<double>& lo, const std::vector<double>& hi, int max_iter,
                double tol, LloydOutcome& outcome, const ProgressFn& progress) override {
     if (cells_ == 0) return false;
@@ -370,6 +408,7 @@ class CudaKMeansPass final : public KMeansPass {
     *host.inertia_scale = start.inertia_scale;
     *host.step = kmeans_update::kMoved;
     *host.iterations = 0;
+    *host.arrivals = 0;
     LSM_CUDA_CHECK(cudaMemcpyAsync(loop_.get(), host_.get(), bytes, cudaMemcpyHostToDevice, stream_));
     clear_totals(table);
     const Layout layout = layout_for(k, bands);
@@ -379,7 +418,9 @@ class CudaKMeansPass final : public KMeansPass {
     model.centres = device.centres;
     model.scale = device.scale;
     model.inertia_scale_at = device.inertia_scale;
-    model.stop = device.step;
+    model.in_loop = true;
+    model.loop = device;
+    model.tol = tol;
     const ParamModel unused{};
     constexpr int kBatch = 8;  // passes queued between two looks at the step
     int queued = 0;
@@ -389,8 +430,6 @@ class CudaKMeansPass final : public KMeansPass {
         Sum* next_total = sums_.as<Sum>() + (parity_ ? 0 : table);
         parity_ = !parity_;
         launch(layout, model, unused, total, next_total, nullptr);
-        k_lloyd_update<<<1, kThreads, 0, stream_>>>(device, total, k, bands, tol);
-        LSM_CUDA_CHECK_LAUNCH();
       }
       LSM_CUDA_CHECK(cudaMemcpyAsync(host_.get(), loop_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
       LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
