@@ -11,6 +11,7 @@
 // atomic per entry. Larger tables (large k) are per block with shared
 // atomics, or, beyond shared memory, in global memory. Integer sums are exact
 // in any order, so every variant gives the CPU's sums bit for bit.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -82,30 +83,38 @@ struct LoopState {
   }
 };
 
-// The update after a pass of the device loop, by the pass's last block: the
-// host's update (kmeans_update.h) cluster by cluster, then the step and the
-// next pass's inertia scale. `total` is read from L2 (__ldcg), where the
-// other blocks' atomics went.
-__device__ void lloyd_update(const LoopState& s, const Sum* total, int k, int bands, double tol) {
-  const int table = k * (bands + 1) + 1;
-  for (int t = threadIdx.x; t < table; t += blockDim.x) s.sums[t] = __ldcg(total + t);
-  __syncthreads();
+// The host's update (kmeans_update.h) by one block: new centres cluster by
+// cluster from `sums` (a table of the pass, readable by the block), the
+// step, and, when they moved, the centres replaced by the new ones (`next`
+// is scratch). Every thread of the block calls it; the step is the block's.
+__device__ kmeans_update::LloydStep block_update(const int64_t* sums, int k, int bands, const float* scale,
+                                                 float* centres, float* next, double tol) {
   __shared__ unsigned long long max_d2_bits;  // non-negative doubles order like their bits
   if (threadIdx.x == 0) max_d2_bits = 0;
   __syncthreads();
-  const auto* sums = reinterpret_cast<const int64_t*>(s.sums);
   bool moved = false;
   for (int j = threadIdx.x; j < k; j += blockDim.x) {
     const double d2 =
-        kmeans_update::update_centre(j, bands, sums, bands + 1, sums + bands, bands + 1, s.scale, s.centres, s.next, &moved);
+        kmeans_update::update_centre(j, bands, sums, bands + 1, sums + bands, bands + 1, scale, centres, next, &moved);
     atomicMax(&max_d2_bits, static_cast<unsigned long long>(__double_as_longlong(d2)));
   }
   const bool any_moved = __syncthreads_or(moved);
   const kmeans_update::LloydStep step =
       kmeans_update::lloyd_step(any_moved, __longlong_as_double(static_cast<long long>(max_d2_bits)), tol);
   if (step != kmeans_update::kUnchanged)
-    for (int t = threadIdx.x; t < k * bands; t += blockDim.x) s.centres[t] = s.next[t];
+    for (int t = threadIdx.x; t < k * bands; t += blockDim.x) centres[t] = next[t];
   __syncthreads();
+  return step;
+}
+
+// The update after a pass of the launched loop, by the pass's last block.
+// `total` is read from L2 (__ldcg), where the other blocks' atomics went.
+__device__ void lloyd_update(const LoopState& s, const Sum* total, int k, int bands, double tol) {
+  const int table = k * (bands + 1) + 1;
+  for (int t = threadIdx.x; t < table; t += blockDim.x) s.sums[t] = __ldcg(total + t);
+  __syncthreads();
+  const kmeans_update::LloydStep step =
+      block_update(reinterpret_cast<const int64_t*>(s.sums), k, bands, s.scale, s.centres, s.next, tol);
   if (threadIdx.x == 0) {
     if (step != kmeans_update::kUnchanged)
       *s.inertia_scale = kmeans_update::inertia_scale_for(s.centres, k, bands, s.lo, s.hi);
@@ -131,39 +140,14 @@ struct PassModel {
   double tol = 0;
 };
 
-// kBands > 0: the band count known at compile time (loops unrolled, the
-// cell's features in registers); 0: model.bands at run time.
+// Assigns this warp's share of the cells (a grid-stride loop) and adds their
+// sums to `sums`: the warp's own table (PerWarp: plain adds by lane 0) or a
+// table shared with other warps (atomics). `table` = k x (bands + 1) + 1.
 template <int kBands, Tables kTables>
-__global__ void __launch_bounds__(kThreads, 4) k_assign(const float* __restrict__ features, long long cells,
-                                                     const PassModel model, const __grid_constant__ ParamModel param,
-                                                     Sum* __restrict__ total, Sum* __restrict__ next_total,
-                                                     uint16_t* __restrict__ labels) {
-  if (model.in_loop && *model.loop.step != kmeans_update::kMoved) return;
-  const int k = model.k;
-  const int bands = kBands > 0 ? kBands : model.bands;
-  const float* centres_arg = model.centres;
-  const float* scale_arg = model.scale;
-  const float inertia_scale = model.inertia_scale_at ? *model.inertia_scale_at : model.inertia_scale;
-  const float* centres_g = centres_arg ? centres_arg : param.values;
-  const float* scale_g = centres_arg ? scale_arg : param.values + k * bands;
-  extern __shared__ Sum shared[];
-  const int table = k * (bands + 1) + 1;  // per cluster: band sums, count; then the inertia
-  const int tables = kTables == Tables::PerWarp ? kWarps : kTables == Tables::PerBlock ? 1 : 0;
+__device__ __forceinline__ void sum_cells(const float* __restrict__ features, long long cells, int k, int bands,
+                                          const float* centres, const float* scale, float inertia_scale, Sum* sums,
+                                          int table, uint16_t* __restrict__ labels) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
-  Sum* sums = kTables == Tables::Global ? total : shared + (kTables == Tables::PerWarp ? warp * table : 0);
-  float* centres_s = reinterpret_cast<float*>(shared + tables * table);
-  const float* centres = kTables == Tables::Global ? centres_g : centres_s;
-  float* scale = centres_s + (kTables == Tables::Global ? 0 : k * bands);
-  if (kTables != Tables::Global) {
-    for (int t = threadIdx.x; t < tables * table; t += blockDim.x) shared[t] = 0;
-    for (int t = threadIdx.x; t < k * bands; t += blockDim.x) centres_s[t] = centres_g[t];
-  }
-  for (int t = threadIdx.x; t < bands; t += blockDim.x) scale[t] = scale_g[t];
-  // The next pass adds into the other buffer: clearing it here saves a memset per pass.
-  if (blockIdx.x == 0)
-    for (int t = threadIdx.x; t < table; t += blockDim.x) next_total[t] = 0;
-  __syncthreads();
-
   // With the band count known, each lane takes kUnroll consecutive cells a
   // round, read as kBands 16-byte vectors, and the next round's are read
   // before this round's are used: more bytes in flight hide memory latency.
@@ -203,19 +187,42 @@ __global__ void __launch_bounds__(kThreads, 4) k_assign(const float* __restrict_
     };
     int a[kUnroll];  // the cells' clusters, -1 for nodata, outside or already summed
     float d2[kUnroll];
+    if constexpr (kBands > 0) {
+      // Centre by centre for all the lane's cells: each centre is read from
+      // shared memory once per round, and the cells' distances are
+      // independent chains. Same arithmetic and tie rule as nearest_centre().
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const long long i = base + lane * kUnroll + u;
-      a[u] = -1;
-      d2[u] = 0;
-      if (i < cells) {
-        if constexpr (kBands > 0) {
-          if (!(held[u][0] != held[u][0])) a[u] = kmeans_math::nearest_centre(held[u], centres, k, kBands, &d2[u]);
-        } else {
-          const float* f = features + i * bands;
-          if (!(f[0] != f[0])) a[u] = kmeans_math::nearest_centre(f, centres, k, bands, &d2[u]);
+      for (int u = 0; u < kUnroll; ++u) {
+        a[u] = 0;
+        d2[u] = kmeans_math::squared_distance(held[u], centres, kBands);
+      }
+      for (int j = 1; j < k; ++j) {
+        float c[kBands];
+#pragma unroll
+        for (int b = 0; b < kBands; ++b) c[b] = centres[j * kBands + b];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          const float d = kmeans_math::squared_distance(held[u], c, kBands);
+          if (d < d2[u]) {
+            d2[u] = d;
+            a[u] = j;
+          }
         }
-        if (labels) labels[i] = static_cast<uint16_t>(a[u] + 1);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const long long i = base + lane * kUnroll + u;
+        if (i >= cells || held[u][0] != held[u][0]) a[u] = -1;  // outside, or nodata (NaN)
+        if (labels && i < cells) labels[i] = static_cast<uint16_t>(a[u] + 1);
+      }
+    } else {
+      const long long i = base + lane;  // kUnroll is 1
+      a[0] = -1;
+      d2[0] = 0;
+      if (i < cells) {
+        const float* f = features + i * bands;
+        if (!(f[0] != f[0])) a[0] = kmeans_math::nearest_centre(f, centres, k, bands, &d2[0]);
+        if (labels) labels[i] = static_cast<uint16_t>(a[0] + 1);
       }
     }
     // One round per distinct cluster among the warp's 32 x kUnroll cells,
@@ -266,6 +273,42 @@ __global__ void __launch_bounds__(kThreads, 4) k_assign(const float* __restrict_
         for (int b = 0; b < kBands; ++b) held[u][b] = coming[u][b];
     }
   }
+}
+
+// kBands > 0: the band count known at compile time (loops unrolled, the
+// cell's features in registers); 0: model.bands at run time.
+template <int kBands, Tables kTables>
+__global__ void __launch_bounds__(kThreads, 4) k_assign(const float* __restrict__ features, long long cells,
+                                                     const PassModel model, const __grid_constant__ ParamModel param,
+                                                     Sum* __restrict__ total, Sum* __restrict__ next_total,
+                                                     uint16_t* __restrict__ labels) {
+  if (model.in_loop && *model.loop.step != kmeans_update::kMoved) return;
+  const int k = model.k;
+  const int bands = kBands > 0 ? kBands : model.bands;
+  const float* centres_arg = model.centres;
+  const float* scale_arg = model.scale;
+  const float inertia_scale = model.inertia_scale_at ? *model.inertia_scale_at : model.inertia_scale;
+  const float* centres_g = centres_arg ? centres_arg : param.values;
+  const float* scale_g = centres_arg ? scale_arg : param.values + k * bands;
+  extern __shared__ Sum shared[];
+  const int table = k * (bands + 1) + 1;  // per cluster: band sums, count; then the inertia
+  const int tables = kTables == Tables::PerWarp ? kWarps : kTables == Tables::PerBlock ? 1 : 0;
+  const int warp = threadIdx.x / 32;
+  Sum* sums = kTables == Tables::Global ? total : shared + (kTables == Tables::PerWarp ? warp * table : 0);
+  float* centres_s = reinterpret_cast<float*>(shared + tables * table);
+  const float* centres = kTables == Tables::Global ? centres_g : centres_s;
+  float* scale = centres_s + (kTables == Tables::Global ? 0 : k * bands);
+  if (kTables != Tables::Global) {
+    for (int t = threadIdx.x; t < tables * table; t += blockDim.x) shared[t] = 0;
+    for (int t = threadIdx.x; t < k * bands; t += blockDim.x) centres_s[t] = centres_g[t];
+  }
+  for (int t = threadIdx.x; t < bands; t += blockDim.x) scale[t] = scale_g[t];
+  // The next pass adds into the other buffer: clearing it here saves a memset per pass.
+  if (blockIdx.x == 0)
+    for (int t = threadIdx.x; t < table; t += blockDim.x) next_total[t] = 0;
+  __syncthreads();
+
+  sum_cells<kBands, kTables>(features, cells, k, bands, centres, scale, inertia_scale, sums, table, labels);
   if constexpr (kTables != Tables::Global) {
     __syncthreads();
     for (int t = threadIdx.x; t < table; t += blockDim.x) {
@@ -283,6 +326,67 @@ __global__ void __launch_bounds__(kThreads, 4) k_assign(const float* __restrict_
     if (last) {
       __threadfence();
       lloyd_update(model.loop, total, k, bands, model.tol);
+    }
+  }
+}
+
+// Lloyd's whole loop in one cooperative launch (per-warp tables, bands known
+// at compile time): a pass, a grid-wide barrier, then every block computes
+// the same update from the pass's total, so one barrier per iteration
+// suffices. Totals rotate through three tables: pass `it` adds into
+// totals[it % 3] while block 0 clears totals[(it + 1) % 3], which was last
+// read by the updates of pass it - 2, before the barrier of pass it - 1.
+// Block 0 leaves the final state in `s` as the launched loop does.
+template <int kBands>
+__global__ void __launch_bounds__(kThreads, 4) k_lloyd_loop(const float* __restrict__ features, long long cells,
+                                                         LoopState s, Sum* __restrict__ totals, int k, int max_iter,
+                                                         double tol) {
+  namespace cg = cooperative_groups;
+  cg::grid_group grid = cg::this_grid();
+  constexpr int bands = kBands;
+  const int table = k * (bands + 1) + 1;
+  extern __shared__ Sum shared[];  // kWarps tables, the pass's total, centres, scales, next centres
+  int64_t* total_s = reinterpret_cast<int64_t*>(shared + kWarps * table);
+  float* centres = reinterpret_cast<float*>(shared + (kWarps + 1) * table);
+  float* scale = centres + k * bands;
+  float* next = scale + bands;
+  __shared__ float inertia_scale;
+  for (int t = threadIdx.x; t < k * bands; t += blockDim.x) centres[t] = s.centres[t];
+  for (int t = threadIdx.x; t < bands; t += blockDim.x) scale[t] = s.scale[t];
+  if (threadIdx.x == 0) inertia_scale = *s.inertia_scale;
+  int it = 0;
+  kmeans_update::LloydStep step = kmeans_update::kMoved;
+  Sum* total = totals;
+  while (step == kmeans_update::kMoved && it < max_iter) {
+    total = totals + (it % 3) * table;
+    for (int t = threadIdx.x; t < kWarps * table; t += blockDim.x) shared[t] = 0;
+    if (blockIdx.x == 0)
+      for (int t = threadIdx.x; t < table; t += blockDim.x) totals[((it + 1) % 3) * table + t] = 0;
+    __syncthreads();
+    sum_cells<kBands, Tables::PerWarp>(features, cells, k, bands, centres, scale, inertia_scale,
+                                       shared + (threadIdx.x / 32) * table, table, nullptr);
+    __syncthreads();
+    for (int t = threadIdx.x; t < table; t += blockDim.x) {
+      Sum sum = 0;
+      for (int w = 0; w < kWarps; ++w) sum += shared[w * table + t];
+      if (sum) atomicAdd(total + t, sum);
+    }
+    ++it;
+    grid.sync();
+    for (int t = threadIdx.x; t < table; t += blockDim.x) total_s[t] = static_cast<int64_t>(__ldcg(total + t));
+    __syncthreads();
+    step = block_update(total_s, k, bands, scale, centres, next, tol);
+    if (threadIdx.x == 0 && step != kmeans_update::kUnchanged)
+      inertia_scale = kmeans_update::inertia_scale_for(centres, k, bands, s.lo, s.hi);
+    __syncthreads();
+  }
+  if (blockIdx.x == 0) {
+    for (int t = threadIdx.x; t < table; t += blockDim.x) s.sums[t] = static_cast<Sum>(total_s[t]);
+    for (int t = threadIdx.x; t < k * bands; t += blockDim.x) s.centres[t] = centres[t];
+    if (threadIdx.x == 0) {
+      *s.inertia_scale = inertia_scale;
+      *s.iterations = it;
+      *s.step = step;
     }
   }
 }
@@ -313,6 +417,12 @@ void launch_assign(Tables tables, long long blocks_needed, int sms, size_t share
   LSM_CUDA_CHECK_LAUNCH();
 }
 
+// Where a pass keeps its tables of sums, and the shared memory it needs.
+struct Layout {
+  Tables tables;
+  size_t shared_bytes;
+};
+
 class CudaKMeansPass final : public KMeansPass {
  public:
   explicit CudaKMeansPass(int device) : device_(device) {
@@ -320,6 +430,9 @@ class CudaKMeansPass final : public KMeansPass {
     prepare_device_pool(device_);
     LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     LSM_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
+    int cooperative = 0;
+    LSM_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device_));
+    cooperative_ = cooperative != 0;
   }
   ~CudaKMeansPass() override {
     features_.release();
@@ -327,6 +440,7 @@ class CudaKMeansPass final : public KMeansPass {
     sums_.release();
     labels_.release();
     loop_.release();
+    loop_totals_.release();
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -396,7 +510,7 @@ class CudaKMeansPass final : public KMeansPass {
                double tol, LloydOutcome& outcome, const ProgressFn& progress) override {
     if (cells_ == 0) return false;
     LSM_CUDA_CHECK(cudaSetDevice(device_));
-    const int k = start.k, bands = start.bands, table = k * (bands + 1) + 1;
+    const int k = start.k, bands = start.bands;
     const size_t bytes = LoopState::bytes(k, bands);
     host_.reserve(bytes);  // the stream is idle: run() and iterate() end synchronised
     loop_.reserve(bytes, stream_);
@@ -410,8 +524,61 @@ class CudaKMeansPass final : public KMeansPass {
     *host.iterations = 0;
     *host.arrivals = 0;
     LSM_CUDA_CHECK(cudaMemcpyAsync(loop_.get(), host_.get(), bytes, cudaMemcpyHostToDevice, stream_));
-    clear_totals(table);
     const Layout layout = layout_for(k, bands);
+    if (layout.tables == Tables::PerWarp && bands <= 4 && cooperative_) {
+      iterate_cooperatively(device, k, bands, max_iter, tol);
+    } else {
+      iterate_by_launches(layout, device, k, bands, max_iter, tol, bytes, progress);
+    }
+    LSM_CUDA_CHECK(cudaMemcpyAsync(host_.get(), loop_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
+    LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    // The totals are not left cleared: clear both before the next run().
+    cleared_table_ = -1;
+    outcome.centres.assign(host.centres, host.centres + k * bands);
+    outcome.sums.reset(k, bands);
+    add_sums(host.sums, k, bands, outcome.sums);
+    outcome.iterations = *host.iterations;
+    outcome.step = *host.step;
+    if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
+    return true;
+  }
+
+ private:
+  // The whole loop in one cooperative launch (k_lloyd_loop).
+  void iterate_cooperatively(const LoopState& device, int k, int bands, int max_iter, double tol) {
+    const int table = k * (bands + 1) + 1;
+    const size_t shared_bytes = sizeof(Sum) * (kWarps + 1) * table + sizeof(float) * (2 * k * bands + bands);
+    loop_totals_.reserve(3 * sizeof(Sum) * table, stream_);
+    LSM_CUDA_CHECK(cudaMemsetAsync(loop_totals_.get(), 0, 3 * sizeof(Sum) * table, stream_));
+    auto launch = [&](auto kernel) {
+      int per_sm = 0;
+      LSM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, shared_bytes));
+      const long long blocks_needed = ((cells_ + 31) / 32 + kWarps - 1) / kWarps;
+      // Every block must be resident at once for the grid-wide barrier.
+      const int blocks = static_cast<int>(std::max<long long>(1, std::min<long long>(blocks_needed, int64_t(std::max(per_sm, 1)) * sms_)));
+      const float* f = features_.as<float>();
+      long long cells = cells_;
+      LoopState state = device;
+      Sum* totals = loop_totals_.as<Sum>();
+      void* args[] = {&f, &cells, &state, &totals, &k, &max_iter, &tol};
+      LSM_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks, kThreads, args,
+                                                 shared_bytes, stream_));
+    };
+    switch (bands) {
+      case 1: launch(k_lloyd_loop<1>); break;
+      case 2: launch(k_lloyd_loop<2>); break;
+      case 3: launch(k_lloyd_loop<3>); break;
+      default: launch(k_lloyd_loop<4>); break;
+    }
+  }
+
+  // The loop as a pass kernel per iteration, the update by each pass's last
+  // block; the host looks at the step between batches.
+  void iterate_by_launches(const Layout& layout, const LoopState& device, int k, int bands, int max_iter, double tol,
+                           size_t bytes, const ProgressFn& progress) {
+    const int table = k * (bands + 1) + 1;
+    const LoopState host = LoopState::at(host_.get(), k, bands);
+    clear_totals(table);
     PassModel model;
     model.k = k;
     model.bands = bands;
@@ -439,24 +606,13 @@ class CudaKMeansPass final : public KMeansPass {
         throw Error(ErrorKind::Io, "interrupted");
       }
     }
-    // Empty passes did not clear the total after them: clear both before the next run().
-    cleared_table_ = -1;
-    outcome.centres.assign(host.centres, host.centres + k * bands);
-    outcome.sums.reset(k, bands);
-    add_sums(host.sums, k, bands, outcome.sums);
-    outcome.iterations = *host.iterations;
-    outcome.step = *host.step;
-    return true;
   }
+
+ public:
 
   const char* name() const override { return "cuda"; }
 
  private:
-  // Where a pass keeps its table of sums, and the shared memory and grid it needs.
-  struct Layout {
-    Tables tables;
-    size_t shared_bytes;
-  };
   Layout layout_for(int k, int bands) const {
     const int table = k * (bands + 1) + 1;
     const size_t centre_bytes = sizeof(float) * (k * bands + bands);
@@ -512,7 +668,8 @@ class CudaKMeansPass final : public KMeansPass {
   int device_ = 0;
   int sms_ = 1;
   cudaStream_t stream_ = nullptr;
-  DeviceBuffer features_, model_, sums_, labels_, loop_;
+  DeviceBuffer features_, model_, sums_, labels_, loop_, loop_totals_;
+  bool cooperative_ = false;  // the device can launch cooperative kernels
   PinnedBuffer host_;
   int64_t cells_ = 0;
   int bands_ = 0;

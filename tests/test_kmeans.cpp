@@ -284,24 +284,40 @@ TEST(KMeansCuda, LargeKTablesGiveTheSameResult) {
   }
 }
 
-// A resident raster runs Lloyd's loop on the device, which looks at the
-// step only every few passes: it must stop at the host loop's iteration
-// whether it ends by max_iter (inside a batch or on its edge), by tol, or
-// by unchanged centres.
+// A resident raster runs Lloyd's loop on the device: with 3 bands in one
+// cooperative launch, with 5 as a launch per pass whose step the host reads
+// every few passes. Either must stop at the host loop's iteration, whether
+// it ends by max_iter (inside a batch or on its edge), by tol, or by
+// unchanged centres.
+MemoryFeatureRaster five_band_features(int64_t w, int64_t h, uint64_t seed) {
+  MemoryFeatureRaster three = random_features(w, h, seed);
+  std::vector<float> three_f(static_cast<size_t>(w * h * 3)), f(static_cast<size_t>(w * h * 5));
+  three.read(Window{0, 0, w, h}, three_f.data());
+  for (int64_t i = 0; i < w * h; ++i) {
+    for (int b = 0; b < 3; ++b) f[i * 5 + b] = three_f[i * 3 + b];
+    f[i * 5 + 3] = float(i % 13);
+    f[i * 5 + 4] = float((i / w) % 7) * 2.5f;
+  }
+  return MemoryFeatureRaster(w, h, 5, std::move(f));
+}
+
 TEST(KMeansCuda, DeviceLoopStopsWhereTheHostLoopStops) {
   LSM_REQUIRE_CUDA();
-  MemoryFeatureRaster r = random_features(311, 207, 41);
-  for (double tol : {0.0, 0.05, 2.0}) {
-    for (int max_iter : {1, 7, 8, 9, 300}) {
-      KMeansOptions o;
-      o.k = 6;
-      o.seed = 12;
-      o.tol = tol;
-      o.max_iter = max_iter;
-      const Fit cpu = fit(r, o, Backend::Cpu);
-      const Fit cuda = fit(r, o, Backend::Cuda);
-      ASSERT_TRUE(cuda.result.resident);
-      expect_same(cpu, cuda, "tol " + std::to_string(tol) + " max_iter " + std::to_string(max_iter));
+  MemoryFeatureRaster three = random_features(311, 207, 41), five = five_band_features(311, 207, 41);
+  for (MemoryFeatureRaster* r : {&three, &five}) {
+    for (double tol : {0.0, 0.05, 2.0}) {
+      for (int max_iter : {1, 7, 8, 9, 300}) {
+        KMeansOptions o;
+        o.k = 6;
+        o.seed = 12;
+        o.tol = tol;
+        o.max_iter = max_iter;
+        const Fit cpu = fit(*r, o, Backend::Cpu);
+        const Fit cuda = fit(*r, o, Backend::Cuda);
+        ASSERT_TRUE(cuda.result.resident);
+        expect_same(cpu, cuda, std::to_string(r->info().bands) + " bands, tol " + std::to_string(tol) +
+                                   " max_iter " + std::to_string(max_iter));
+      }
     }
   }
 }
