@@ -149,38 +149,64 @@ __device__ __forceinline__ void sum_cells(const float* __restrict__ features, lo
                                           int table, uint16_t* __restrict__ labels) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
   // With the band count known, each lane takes kUnroll consecutive cells a
-  // round, read as kBands 16-byte vectors, and the next round's are read
-  // before this round's are used: more bytes in flight hide memory latency.
+  // round, and the next round is read before this one is used: more bytes
+  // in flight hide memory latency. A full round (32 x 4 cells) is read as
+  // kBands fully coalesced 16-byte vectors per lane, then passed through
+  // shared memory so that each lane holds its own cells (conflict-free for
+  // 3 bands); the last, partial round is read cell by cell.
   constexpr int kUnroll = kBands > 0 ? 4 : 1;
   constexpr int kHeld = kBands > 0 ? kBands : 1;
-  const long long stride = static_cast<long long>(gridDim.x) * kWarps * 32 * kUnroll;
-  auto load = [&](long long base, float (&to)[kUnroll][kHeld]) {
-    if constexpr (kBands > 0) {
-      const long long first = base + lane * kUnroll;
-      if (first + kUnroll <= cells) {  // features are 256-byte aligned and first * kBands * 4 is a multiple of 16
-        float flat[kUnroll * kBands];
-        const float4* v = reinterpret_cast<const float4*>(features + first * kBands);
+  constexpr int kRound = 32 * kUnroll;
+  __shared__ float4 stage[kBands > 1 ? kWarps : 1][32 * kHeld];
+  const long long stride = static_cast<long long>(gridDim.x) * kWarps * kRound;
+  auto full = [&](long long base) { return base + kRound <= cells; };
+  // Reads a full round as raw vectors (issued ahead of their use).
+  auto load_full = [&](long long base, float4 (&raw)[kHeld]) {
+    if constexpr (kBands > 0) {  // features are 256-byte aligned and base x kBands x 4 bytes a multiple of 16
+      const float4* v = reinterpret_cast<const float4*>(features + base * kBands);
 #pragma unroll
-        for (int q = 0; q < kBands; ++q) reinterpret_cast<float4*>(flat)[q] = __ldcs(v + q);  // read once: stream
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-          for (int b = 0; b < kBands; ++b) to[u][b] = flat[u * kBands + b];
-      } else {
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
-          if (first + u < cells)
-#pragma unroll
-            for (int b = 0; b < kBands; ++b) to[u][b] = features[(first + u) * kBands + b];
-      }
+      for (int q = 0; q < kBands; ++q) raw[q] = __ldcs(v + q * 32 + lane);  // read once: stream
     }
   };
-  long long base = (static_cast<long long>(blockIdx.x) * kWarps + warp) * 32 * kUnroll;
+  // Reads a partial round (the warp's last) cell by cell.
+  auto load_partial = [&](long long base, float (&to)[kUnroll][kHeld]) {
+    if constexpr (kBands > 0) {
+      const long long first = base + lane * kUnroll;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (first + u < cells)
+#pragma unroll
+          for (int b = 0; b < kBands; ++b) to[u][b] = features[(first + u) * kBands + b];
+    }
+  };
+  // Gives a full round's raw vectors to the lanes whose cells they hold.
+  auto distribute = [&](const float4 (&raw)[kHeld], float (&to)[kUnroll][kHeld]) {
+    if constexpr (kBands > 0) {
+      float flat[kUnroll * kHeld];
+      if constexpr (kBands == 1) {
+        reinterpret_cast<float4*>(flat)[0] = raw[0];  // vector `lane` holds the lane's 4 cells
+      } else {
+#pragma unroll
+        for (int q = 0; q < kBands; ++q) stage[warp][q * 32 + lane] = raw[q];
+        __syncwarp();
+#pragma unroll
+        for (int q = 0; q < kBands; ++q) reinterpret_cast<float4*>(flat)[q] = stage[warp][lane * kBands + q];
+        __syncwarp();
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int b = 0; b < kBands; ++b) to[u][b] = flat[u * kBands + b];
+    }
+  };
+  long long base = (static_cast<long long>(blockIdx.x) * kWarps + warp) * kRound;
   float held[kUnroll][kHeld];  // this round's features (compile-time bands only)
-  load(base, held);
+  float4 raw[kHeld];  // the next full round, in flight
+  if (base < cells && full(base)) load_full(base, raw);
   for (; base < cells; base += stride) {
-    float coming[kUnroll][kHeld];
-    if (base + stride < cells) load(base + stride, coming);
+    if (full(base)) distribute(raw, held);
+    else load_partial(base, held);
+    if (base + stride < cells && full(base + stride)) load_full(base + stride, raw);
     auto feature = [&](int u, int b) {
       if constexpr (kBands > 0) return held[u][b];
       else return features[(base + lane) * bands + b];  // kUnroll is 1
@@ -266,12 +292,6 @@ __device__ __forceinline__ void sum_cells(const float* __restrict__ features, lo
       }
       __syncwarp();
     }
-    if constexpr (kBands > 0) {
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-        for (int b = 0; b < kBands; ++b) held[u][b] = coming[u][b];
-    }
   }
 }
 
@@ -336,7 +356,8 @@ __global__ void __launch_bounds__(kThreads, 4) k_assign(const float* __restrict_
 // suffices. Totals rotate through three tables: pass `it` adds into
 // totals[it % 3] while block 0 clears totals[(it + 1) % 3], which was last
 // read by the updates of pass it - 2, before the barrier of pass it - 1.
-// Block 0 leaves the final state in `s` as the launched loop does.
+// Block 0 leaves the final state in `s`, with the sums of a pass against the
+// final centres (LloydOutcome::sums_final).
 template <int kBands>
 __global__ void __launch_bounds__(kThreads, 4) k_lloyd_loop(const float* __restrict__ features, long long cells,
                                                          LoopState s, Sum* __restrict__ totals, int k, int max_iter,
@@ -355,10 +376,9 @@ __global__ void __launch_bounds__(kThreads, 4) k_lloyd_loop(const float* __restr
   for (int t = threadIdx.x; t < bands; t += blockDim.x) scale[t] = s.scale[t];
   if (threadIdx.x == 0) inertia_scale = *s.inertia_scale;
   int it = 0;
-  kmeans_update::LloydStep step = kmeans_update::kMoved;
-  Sum* total = totals;
-  while (step == kmeans_update::kMoved && it < max_iter) {
-    total = totals + (it % 3) * table;
+  // One pass into totals[it % 3], then the barrier; the total is left in total_s.
+  auto pass = [&] {
+    Sum* total = totals + (it % 3) * table;
     for (int t = threadIdx.x; t < kWarps * table; t += blockDim.x) shared[t] = 0;
     if (blockIdx.x == 0)
       for (int t = threadIdx.x; t < table; t += blockDim.x) totals[((it + 1) % 3) * table + t] = 0;
@@ -371,15 +391,22 @@ __global__ void __launch_bounds__(kThreads, 4) k_lloyd_loop(const float* __restr
       for (int w = 0; w < kWarps; ++w) sum += shared[w * table + t];
       if (sum) atomicAdd(total + t, sum);
     }
-    ++it;
     grid.sync();
     for (int t = threadIdx.x; t < table; t += blockDim.x) total_s[t] = static_cast<int64_t>(__ldcg(total + t));
     __syncthreads();
+  };
+  kmeans_update::LloydStep step = kmeans_update::kMoved;
+  while (step == kmeans_update::kMoved && it < max_iter) {
+    pass();
+    ++it;
     step = block_update(total_s, k, bands, scale, centres, next, tol);
     if (threadIdx.x == 0 && step != kmeans_update::kUnchanged)
       inertia_scale = kmeans_update::inertia_scale_for(centres, k, bands, s.lo, s.hi);
     __syncthreads();
   }
+  // The counts and inertia of the final centres: the last pass's when they
+  // did not move, else one more pass (not counted as an iteration).
+  if (step != kmeans_update::kUnchanged) pass();
   if (blockIdx.x == 0) {
     for (int t = threadIdx.x; t < table; t += blockDim.x) s.sums[t] = static_cast<Sum>(total_s[t]);
     for (int t = threadIdx.x; t < k * bands; t += blockDim.x) s.centres[t] = centres[t];
@@ -525,7 +552,8 @@ class CudaKMeansPass final : public KMeansPass {
     *host.arrivals = 0;
     LSM_CUDA_CHECK(cudaMemcpyAsync(loop_.get(), host_.get(), bytes, cudaMemcpyHostToDevice, stream_));
     const Layout layout = layout_for(k, bands);
-    if (layout.tables == Tables::PerWarp && bands <= 4 && cooperative_) {
+    outcome.sums_final = layout.tables == Tables::PerWarp && bands <= 4 && cooperative_;
+    if (outcome.sums_final) {
       iterate_cooperatively(device, k, bands, max_iter, tol);
     } else {
       iterate_by_launches(layout, device, k, bands, max_iter, tol, bytes, progress);

@@ -217,7 +217,8 @@ Run lloyd(KMeansDriver& driver, std::vector<float> centres, const KMeansOptions&
     }
   }
   run.converged = step != kmeans_update::kMoved;
-  if (step != kmeans_update::kUnchanged) sums = driver.pass(m);  // the counts and inertia of the final centres
+  if (step != kmeans_update::kUnchanged && !outcome.sums_final)
+    sums = driver.pass(m);  // the counts and inertia of the final centres
   run.centres = m.centres;
   run.counts = sums.counts;
   run.inertia = double(sums.inertia) / double(m.inertia_scale);

@@ -41,7 +41,8 @@ struct ClusterSums {
 /// Where a backend's own Lloyd loop (KMeansPass::iterate) ended.
 struct LloydOutcome {
   std::vector<float> centres;  ///< [k][bands]: the centres after the last update
-  ClusterSums sums;            ///< the sums of the last pass (against the centres before its update)
+  ClusterSums sums;            ///< the sums of the last pass
+  bool sums_final = false;     ///< that pass was against `centres` (else against the centres before the last update)
   int iterations = 0;          ///< passes run
   int step = 0;                ///< kmeans_update::LloydStep of the last update
 };
