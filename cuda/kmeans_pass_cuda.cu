@@ -50,6 +50,7 @@ struct ParamModel {
 // its pinned mirror): the last pass's sums, the data's band ranges, the
 // centres and scales the next pass uses, the next centres, and the step.
 struct LoopState {
+  Sum* totals;         // [3][table]: the cooperative loop's rotating totals, zero on upload
   Sum* sums;           // [table]
   double *lo, *hi;     // [bands]
   float* centres;      // [k][bands]
@@ -62,13 +63,14 @@ struct LoopState {
 
   static size_t bytes(int k, int bands) {
     const int table = k * (bands + 1) + 1;
-    return sizeof(Sum) * table + 2 * sizeof(double) * bands + sizeof(float) * (2 * k * bands + bands + 1) +
+    return sizeof(Sum) * 4 * table + 2 * sizeof(double) * bands + sizeof(float) * (2 * k * bands + bands + 1) +
            3 * sizeof(int);
   }
   static LoopState at(void* base, int k, int bands) {
     LoopState s;
     char* p = static_cast<char*>(base);
     auto take = [&p](size_t n) { char* q = p; p += n; return q; };
+    s.totals = reinterpret_cast<Sum*>(take(sizeof(Sum) * 3 * (k * (bands + 1) + 1)));
     s.sums = reinterpret_cast<Sum*>(take(sizeof(Sum) * (k * (bands + 1) + 1)));
     s.lo = reinterpret_cast<double*>(take(sizeof(double) * bands));
     s.hi = reinterpret_cast<double*>(take(sizeof(double) * bands));
@@ -467,7 +469,6 @@ class CudaKMeansPass final : public KMeansPass {
     sums_.release();
     labels_.release();
     loop_.release();
-    loop_totals_.release();
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -550,6 +551,7 @@ class CudaKMeansPass final : public KMeansPass {
     *host.step = kmeans_update::kMoved;
     *host.iterations = 0;
     *host.arrivals = 0;
+    std::fill(host.totals, host.totals + 3 * (k * (bands + 1) + 1), Sum{0});
     LSM_CUDA_CHECK(cudaMemcpyAsync(loop_.get(), host_.get(), bytes, cudaMemcpyHostToDevice, stream_));
     const Layout layout = layout_for(k, bands);
     outcome.sums_final = layout.tables == Tables::PerWarp && bands <= 4 && cooperative_;
@@ -576,18 +578,21 @@ class CudaKMeansPass final : public KMeansPass {
   void iterate_cooperatively(const LoopState& device, int k, int bands, int max_iter, double tol) {
     const int table = k * (bands + 1) + 1;
     const size_t shared_bytes = sizeof(Sum) * (kWarps + 1) * table + sizeof(float) * (2 * k * bands + bands);
-    loop_totals_.reserve(3 * sizeof(Sum) * table, stream_);
-    LSM_CUDA_CHECK(cudaMemsetAsync(loop_totals_.get(), 0, 3 * sizeof(Sum) * table, stream_));
     auto launch = [&](auto kernel) {
-      int per_sm = 0;
-      LSM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, shared_bytes));
+      // The occupancy query is remembered: restarts launch the same kernel.
+      if (coop_occupancy_.bands != bands || coop_occupancy_.shared_bytes != shared_bytes) {
+        int per_sm = 0;
+        LSM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, shared_bytes));
+        coop_occupancy_ = {bands, shared_bytes, per_sm};
+      }
+      const int per_sm = coop_occupancy_.per_sm;
       const long long blocks_needed = ((cells_ + 31) / 32 + kWarps - 1) / kWarps;
       // Every block must be resident at once for the grid-wide barrier.
       const int blocks = static_cast<int>(std::max<long long>(1, std::min<long long>(blocks_needed, int64_t(std::max(per_sm, 1)) * sms_)));
       const float* f = features_.as<float>();
       long long cells = cells_;
       LoopState state = device;
-      Sum* totals = loop_totals_.as<Sum>();
+      Sum* totals = device.totals;
       void* args[] = {&f, &cells, &state, &totals, &k, &max_iter, &tol};
       LSM_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks, kThreads, args,
                                                  shared_bytes, stream_));
@@ -696,7 +701,12 @@ class CudaKMeansPass final : public KMeansPass {
   int device_ = 0;
   int sms_ = 1;
   cudaStream_t stream_ = nullptr;
-  DeviceBuffer features_, model_, sums_, labels_, loop_, loop_totals_;
+  DeviceBuffer features_, model_, sums_, labels_, loop_;
+  struct {
+    int bands = 0;
+    size_t shared_bytes = 0;
+    int per_sm = 0;
+  } coop_occupancy_;
   bool cooperative_ = false;  // the device can launch cooperative kernels
   PinnedBuffer host_;
   int64_t cells_ = 0;
