@@ -3,11 +3,13 @@
 
 #include "cell_neighbourhood.h"
 #include "error.h"
+#include "gradient.h"
 #include "kmeans_pass.h"
 #include "split_tile_labeler.h"
 #include "tile_labeler.h"
 #ifdef LSM_HAVE_CUDA
 #include "cell_neighbourhood_cuda.h"
+#include "gradient_pass_cuda.h"
 #include "kmeans_pass_cuda.h"
 #include "tile_labeler_cuda.h"
 #endif
@@ -80,6 +82,23 @@ std::unique_ptr<KMeansPass> make_kmeans_pass(Backend backend) {
       if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
 #ifdef LSM_HAVE_CUDA
       return make_cuda_kmeans_pass();
+#endif
+      break;
+  }
+  throw Error(ErrorKind::Internal, "unhandled backend");
+}
+
+std::unique_ptr<GradientPass> make_gradient_pass(Backend backend) {
+  std::string why;
+  switch (backend) {
+    case Backend::Cpu:
+      return make_cpu_gradient_pass();
+    case Backend::Auto:
+      return cuda_available() ? make_gradient_pass(Backend::Cuda) : make_cpu_gradient_pass();
+    case Backend::Cuda:
+      if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
+#ifdef LSM_HAVE_CUDA
+      return make_cuda_gradient_pass();
 #endif
       break;
   }
