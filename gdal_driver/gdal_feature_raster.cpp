@@ -29,6 +29,7 @@ GdalFeatureRaster::GdalFeatureRaster(const std::string& path, std::vector<int> b
       throw Error(ErrorKind::BadInput, "band " + std::to_string(b) + " of '" + path + "' has complex type " +
                                            GDALGetDataTypeName(type));
     all_byte_ = all_byte_ && type == GDT_Byte;
+    all_uint16_ = all_uint16_ && type == GDT_UInt16;
     int has = 0;
     const double nodata = band->GetNoDataValue(&has);
     has_nodata_.push_back(has != 0);

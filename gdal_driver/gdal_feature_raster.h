@@ -28,6 +28,9 @@ class GdalFeatureRaster final : public FeatureRasterSource {
   const std::vector<int>& bands() const { return bands_; }
   /// True when every selected band is 8-bit (Byte): what L*a*b* conversion expects.
   bool all_bands_byte() const { return all_byte_; }
+  /// What scikit-image's img_as_float divides by to bring the bands to
+  /// [0, 1]: 255 when all are Byte, 65535 when all are UInt16, else 1.
+  double unit_range_divisor() const { return all_byte_ ? 255.0 : all_uint16_ ? 65535.0 : 1.0; }
   /// The open dataset, to copy georeferencing to derived rasters.
   GDALDataset* dataset() const { return dataset_.get(); }
 
@@ -40,7 +43,7 @@ class GdalFeatureRaster final : public FeatureRasterSource {
   std::vector<int> bands_;
   std::vector<bool> has_nodata_;
   std::vector<float> nodata_;
-  bool all_byte_ = true;
+  bool all_byte_ = true, all_uint16_ = true;
   FeatureRasterInfo info_;
 };
 

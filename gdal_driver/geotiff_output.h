@@ -27,13 +27,20 @@ GeoReference georeference_of(GDALDataset* dataset);
 
 class GeoTiffOutput {
  public:
-  /// Creates `path`'s temporary file as a width x height single-band GeoTIFF
-  /// of `type`. Throws lsm::Error(Io) when it cannot be created.
+  /// Creates `path`'s temporary file as a width x height GeoTIFF of `bands`
+  /// bands of `type` (band-interleaved when bands > 1), `nodata` set on every
+  /// band. Throws lsm::Error(Io) when it cannot be created.
   GeoTiffOutput(const std::string& path, int64_t width, int64_t height, GDALDataType type, const GeoReference& georef,
-                std::optional<double> nodata);
+                std::optional<double> nodata, int bands = 1);
   ~GeoTiffOutput();
-  /// Writes a window of `data` (row-major, of `data_type`). Throws lsm::Error(Io).
-  void write(const Window& window, const void* data, GDALDataType data_type);
+  /// Writes a window of `data` (row-major, of `data_type`) into 1-based
+  /// `band`. Throws lsm::Error(Io).
+  void write(const Window& window, const void* data, GDALDataType data_type, int band = 1);
+  /// Writes a window of every band from cell-interleaved floats (`bands`
+  /// values per cell, the output's band count). Throws lsm::Error(Io).
+  void write_interleaved(const Window& window, const float* data);
+  /// Names 1-based `band` (GDAL's band description, e.g. "gx").
+  void describe_band(int band, const std::string& description);
   /// Closes the dataset and renames it into place. Throws lsm::Error(Io).
   void commit();
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "geotiff_output.h"
 #include "patch_scan.h"
 #include "progress.h"
 
@@ -32,6 +33,10 @@ void add_patch_options(po::options_description& desc, PatchOptions& o);
 /// returns false for --help. Throws lsm::Error(BadInput) on bad arguments.
 bool parse(const std::vector<std::string>& args, po::options_description& desc,
            const po::positional_options_description& positional, const std::string& usage);
+
+/// `georef` with cells `sx` times wider and `sy` times taller (the same
+/// origin and extent for a raster sx, sy times smaller): pyramid levels, HOG blocks.
+GeoReference scale_cells(const GeoReference& georef, double sx, double sy);
 
 /// GDAL's terminal progress on stdout (0...10...20... 100 - done.), or none when quiet.
 ProgressFn terminal_progress(bool quiet);

@@ -9,4 +9,7 @@ int run_metrics(const std::vector<std::string>& args);
 int run_label(const std::vector<std::string>& args);
 int run_synth(const std::vector<std::string>& args);
 int run_kmeans(const std::vector<std::string>& args);
+int run_gradient(const std::vector<std::string>& args);
+int run_pyramid(const std::vector<std::string>& args);
+int run_hog(const std::vector<std::string>& args);
 }  // namespace lsm::cli

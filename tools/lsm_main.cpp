@@ -16,6 +16,9 @@ const char* kUsage =
     "  label INPUT OUTPUT.tif       patch-ID raster (IDs = PIDs of the patch table)\n"
     "  synth OUTPUT.tif             neutral landscape model (fractal, classified)\n"
     "  kmeans INPUT OUTPUT.tif      K-means classes of a photo or multiband raster\n"
+    "  gradient INPUT OUTPUT.tif    Gaussian-derivative gradients: gx, gy, magnitude, orientation\n"
+    "  pyramid INPUT OUTDIR         image pyramid (31 levels, scale 1.05), or GDAL overviews\n"
+    "  hog INPUT OUTPUT             HOG descriptors (GeoTIFF raster or .npy)\n"
     "run 'lsm <command> --help' for the options of a command\n";
 }  // namespace
 
@@ -23,7 +26,8 @@ int main(int argc, char** argv) {
   using Command = int (*)(const std::vector<std::string>&);
   const std::map<std::string, Command> commands = {
       {"metrics", lsm::cli::run_metrics}, {"label", lsm::cli::run_label}, {"synth", lsm::cli::run_synth},
-      {"kmeans", lsm::cli::run_kmeans}};
+      {"kmeans", lsm::cli::run_kmeans}, {"gradient", lsm::cli::run_gradient}, {"pyramid", lsm::cli::run_pyramid},
+      {"hog", lsm::cli::run_hog}};
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cout << kUsage;
     return argc < 2 ? 1 : 0;

@@ -4,12 +4,16 @@
 #include "cell_neighbourhood.h"
 #include "error.h"
 #include "gradient.h"
+#include "hog.h"
+#include "pyramid.h"
 #include "kmeans_pass.h"
 #include "split_tile_labeler.h"
 #include "tile_labeler.h"
 #ifdef LSM_HAVE_CUDA
 #include "cell_neighbourhood_cuda.h"
 #include "gradient_pass_cuda.h"
+#include "hog_pass_cuda.h"
+#include "pyramid_pass_cuda.h"
 #include "kmeans_pass_cuda.h"
 #include "tile_labeler_cuda.h"
 #endif
@@ -71,38 +75,44 @@ std::unique_ptr<NeighbourhoodCounter> make_neighbourhood_counter(Backend backend
   throw Error(ErrorKind::Internal, "unhandled backend");
 }
 
-std::unique_ptr<KMeansPass> make_kmeans_pass(Backend backend) {
+// The image operations' passes: the CPU reference, or the CUDA pass where
+// this build and the machine have CUDA.
+template <class Pass>
+std::unique_ptr<Pass> select_pass(Backend backend, std::unique_ptr<Pass> (*cpu)(), std::unique_ptr<Pass> (*cuda)(int)) {
   std::string why;
   switch (backend) {
     case Backend::Cpu:
-      return make_cpu_kmeans_pass();
+      return cpu();
     case Backend::Auto:
-      return cuda_available() ? make_kmeans_pass(Backend::Cuda) : make_cpu_kmeans_pass();
+      return cuda && cuda_available() ? cuda(0) : cpu();
     case Backend::Cuda:
       if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
-#ifdef LSM_HAVE_CUDA
-      return make_cuda_kmeans_pass();
-#endif
+      if (cuda) return cuda(0);
       break;
   }
   throw Error(ErrorKind::Internal, "unhandled backend");
 }
 
-std::unique_ptr<GradientPass> make_gradient_pass(Backend backend) {
-  std::string why;
-  switch (backend) {
-    case Backend::Cpu:
-      return make_cpu_gradient_pass();
-    case Backend::Auto:
-      return cuda_available() ? make_gradient_pass(Backend::Cuda) : make_cpu_gradient_pass();
-    case Backend::Cuda:
-      if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
 #ifdef LSM_HAVE_CUDA
-      return make_cuda_gradient_pass();
+#define LSM_CUDA_PASS(factory) &factory
+#else
+#define LSM_CUDA_PASS(factory) nullptr
 #endif
-      break;
-  }
-  throw Error(ErrorKind::Internal, "unhandled backend");
+
+std::unique_ptr<KMeansPass> make_kmeans_pass(Backend backend) {
+  return select_pass<KMeansPass>(backend, &make_cpu_kmeans_pass, LSM_CUDA_PASS(make_cuda_kmeans_pass));
+}
+
+std::unique_ptr<GradientPass> make_gradient_pass(Backend backend) {
+  return select_pass<GradientPass>(backend, &make_cpu_gradient_pass, LSM_CUDA_PASS(make_cuda_gradient_pass));
+}
+
+std::unique_ptr<HogPass> make_hog_pass(Backend backend) {
+  return select_pass<HogPass>(backend, &make_cpu_hog_pass, LSM_CUDA_PASS(make_cuda_hog_pass));
+}
+
+std::unique_ptr<PyramidPass> make_pyramid_pass(Backend backend) {
+  return select_pass<PyramidPass>(backend, &make_cpu_pyramid_pass, LSM_CUDA_PASS(make_cuda_pyramid_pass));
 }
 
 }  // namespace lsm

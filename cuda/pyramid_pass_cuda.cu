@@ -1,0 +1,77 @@
+// Pyramid levels on the GPU: one thread per level pixel, all bands, the
+// mapping (with its Gaussian taps) as a kernel parameter.
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+#include "device_pool.h"
+#include "pyramid_math.h"
+#include "pyramid_pass_cuda.h"
+
+namespace lsm {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+__global__ void k_resample(const LevelMapping m, int bands, const float* __restrict__ source, long long source_y0,
+                           long long y0, long long rows, float* __restrict__ level) {
+  const long long x = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  const long long r = blockIdx.y;
+  if (x >= m.width || r >= rows) return;
+  const pyramid_math::SourceRows s{source, m.source_width, m.source_height, source_y0, bands};
+  float* out = level + (r * m.width + x) * bands;
+  for (int b = 0; b < bands; ++b) out[b] = pyramid_math::sample(m, s, x, y0 + r, b);
+}
+
+}  // namespace
+
+void launch_pyramid_resample(const LevelMapping& m, int bands, const float* source, int64_t source_y0, int64_t y0,
+                             int64_t rows, float* level, cudaStream_t stream) {
+  if (rows == 0 || m.width == 0) return;
+  if (rows > 65535) throw Error(ErrorKind::BadInput, "pyramid strips are limited to 65535 rows");
+  const dim3 grid(static_cast<unsigned>((m.width + kThreads - 1) / kThreads), static_cast<unsigned>(rows));
+  k_resample<<<grid, kThreads, 0, stream>>>(m, bands, source, source_y0, y0, rows, level);
+  LSM_CUDA_CHECK_LAUNCH();
+}
+
+namespace {
+
+class CudaPyramidPass final : public PyramidPass {
+ public:
+  explicit CudaPyramidPass(int device) : device_(device) {
+    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    prepare_device_pool(device_);
+    LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  ~CudaPyramidPass() override {
+    source_.release();
+    level_.release();
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  void resample(const LevelMapping& m, int bands, const float* source, int64_t source_y0, int64_t source_rows,
+                int64_t y0, int64_t rows, float* level) override {
+    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    const size_t in_bytes = sizeof(float) * source_rows * m.source_width * bands;
+    const size_t out_bytes = sizeof(float) * rows * m.width * bands;
+    source_.reserve(in_bytes, stream_);
+    level_.reserve(out_bytes, stream_);
+    LSM_CUDA_CHECK(cudaMemcpyAsync(source_.get(), source, in_bytes, cudaMemcpyHostToDevice, stream_));
+    launch_pyramid_resample(m, bands, source_.as<float>(), source_y0, y0, rows, level_.as<float>(), stream_);
+    LSM_CUDA_CHECK(cudaMemcpyAsync(level, level_.get(), out_bytes, cudaMemcpyDeviceToHost, stream_));
+    LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  const char* name() const override { return "cuda"; }
+
+ private:
+  int device_ = 0;
+  cudaStream_t stream_ = nullptr;
+  DeviceBuffer source_, level_;
+};
+
+}  // namespace
+
+std::unique_ptr<PyramidPass> make_cuda_pyramid_pass(int device) { return std::make_unique<CudaPyramidPass>(device); }
+
+}  // namespace lsm

@@ -1,0 +1,80 @@
+#pragma once
+// The per-cell arithmetic of HOG (scikit-image's variant), shared by the CPU
+// and CUDA passes. It follows skimage.feature.hog (0.19,
+// skimage/feature/_hog.py and _hoghistogram.pyx) operation by operation, so
+// that the descriptors equal scikit-image's:
+//   * gradients by central differences in double, zero on the image's first
+//     and last rows (g_row) and columns (g_col);
+//   * magnitude = hypot(g_col, g_row); orientation = rad2deg(atan2(g_row,
+//     g_col)) mod 180 (numpy's floored modulo; mod 360 when signed);
+//   * a cell's bin i takes the cells with end_i <= orientation < start_i,
+//     start_i = w * (i + 1) and end_i = w * i in single precision, w = float(180 / bins);
+//   * a bin's total is a single-precision sum, cell rows then columns in
+//     order, each addition done in double then rounded to float, divided by
+//     the cell's pixel count in single precision;
+//   * block normalisation in double with eps = 1e-5 (_hog_normalize_block).
+#include <cmath>
+#include <cstdint>
+
+#include "kmeans_math.h"  // LSM_HOST_DEVICE, round-to-nearest add/mul
+
+namespace lsm::hog_math {
+
+/// numpy's rad2deg(x) % period for x = atan2(...) in [-pi, pi].
+LSM_HOST_DEVICE inline double orientation_degrees(double g_row, double g_col, double period) {
+  const double degrees = kmeans_math::mul(::atan2(g_row, g_col), 180.0 / 3.14159265358979323846);
+  double m = ::fmod(degrees, period);
+  if (m != 0) {
+    if (m < 0) m = kmeans_math::add(m, period);
+  } else {
+    m = 0.0;  // numpy: copysign(0, period)
+  }
+  return m;
+}
+
+/// The bin of an orientation, or -1 when it falls in none (possible only
+/// when 180 / bins is not exact in single precision): the first i with
+/// width * i <= orientation < width * (i + 1), products in single precision.
+LSM_HOST_DEVICE inline int orientation_bin(double orientation, float bin_width, int bins) {
+  int guess = static_cast<int>(orientation / bin_width);
+  guess = guess < 0 ? 0 : guess >= bins ? bins - 1 : guess;
+  // The guess is off by at most one where float rounding moves the edges.
+  for (int i = guess > 0 ? guess - 1 : 0; i <= guess + 1 && i < bins; ++i) {
+    const float start = bin_width * static_cast<float>(i + 1), end = bin_width * static_cast<float>(i);
+    if (orientation < start && orientation >= end) return i;
+  }
+  return -1;
+}
+
+/// A cell total's next value: the addition in double, rounded to float
+/// (Cython's `float total; total += double`).
+LSM_HOST_DEVICE inline float accumulate(float total, double magnitude) {
+  return static_cast<float>(kmeans_math::add(static_cast<double>(total), magnitude));
+}
+
+/// Normalises one block of n values in place (skimage's _hog_normalize_block,
+/// eps = 1e-5). `norm`: 0 L1, 1 L1-sqrt, 2 L2, 3 L2-Hys (clip 0.2).
+LSM_HOST_DEVICE inline void normalize_block(double* v, int n, int norm) {
+  constexpr double eps = 1e-5;
+  if (norm <= 1) {
+    double sum = 0;
+    for (int i = 0; i < n; ++i) sum = kmeans_math::add(sum, ::fabs(v[i]));
+    const double d = kmeans_math::add(sum, eps);
+    for (int i = 0; i < n; ++i) v[i] = norm == 0 ? v[i] / d : ::sqrt(v[i] / d);
+    return;
+  }
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum = kmeans_math::add(sum, kmeans_math::mul(v[i], v[i]));
+  double d = ::sqrt(kmeans_math::add(sum, eps * eps));
+  for (int i = 0; i < n; ++i) v[i] = v[i] / d;
+  if (norm == 2) return;
+  sum = 0;
+  for (int i = 0; i < n; ++i) {
+    v[i] = v[i] < 0.2 ? v[i] : 0.2;  // np.minimum(out, 0.2)
+    sum = kmeans_math::add(sum, kmeans_math::mul(v[i], v[i]));
+  }
+  d = ::sqrt(kmeans_math::add(sum, eps * eps));
+  for (int i = 0; i < n; ++i) v[i] = v[i] / d;
+}
+
+}  // namespace lsm::hog_math

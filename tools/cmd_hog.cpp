@@ -1,0 +1,147 @@
+// lsm hog INPUT OUTPUT: HOG descriptors (scikit-image's variant) as a .npy
+// array in skimage's feature_vector=False layout, or as a georeferenced
+// raster of one band per descriptor element and one cell per block position;
+// --pyramid N,S does it on every pyramid level.
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "error.h"
+#include "gdal_feature_raster.h"
+#include "geotiff_output.h"
+#include "hog.h"
+#include "npy_file.h"
+#include "pyramid.h"
+
+namespace lsm::cli {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "N,S": levels and scale of --pyramid.
+PyramidOptions parse_pyramid(const std::string& text) {
+  PyramidOptions p;
+  std::stringstream in(text);
+  char comma = 0;
+  if (!(in >> p.levels >> comma >> p.scale) || comma != ',' || !in.eof())
+    throw Error(ErrorKind::BadInput, "--pyramid must be LEVELS,SCALE (e.g. 31,1.05), not '" + text + "'");
+  return p;
+}
+
+// OUTPUT with _level_NN before its extension.
+std::string level_output(const std::string& output, int level) {
+  const size_t dot = output.find_last_of('.'), slash = output.find_last_of('/');
+  const size_t at = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? output.size() : dot;
+  char tag[32];
+  std::snprintf(tag, sizeof tag, "_level_%02d", level);
+  return output.substr(0, at) + tag + output.substr(at);
+}
+
+// Writes one image's descriptors to `path` (.npy or a GeoTIFF).
+void write_hog(FeatureRasterSource& source, const HogOptions& o, HogPass& pass, const std::string& path,
+               const GeoReference& georef, const ProgressFn& progress) {
+  const FeatureRasterInfo info = source.info();
+  const HogGeometry g = hog_geometry(info.width, info.height, o);
+  if (ends_with(path, ".npy")) {
+    NpyWriter out(path, {g.blocks_y, g.blocks_x, o.block, o.block, o.bins});
+    run_hog(source, o, pass, [&](int64_t, int64_t rows, const double* d) {
+      out.append(d, rows * g.blocks_x * g.descriptor_length);
+    }, progress);
+    out.commit();
+    return;
+  }
+  GeoTiffOutput out(path, g.blocks_x, g.blocks_y, GDT_Float32, scale_cells(georef, o.cell, o.cell),
+                    std::numeric_limits<double>::quiet_NaN(), g.descriptor_length);
+  for (int e = 0; e < g.descriptor_length; ++e) {
+    const int cell = e / o.bins, bin = e % o.bins;
+    out.describe_band(e + 1, "cell " + std::to_string(cell / o.block) + "," + std::to_string(cell % o.block) +
+                                 " bin " + std::to_string(bin));
+  }
+  std::vector<float> values;  // the block rows, cell-interleaved
+  run_hog(source, o, pass, [&](int64_t first, int64_t rows, const double* d) {
+    values.assign(d, d + rows * g.blocks_x * g.descriptor_length);
+    out.write_interleaved(Window{0, first, g.blocks_x, rows}, values.data());
+  }, progress);
+  out.commit();
+}
+
+}  // namespace
+
+int run_hog(const std::vector<std::string>& args) {
+  std::string input, output, norm = "L2-Hys", variant = "skimage", pyramid, backend = "auto";
+  HogOptions o;
+  int band = 0;
+  bool quiet = false;
+  po::options_description desc("lsm hog options");
+  desc.add_options()
+      ("input", po::value(&input)->required(), "input raster or photo (any format GDAL reads)")
+      ("output", po::value(&output)->required(),
+       "OUTPUT.npy (skimage's hog(..., feature_vector=False) array) or a GeoTIFF of one band per descriptor element")
+      ("cell", po::value(&o.cell)->default_value(8), "pixels per cell side")
+      ("block", po::value(&o.block)->default_value(3), "cells per block side")
+      ("bins", po::value(&o.bins)->default_value(9), "orientation bins")
+      ("signed", po::bool_switch(&o.signed_orientation), "orientations over 0-360 degrees instead of 0-180")
+      ("norm", po::value(&norm)->default_value("L2-Hys"), "block normalisation: L1, L1-sqrt, L2 or L2-Hys (clip 0.2)")
+      ("variant", po::value(&variant)->default_value("skimage"), "skimage: scikit-image's hog() exactly")
+      ("band", po::value(&band), "use this band (default: the grey levels of bands 1-3, or band 1 of a 1-band input)")
+      ("pyramid", po::value(&pyramid),
+       "LEVELS,SCALE: descriptors of every bilinear pyramid level, to OUTPUT_level_NN (level 00 = the input)")
+      ("backend", po::value(&backend)->default_value("auto"), "auto, cpu or cuda")
+      ("tile-size", po::value(&o.strip_cells)->default_value(64), "cell rows per streamed strip")
+      ("quiet,q", po::bool_switch(&quiet), "no progress output");
+  po::positional_options_description pos;
+  pos.add("input", 1).add("output", 1);
+  if (!parse(args, desc, pos, "usage: lsm hog INPUT OUTPUT[.npy] [--cell 8] [--block 3] [--norm L2-Hys] [options]"))
+    return 0;
+  o.norm = parse_hog_norm(norm);
+  if (variant == "dalal-triggs")
+    throw Error(ErrorKind::BadInput, "--variant dalal-triggs is not implemented yet; use skimage");
+  if (variant != "skimage") throw Error(ErrorKind::BadInput, "--variant must be skimage, not '" + variant + "'");
+
+  std::vector<int> bands{band};
+  if (!band) {
+    GdalFeatureRaster probe(input, {});
+    bands = probe.info().bands >= 3 ? std::vector<int>{1, 2, 3} : std::vector<int>{1};
+  }
+  GdalFeatureRaster raster(input, bands);
+  o.value_divisor = raster.unit_range_divisor();
+  const FeatureRasterInfo info = raster.info();
+  const GeoReference georef = georeference_of(raster.dataset());
+  auto pass = make_hog_pass(parse_backend(backend));
+  const ProgressFn progress = terminal_progress(quiet);
+  if (pyramid.empty()) {
+    hog_geometry(info.width, info.height, o);
+    write_hog(raster, o, *pass, output, georef, progress);
+    return 0;
+  }
+  const auto sizes = pyramid_sizes(info.width, info.height, parse_pyramid(pyramid));
+  for (size_t l = 0; l < sizes.size(); ++l) {  // every level must hold a block before anything is written
+    try {
+      hog_geometry(sizes[l].first, sizes[l].second, o);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::BadInput, "--pyramid: level " + std::to_string(l) + " (" + std::to_string(sizes[l].first) +
+                                           " x " + std::to_string(sizes[l].second) + ") is smaller than one HOG block; use at most " +
+                                           std::to_string(l) + " levels");
+    }
+  }
+  auto resampler = make_pyramid_pass(parse_backend(backend));
+  double total = 0, done = 0;
+  for (const auto& s : sizes) total += double(s.first) * double(s.second);
+  for (size_t l = 0; l < sizes.size(); ++l) {
+    const auto [w, h] = sizes[l];
+    PyramidLevelRaster level(raster, w, h, Resampling::Bilinear, *resampler);
+    const double share = double(w) * double(h) / total;
+    write_hog(level, o, *pass, level_output(output, int(l)),
+              scale_cells(georef, double(info.width) / w, double(info.height) / h),
+              scaled_progress(progress, done, done + share));
+    done += share;
+  }
+  return 0;
+}
+
+}  // namespace lsm::cli
