@@ -32,9 +32,9 @@ LSM_HOST_DEVICE inline double orientation_degrees(double g_row, double g_col, do
   return m;
 }
 
-/// The bin of an orientation, or -1 when it falls in none (possible only
-/// when 180 / bins is not exact in single precision): the first i with
-/// width * i <= orientation < width * (i + 1), products in single precision.
+/// The bin of an orientation: the i with width * i <= orientation <
+/// width * (i + 1), products in single precision as skimage's; -1 if none
+/// (an orientation at or above width * bins, which rounding could allow).
 LSM_HOST_DEVICE inline int orientation_bin(double orientation, float bin_width, int bins) {
   int guess = static_cast<int>(orientation / bin_width);
   guess = guess < 0 ? 0 : guess >= bins ? bins - 1 : guess;
@@ -70,7 +70,7 @@ LSM_HOST_DEVICE inline void normalize_block(double* v, int n, int norm) {
   if (norm == 2) return;
   sum = 0;
   for (int i = 0; i < n; ++i) {
-    v[i] = v[i] < 0.2 ? v[i] : 0.2;  // np.minimum(out, 0.2)
+    v[i] = v[i] > 0.2 ? 0.2 : v[i];  // np.minimum(out, 0.2), which keeps NaN
     sum = kmeans_math::add(sum, kmeans_math::mul(v[i], v[i]));
   }
   d = ::sqrt(kmeans_math::add(sum, eps * eps));
