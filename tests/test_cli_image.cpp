@@ -44,6 +44,7 @@ class CliImage : public CliFixture {
   };
   static Raster read(const std::string& file) {
     Raster r;
+    GDALAllRegister();
     GDALDataset* d = static_cast<GDALDataset*>(GDALOpen(file.c_str(), GA_ReadOnly));
     EXPECT_NE(d, nullptr) << file;
     if (!d) return r;
