@@ -7,7 +7,8 @@
 # LSM_STEPS picks the steps (default: "tests gpu tiles metrics"; "kmeans" the
 # K-means benchmark (carrotweed_{2,8}mpx_rgb.raw.gz, RGB BIP) against OpenCV; "ours" runs
 # lsm's GPU benchmark without the peers; "stream" a 1.07 Gpx mosaic through
-# the tile scheduler);
+# the tile scheduler; "image" the pyramid/gradient/HOG benchmark
+# (pedestrian_1080p_grey.f32.gz) against OpenCV);
 # LSM_GIGA_SIDE the side of the >= 1 Gpx mosaics (default 32768, 0 = none).
 set -euo pipefail
 OUT=${OUT:-/tmp/lsm_out}
@@ -70,4 +71,11 @@ if [[ $STEPS == *kmeans* ]]; then  # K-means: lsm CUDA and CPU against OpenCV's 
     --iters "${LSM_KMEANS_ITERS:-20}" --dump /tmp/kmeans_inputs | tee "$OUT/kmeans_ours.jsonl"
   python3 bench/kmeans_peers.py --manifest /tmp/kmeans_inputs/manifest.jsonl --ours "$OUT/kmeans_ours.jsonl" \
     2>"$OUT/kmeans_peers.log" | tee "$OUT/kmeans_table.md" || tail -20 "$OUT/kmeans_peers.log"
+fi
+if [[ $STEPS == *image* ]]; then  # pyramid, gradient, HOG: lsm CUDA and CPU against OpenCV, one table
+  gunzip -c .devdata/pedestrian_1080p_grey.f32.gz >/tmp/ped1080.f32
+  build-dev/bench/lsm_bench_image --photo pedestrian_1080p /tmp/ped1080.f32 1920 1080 \
+    --giga-side "${LSM_IMAGE_GIGA_SIDE:-32768}" | tee "$OUT/image_ours.jsonl"
+  python3 bench/image_peers.py --grey /tmp/ped1080.f32 --width 1920 --height 1080 --ours "$OUT/image_ours.jsonl" \
+    2>"$OUT/image_peers.log" | tee "$OUT/image_table.md" || tail -20 "$OUT/image_peers.log"
 fi

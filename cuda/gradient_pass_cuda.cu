@@ -46,6 +46,28 @@ __global__ void k_vertical(const float* __restrict__ smooth, const float* __rest
   out[kGradientOrientation * plane + i] = atan2f(gy, gx);
 }
 
+}  // namespace
+
+void launch_gradient(const GradientKernels& k, const float* padded, int64_t width, int64_t rows, float* smooth,
+                     float* derived, float* planes, cudaStream_t stream) {
+  if (width == 0 || rows == 0) return;
+  if (2 * k.radius + 1 > kMaxTaps) throw Error(ErrorKind::BadInput, "--radius must be at most 32 cells");
+  Taps taps{};
+  std::copy(k.smooth.begin(), k.smooth.end(), taps.smooth);
+  std::copy(k.derivative.begin(), k.derivative.end(), taps.derivative);
+  const int64_t padded_rows = rows + 2 * k.radius;
+  constexpr int kThreads = 256;
+  if (padded_rows > 65535) throw Error(ErrorKind::BadInput, "gradient strips are limited to 65535 rows");
+  const dim3 grid_h(static_cast<unsigned>((width + kThreads - 1) / kThreads), static_cast<unsigned>(padded_rows));
+  k_horizontal<<<grid_h, kThreads, 0, stream>>>(padded, width, padded_rows, taps, k.radius, smooth, derived);
+  LSM_CUDA_CHECK_LAUNCH();
+  const dim3 grid_v(static_cast<unsigned>((width + kThreads - 1) / kThreads), static_cast<unsigned>(rows));
+  k_vertical<<<grid_v, kThreads, 0, stream>>>(smooth, derived, width, rows, taps, k.radius, planes);
+  LSM_CUDA_CHECK_LAUNCH();
+}
+
+namespace {
+
 class CudaGradientPass final : public GradientPass {
  public:
   explicit CudaGradientPass(int device) : device_(device) {
@@ -63,11 +85,7 @@ class CudaGradientPass final : public GradientPass {
 
   void run(const GradientKernels& k, const float* padded, int64_t width, int64_t rows, float* out) override {
     if (width == 0 || rows == 0) return;
-    if (2 * k.radius + 1 > kMaxTaps) throw Error(ErrorKind::BadInput, "--radius must be at most 32 cells");
     LSM_CUDA_CHECK(cudaSetDevice(device_));
-    Taps taps{};
-    std::copy(k.smooth.begin(), k.smooth.end(), taps.smooth);
-    std::copy(k.derivative.begin(), k.derivative.end(), taps.derivative);
     const int64_t padded_rows = rows + 2 * k.radius;
     const size_t in_bytes = sizeof(float) * padded_rows * width, out_bytes = sizeof(float) * kGradientPlanes * rows * width;
     input_.reserve(in_bytes, stream_);
@@ -75,16 +93,8 @@ class CudaGradientPass final : public GradientPass {
     derived_.reserve(in_bytes, stream_);
     planes_.reserve(out_bytes, stream_);
     LSM_CUDA_CHECK(cudaMemcpyAsync(input_.get(), padded, in_bytes, cudaMemcpyHostToDevice, stream_));
-    constexpr int kThreads = 256;
-    if (padded_rows > 65535) throw Error(ErrorKind::BadInput, "gradient strips are limited to 65535 rows");
-    const dim3 grid_h(static_cast<unsigned>((width + kThreads - 1) / kThreads), static_cast<unsigned>(padded_rows));
-    k_horizontal<<<grid_h, kThreads, 0, stream_>>>(input_.as<float>(), width, padded_rows, taps, k.radius,
-                                                   smooth_.as<float>(), derived_.as<float>());
-    LSM_CUDA_CHECK_LAUNCH();
-    const dim3 grid_v(static_cast<unsigned>((width + kThreads - 1) / kThreads), static_cast<unsigned>(rows));
-    k_vertical<<<grid_v, kThreads, 0, stream_>>>(smooth_.as<float>(), derived_.as<float>(), width, rows, taps,
-                                                 k.radius, planes_.as<float>());
-    LSM_CUDA_CHECK_LAUNCH();
+    launch_gradient(k, input_.as<float>(), width, rows, smooth_.as<float>(), derived_.as<float>(), planes_.as<float>(),
+                    stream_);
     LSM_CUDA_CHECK(cudaMemcpyAsync(out, planes_.get(), out_bytes, cudaMemcpyDeviceToHost, stream_));
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }

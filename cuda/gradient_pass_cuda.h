@@ -1,6 +1,8 @@
 #pragma once
 // The CUDA gradient pass (kernels in gradient_pass_cuda.cu): the CPU
 // reference's arithmetic (gradient_math.h) cell for cell.
+#include <cuda_runtime.h>
+
 #include <memory>
 
 #include "gradient.h"
@@ -10,5 +12,12 @@ namespace lsm {
 /// A gradient pass on CUDA device `device`. Throws lsm::Error(Device) when
 /// the device cannot be set up.
 std::unique_ptr<GradientPass> make_cuda_gradient_pass(int device = 0);
+
+/// GradientPass::run on device buffers, queued on `stream`: `padded`
+/// (rows + 2R) x width; `smooth` and `derived` scratch of the same size;
+/// `planes` kGradientPlanes x rows x width. Throws lsm::Error(BadInput) for
+/// a radius over 32 or strips over 65535 rows.
+void launch_gradient(const GradientKernels& k, const float* padded, int64_t width, int64_t rows, float* smooth,
+                     float* derived, float* planes, cudaStream_t stream);
 
 }  // namespace lsm

@@ -29,7 +29,10 @@ struct CellParams {
   float bin_width;
 };
 
-__global__ void k_cell_histograms(const double* __restrict__ grey, CellParams p, float* __restrict__ histograms) {
+// Grey levels as double (the host's skimage-exact grey), or as float (pyramid
+// levels on the device), widened exactly before any arithmetic.
+template <class Grey>
+__global__ void k_cell_histograms(const Grey* __restrict__ grey, CellParams p, float* __restrict__ histograms) {
   extern __shared__ unsigned char shared[];
   const int pixels_per_cell = p.cell * p.cell, pixels = p.cells_per_block * pixels_per_cell;
   double* magnitude = reinterpret_cast<double*>(shared);
@@ -42,9 +45,10 @@ __global__ void k_cell_histograms(const double* __restrict__ grey, CellParams p,
     const long long cy = c / p.cells_x, cx = c % p.cells_x;
     const long long row = cy * p.cell + within / p.cell, x = cx * p.cell + within % p.cell;
     const long long y = p.y0 + row;
-    const double* here = grey + (row + 1) * p.width;
-    const double g_row = (y == 0 || y == p.height - 1) ? 0.0 : here[x + p.width] - here[x - p.width];
-    const double g_col = (x == 0 || x == p.width - 1) ? 0.0 : here[x + 1] - here[x - 1];
+    const Grey* here = grey + (row + 1) * p.width;
+    const double g_row =
+        (y == 0 || y == p.height - 1) ? 0.0 : double(here[x + p.width]) - double(here[x - p.width]);
+    const double g_col = (x == 0 || x == p.width - 1) ? 0.0 : double(here[x + 1]) - double(here[x - 1]);
     magnitude[i] = hypot(g_col, g_row);
     const double orientation = hog_math::orientation_degrees(g_row, g_col, p.period);
     bin[i] = isnan(orientation) ? kAllBins
@@ -80,10 +84,9 @@ __global__ void k_normalize_blocks(const float* __restrict__ histograms, long lo
 
 int cells_per_thread_block(int cell) { return std::max(1, kThreads / (cell * cell)); }
 
-}  // namespace
-
-void launch_hog_cell_histograms(const HogOptions& o, const HogGeometry& g, const double* grey, int64_t y0,
-                                int64_t cell_rows, float* histograms, cudaStream_t stream) {
+template <class Grey>
+void launch_cells(const HogOptions& o, const HogGeometry& g, const Grey* grey, int64_t y0, int64_t cell_rows,
+                  float* histograms, cudaStream_t stream) {
   CellParams p{g.width, g.height, g.cells_x, y0, cell_rows * g.cells_x, o.cell, o.bins, cells_per_thread_block(o.cell),
                o.signed_orientation ? 360.0 : 180.0, 0.0f};
   p.bin_width = static_cast<float>(p.period / o.bins);
@@ -92,6 +95,18 @@ void launch_hog_cell_histograms(const HogOptions& o, const HogGeometry& g, const
   const long long blocks = (p.cells + p.cells_per_block - 1) / p.cells_per_block;
   k_cell_histograms<<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(grey, p, histograms);
   LSM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void launch_hog_cell_histograms(const HogOptions& o, const HogGeometry& g, const double* grey, int64_t y0,
+                                int64_t cell_rows, float* histograms, cudaStream_t stream) {
+  launch_cells(o, g, grey, y0, cell_rows, histograms, stream);
+}
+
+void launch_hog_cell_histograms(const HogOptions& o, const HogGeometry& g, const float* grey, int64_t y0,
+                                int64_t cell_rows, float* histograms, cudaStream_t stream) {
+  launch_cells(o, g, grey, y0, cell_rows, histograms, stream);
 }
 
 void launch_hog_normalize_blocks(const HogOptions& o, const HogGeometry& g, const float* histograms, int64_t cell_rows,
