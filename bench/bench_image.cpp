@@ -96,11 +96,9 @@ void run_benchmark(const Image& im, double bandwidth, int repeat, bool with_cpu)
   const GradientKernels k = gradient_kernels(1.0, 3);
   {
     const int64_t R = k.radius;
-    DeviceBuffer padded, smooth, derived, planes;
+    DeviceBuffer padded, planes;
     const size_t in_bytes = sizeof(float) * (H + 2 * R) * W;
     padded.reserve(in_bytes, st);
-    smooth.reserve(in_bytes, st);
-    derived.reserve(in_bytes, st);
     planes.reserve(sizeof(float) * kGradientPlanes * N, st);
     for (int64_t p = 0; p < H + 2 * R; ++p) {  // replicated halo rows
       const int64_t y = std::clamp(p - R, int64_t(0), H - 1);
@@ -108,7 +106,7 @@ void run_benchmark(const Image& im, double bandwidth, int repeat, bool with_cpu)
                                      cudaMemcpyHostToDevice, st));
     }
     const double ms = time_gpu(st, repeat, [&] {
-      launch_gradient(k, padded.as<float>(), W, H, smooth.as<float>(), derived.as<float>(), planes.as<float>(), st);
+      launch_gradient(k, padded.as<float>(), W, H, planes.as<float>(), st);
     });
     report(im, "gradient", "cuda", ms, (4.0 + 16.0) * N / bytes_per_ms, N / ms * 1e-6, "gpx_s");
     if (with_cpu) {
@@ -144,11 +142,27 @@ void run_benchmark(const Image& im, double bandwidth, int repeat, bool with_cpu)
     return levels.as<float>() + (keep_levels ? offsets[l] : 0);
   };
   const double pyramid_floor = (4.0 * N + 4.0 * level_pixels) / bytes_per_ms;
-  const double pyr_ms = time_gpu(st, repeat, [&] {
+  const double per_level_ms = time_gpu(st, repeat, [&] {
     for (int l = 1; l < kLevels; ++l)
       launch_pyramid_resample(maps[l], 1, base.as<float>(), 0, 0, maps[l].height, level_ptr(l), st);
   });
-  report(im, "pyramid31", "cuda", pyr_ms, pyramid_floor, keep_levels ? 1 : 0, "levels_kept");
+  report(im, "pyramid31_launch_per_level", "cuda", per_level_ms, pyramid_floor, keep_levels ? 1 : 0, "levels_kept");
+  double pyr_ms = per_level_ms;
+  if (keep_levels) {  // all levels in one launch, checked against the launches per level
+    std::vector<float> one(static_cast<size_t>(sizes[5].first * sizes[5].second)), other(one.size());
+    LSM_CUDA_CHECK(cudaMemcpyAsync(one.data(), level_ptr(5), sizeof(float) * one.size(), cudaMemcpyDeviceToHost, st));
+    LSM_CUDA_CHECK(cudaMemsetAsync(level_ptr(1), 0, sizeof(float) * (offsets.back() - offsets[1]), st));
+    PyramidLevelTable table;
+    table.count = kLevels - 1;
+    for (int l = 1; l < kLevels; ++l) {
+      table.levels[l - 1] = maps[l];
+      table.out[l - 1] = level_ptr(l);
+    }
+    pyr_ms = time_gpu(st, repeat, [&] { launch_pyramid_levels(table, base.as<float>(), st); });
+    LSM_CUDA_CHECK(cudaMemcpyAsync(other.data(), level_ptr(5), sizeof(float) * one.size(), cudaMemcpyDeviceToHost, st));
+    LSM_CUDA_CHECK(cudaStreamSynchronize(st));
+    report(im, "pyramid31", "cuda", pyr_ms, pyramid_floor, one == other ? 1 : 0, "same_as_per_level");
+  }
   if (with_cpu) {
     auto cpu = make_cpu_pyramid_pass();
     std::vector<float> out(static_cast<size_t>(sizes[1].first * sizes[1].second));
@@ -161,29 +175,31 @@ void run_benchmark(const Image& im, double bandwidth, int repeat, bool with_cpu)
   HogOptions ho;
   std::vector<HogGeometry> geo;
   for (int l = 0; l < kLevels; ++l) geo.push_back(hog_geometry(sizes[l].first, sizes[l].second, ho));
-  DeviceBuffer grey_padded, hist, desc;
-  // The pass reads rows y0-1 .. y0+rows: one padded copy per level, made (untimed) from the level.
+  DeviceBuffer hist, desc;
   const int64_t max_cells = geo[0].cells_x * geo[0].cells_y;
   hist.reserve(sizeof(float) * max_cells * ho.bins, st);
   desc.reserve(sizeof(double) * geo[0].blocks_x * geo[0].blocks_y * geo[0].descriptor_length, st);
-  grey_padded.reserve(sizeof(float) * (H + 2) * W, st);
-  double hog_floor = 0, hog_ms = 0, with_pyramid_ms = 0;
-  for (int l = 0; l < kLevels; ++l) {
+  double hog_floor = 0, hog_ms = 0;
+  // The pass reads image rows y0-1 .. y0+rows through row index + 1; the
+  // first row's gradient is zero, so row -1 is never read: the level itself,
+  // one row back, serves as the padded strip.
+  auto hog_level = [&](int l) {
     const HogGeometry& g = geo[l];
-    const int64_t w = sizes[l].first, h = sizes[l].second, rows = g.cells_y * ho.cell;
-    if (l > 0 && !keep_levels)
-      launch_pyramid_resample(maps[l], 1, base.as<float>(), 0, 0, h, level_ptr(l), st);
-    // Row 0 of the padded copy is unused (the first row's gradient is zero); rows 1.. are the level's.
-    LSM_CUDA_CHECK(cudaMemcpyAsync(grey_padded.as<float>() + w, level_ptr(l), sizeof(float) * w * std::min(h, rows + 1),
-                                   cudaMemcpyDeviceToDevice, st));
-    const double t = time_gpu(st, repeat, [&] {
-      launch_hog_cell_histograms(ho, g, grey_padded.as<float>(), 0, g.cells_y, hist.as<float>(), st);
-      launch_hog_normalize_blocks(ho, g, hist.as<float>(), g.cells_y, desc.as<double>(), st);
-    });
-    hog_ms += t;
-    with_pyramid_ms += t;
-    hog_floor += (4.0 * rows * w + 8.0 * g.blocks_x * g.blocks_y * g.descriptor_length) / bytes_per_ms;
+    launch_hog_cell_histograms(ho, g, level_ptr(l) - sizes[l].first, 0, g.cells_y, hist.as<float>(), st);
+    launch_hog_normalize_blocks(ho, g, hist.as<float>(), g.cells_y, desc.as<double>(), st);
+  };
+  for (int l = 0; l < kLevels; ++l)
+    hog_floor += (4.0 * geo[l].cells_y * ho.cell * sizes[l].first +
+                  8.0 * geo[l].blocks_x * geo[l].blocks_y * geo[l].descriptor_length) / bytes_per_ms;
+  if (keep_levels) {
+    hog_ms = time_gpu(st, repeat, [&] { for (int l = 0; l < kLevels; ++l) hog_level(l); });
+  } else {  // one level at a time in the scratch buffer
+    for (int l = 0; l < kLevels; ++l) {
+      if (l > 0) launch_pyramid_resample(maps[l], 1, base.as<float>(), 0, 0, sizes[l].second, level_ptr(l), st);
+      hog_ms += time_gpu(st, repeat, [&] { hog_level(l); });
+    }
   }
+  const double with_pyramid_ms = hog_ms;
   report(im, "hog31", "cuda", hog_ms, hog_floor);
   report(im, "pyramid31+hog31", "cuda", with_pyramid_ms + pyr_ms, hog_floor + pyramid_floor);
 
@@ -201,9 +217,7 @@ void run_benchmark(const Image& im, double bandwidth, int repeat, bool with_cpu)
     cpu->cell_histograms(ho, g, grey.data(), 0, cell_rows, h_cpu.data());
     cpu->normalize_blocks(ho, g, h_cpu.data(), cell_rows, d_cpu.data());
     // The device buffers hold the last level: level 0 again, on the device.
-    LSM_CUDA_CHECK(cudaMemcpyAsync(grey_padded.as<float>() + W, base.get(), sizeof(float) * W * std::min(H, rows + 1),
-                                   cudaMemcpyDeviceToDevice, st));
-    launch_hog_cell_histograms(ho, g, grey_padded.as<float>(), 0, cell_rows, hist.as<float>(), st);
+    launch_hog_cell_histograms(ho, g, base.as<float>() - W, 0, cell_rows, hist.as<float>(), st);
     launch_hog_normalize_blocks(ho, g, hist.as<float>(), cell_rows, desc.as<double>(), st);
     LSM_CUDA_CHECK(cudaMemcpyAsync(d_gpu.data(), desc.get(), sizeof(double) * d_gpu.size(), cudaMemcpyDeviceToHost, st));
     LSM_CUDA_CHECK(cudaStreamSynchronize(st));

@@ -1,6 +1,6 @@
-// Gradient pass on the GPU: one kernel for the horizontal correlations of
-// the padded strip (smoothed and differentiated rows), one for the vertical
-// correlations and the magnitude and orientation. Taps travel as a kernel
+// Gradient pass on the GPU: one kernel, shared-memory tiles with their halo
+// (the paper's design): horizontal correlations of the tile's rows, then the
+// vertical ones, the magnitude and the orientation. Taps travel as a kernel
 // parameter; the strip and its planes use stream-ordered pool buffers.
 #include <cuda_runtime.h>
 
@@ -22,24 +22,48 @@ struct Taps {
   float derivative[kMaxTaps];
 };
 
-__global__ void k_horizontal(const float* __restrict__ padded, long long width, long long rows, const Taps taps,
-                             int radius, float* __restrict__ smooth, float* __restrict__ derived) {
-  const long long x = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  const long long y = blockIdx.y;
-  if (x >= width || y >= rows) return;
-  const float* row = padded + y * width;
-  smooth[y * width + x] = gradient_math::correlate_row(row, width, x, taps.smooth, radius);
-  derived[y * width + x] = gradient_math::correlate_row(row, width, x, taps.derivative, radius);
-}
+// One thread block computes a tile of kTileX x kTileY outputs: the tile's
+// padded rows with R columns each side (clamped) go to shared memory, then
+// the horizontal correlations of all its rows, then the vertical ones. The
+// operations and their order are correlate_row's and correlate_column's.
+constexpr int kTileX = 32, kTileY = 8;
 
-__global__ void k_vertical(const float* __restrict__ smooth, const float* __restrict__ derived, long long width,
-                           long long rows, const Taps taps, int radius, float* __restrict__ out) {
-  const long long x = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  const long long y = blockIdx.y;
+__global__ void __launch_bounds__(kTileX* kTileY) k_gradient(const float* __restrict__ padded, long long width,
+                                                             long long rows, const Taps taps, int radius,
+                                                             float* __restrict__ out) {
+  extern __shared__ float shared[];
+  const int span = kTileX + 2 * radius, tall = kTileY + 2 * radius;
+  float* input = shared;                   // tall x span
+  float* smooth = input + tall * span;     // tall x kTileX
+  float* derived = smooth + tall * kTileX;  // tall x kTileX
+  const long long x0 = static_cast<long long>(blockIdx.x) * kTileX, y0 = static_cast<long long>(blockIdx.y) * kTileY;
+  const long long padded_rows = rows + 2 * radius;
+  const int tid = threadIdx.y * kTileX + threadIdx.x;
+  for (int i = tid; i < tall * span; i += kTileX * kTileY) {
+    const int r = i / span, c = i % span;
+    long long col = x0 + c - radius;
+    col = col < 0 ? 0 : col >= width ? width - 1 : col;
+    const long long row = y0 + r;
+    input[i] = row < padded_rows ? padded[row * width + col] : 0.0f;
+  }
+  __syncthreads();
+  for (int i = tid; i < tall * kTileX; i += kTileX * kTileY) {
+    const int r = i / kTileX, c = i % kTileX;
+    const float* at = input + r * span + c;  // tap -R of column c
+    float s = 0, d = 0;
+    for (int t = 0; t <= 2 * radius; ++t) {
+      s = kmeans_math::add(s, kmeans_math::mul(taps.smooth[t], at[t]));
+      d = kmeans_math::add(d, kmeans_math::mul(taps.derivative[t], at[t]));
+    }
+    smooth[i] = s;
+    derived[i] = d;
+  }
+  __syncthreads();
+  const long long x = x0 + threadIdx.x, y = y0 + threadIdx.y;
   if (x >= width || y >= rows) return;
+  const float gx = gradient_math::correlate_column(derived + threadIdx.y * kTileX + threadIdx.x, kTileX, taps.smooth, radius);
+  const float gy = gradient_math::correlate_column(smooth + threadIdx.y * kTileX + threadIdx.x, kTileX, taps.derivative, radius);
   const long long i = y * width + x, plane = rows * width;
-  const float gx = gradient_math::correlate_column(derived + i, width, taps.smooth, radius);
-  const float gy = gradient_math::correlate_column(smooth + i, width, taps.derivative, radius);
   out[kGradientX * plane + i] = gx;
   out[kGradientY * plane + i] = gy;
   out[kGradientMagnitude * plane + i] = gradient_math::magnitude(gx, gy);
@@ -48,21 +72,19 @@ __global__ void k_vertical(const float* __restrict__ smooth, const float* __rest
 
 }  // namespace
 
-void launch_gradient(const GradientKernels& k, const float* padded, int64_t width, int64_t rows, float* smooth,
-                     float* derived, float* planes, cudaStream_t stream) {
+void launch_gradient(const GradientKernels& k, const float* padded, int64_t width, int64_t rows, float* planes,
+                     cudaStream_t stream) {
   if (width == 0 || rows == 0) return;
   if (2 * k.radius + 1 > kMaxTaps) throw Error(ErrorKind::BadInput, "--radius must be at most 32 cells");
   Taps taps{};
   std::copy(k.smooth.begin(), k.smooth.end(), taps.smooth);
   std::copy(k.derivative.begin(), k.derivative.end(), taps.derivative);
-  const int64_t padded_rows = rows + 2 * k.radius;
-  constexpr int kThreads = 256;
-  if (padded_rows > 65535) throw Error(ErrorKind::BadInput, "gradient strips are limited to 65535 rows");
-  const dim3 grid_h(static_cast<unsigned>((width + kThreads - 1) / kThreads), static_cast<unsigned>(padded_rows));
-  k_horizontal<<<grid_h, kThreads, 0, stream>>>(padded, width, padded_rows, taps, k.radius, smooth, derived);
-  LSM_CUDA_CHECK_LAUNCH();
-  const dim3 grid_v(static_cast<unsigned>((width + kThreads - 1) / kThreads), static_cast<unsigned>(rows));
-  k_vertical<<<grid_v, kThreads, 0, stream>>>(smooth, derived, width, rows, taps, k.radius, planes);
+  const int span = kTileX + 2 * k.radius, tall = kTileY + 2 * k.radius;
+  const size_t shared = sizeof(float) * (size_t(tall) * span + 2 * size_t(tall) * kTileX);  // <= 46 KB at R = 32
+  const long long tiles_y = (rows + kTileY - 1) / kTileY;
+  if (tiles_y > 65535) throw Error(ErrorKind::BadInput, "gradient strips are limited to 524280 rows");
+  const dim3 grid(static_cast<unsigned>((width + kTileX - 1) / kTileX), static_cast<unsigned>(tiles_y));
+  k_gradient<<<grid, dim3(kTileX, kTileY), shared, stream>>>(padded, width, rows, taps, k.radius, planes);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
@@ -77,8 +99,6 @@ class CudaGradientPass final : public GradientPass {
   }
   ~CudaGradientPass() override {
     input_.release();
-    smooth_.release();
-    derived_.release();
     planes_.release();
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -89,12 +109,9 @@ class CudaGradientPass final : public GradientPass {
     const int64_t padded_rows = rows + 2 * k.radius;
     const size_t in_bytes = sizeof(float) * padded_rows * width, out_bytes = sizeof(float) * kGradientPlanes * rows * width;
     input_.reserve(in_bytes, stream_);
-    smooth_.reserve(in_bytes, stream_);
-    derived_.reserve(in_bytes, stream_);
     planes_.reserve(out_bytes, stream_);
     LSM_CUDA_CHECK(cudaMemcpyAsync(input_.get(), padded, in_bytes, cudaMemcpyHostToDevice, stream_));
-    launch_gradient(k, input_.as<float>(), width, rows, smooth_.as<float>(), derived_.as<float>(), planes_.as<float>(),
-                    stream_);
+    launch_gradient(k, input_.as<float>(), width, rows, planes_.as<float>(), stream_);
     LSM_CUDA_CHECK(cudaMemcpyAsync(out, planes_.get(), out_bytes, cudaMemcpyDeviceToHost, stream_));
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
@@ -104,7 +121,7 @@ class CudaGradientPass final : public GradientPass {
  private:
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
-  DeviceBuffer input_, smooth_, derived_, planes_;
+  DeviceBuffer input_, planes_;
 };
 
 }  // namespace

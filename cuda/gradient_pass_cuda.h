@@ -14,10 +14,9 @@ namespace lsm {
 std::unique_ptr<GradientPass> make_cuda_gradient_pass(int device = 0);
 
 /// GradientPass::run on device buffers, queued on `stream`: `padded`
-/// (rows + 2R) x width; `smooth` and `derived` scratch of the same size;
-/// `planes` kGradientPlanes x rows x width. Throws lsm::Error(BadInput) for
-/// a radius over 32 or strips over 65535 rows.
-void launch_gradient(const GradientKernels& k, const float* padded, int64_t width, int64_t rows, float* smooth,
-                     float* derived, float* planes, cudaStream_t stream);
+/// (rows + 2R) x width; `planes` kGradientPlanes x rows x width. Throws
+/// lsm::Error(BadInput) for a radius over 32 or strips over 524280 rows.
+void launch_gradient(const GradientKernels& k, const float* padded, int64_t width, int64_t rows, float* planes,
+                     cudaStream_t stream);
 
 }  // namespace lsm

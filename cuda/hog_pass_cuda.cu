@@ -68,21 +68,56 @@ __global__ void k_cell_histograms(const Grey* __restrict__ grey, CellParams p, f
   }
 }
 
-__global__ void k_normalize_blocks(const float* __restrict__ histograms, long long blocks, long long blocks_x,
-                                   long long row_values, int block, int bins, int norm, double* __restrict__ out) {
-  const long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (k >= blocks) return;
+// One warp per block position: the lanes gather the block's cells into
+// shared memory, lane 0 forms each sum in the CPU's order (the same bits),
+// and the lanes divide and store side by side (coalesced).
+constexpr int kWarpsPerBlock = kThreads / 32;
+
+__global__ void __launch_bounds__(kThreads) k_normalize_blocks(const float* __restrict__ histograms, long long blocks,
+                                                               long long blocks_x, long long row_values, int block,
+                                                               int bins, int norm, double* __restrict__ out) {
+  extern __shared__ double values[];  // kWarpsPerBlock x length
+  __shared__ double divisor[kWarpsPerBlock];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long k = static_cast<long long>(blockIdx.x) * kWarpsPerBlock + warp;
+  if (k >= blocks) return;  // whole warps leave together: no __syncthreads below
   const long long by = k / blocks_x, bx = k % blocks_x;
   const int run = block * bins, length = block * run;
-  double* v = out + k * length;
-  for (int r = 0; r < block; ++r) {
-    const float* cells = histograms + (by + r) * row_values + bx * bins;
-    for (int i = 0; i < run; ++i) v[r * run + i] = cells[i];
+  double* v = values + warp * length;
+  for (int i = lane; i < length; i += 32) v[i] = histograms[(by + i / run) * row_values + bx * bins + i % run];
+  __syncwarp();
+  constexpr double eps = 1e-5;
+  if (lane == 0) {
+    double sum = 0;
+    if (norm <= 1)
+      for (int i = 0; i < length; ++i) sum = kmeans_math::add(sum, fabs(v[i]));
+    else
+      for (int i = 0; i < length; ++i) sum = kmeans_math::add(sum, kmeans_math::mul(v[i], v[i]));
+    divisor[warp] = norm <= 1 ? kmeans_math::add(sum, eps) : sqrt(kmeans_math::add(sum, eps * eps));
   }
-  hog_math::normalize_block(v, length, norm);
+  __syncwarp();
+  const double d = divisor[warp];
+  for (int i = lane; i < length; i += 32) {
+    const double x = v[i] / d;
+    v[i] = norm == 1 ? sqrt(x) : norm == 3 ? (x > 0.2 ? 0.2 : x) : x;
+  }
+  if (norm == 3) {  // L2-Hys: clipped, then normalised again
+    __syncwarp();
+    if (lane == 0) {
+      double sum = 0;
+      for (int i = 0; i < length; ++i) sum = kmeans_math::add(sum, kmeans_math::mul(v[i], v[i]));
+      divisor[warp] = sqrt(kmeans_math::add(sum, eps * eps));
+    }
+    __syncwarp();
+    const double d2 = divisor[warp];
+    for (int i = lane; i < length; i += 32) v[i] = v[i] / d2;
+  }
+  __syncwarp();
+  for (int i = lane; i < length; i += 32) out[k * length + i] = v[i];
 }
 
-int cells_per_thread_block(int cell) { return std::max(1, kThreads / (cell * cell)); }
+// Several cells per thread block, so that the per-bin sums keep many threads busy.
+int cells_per_thread_block(int cell) { return std::max(1, 4 * kThreads / (cell * cell)); }
 
 template <class Grey>
 void launch_cells(const HogOptions& o, const HogGeometry& g, const Grey* grey, int64_t y0, int64_t cell_rows,
@@ -113,8 +148,12 @@ void launch_hog_normalize_blocks(const HogOptions& o, const HogGeometry& g, cons
                                  double* descriptors, cudaStream_t stream) {
   const long long blocks = (cell_rows - o.block + 1) * g.blocks_x;
   if (blocks <= 0) return;
-  k_normalize_blocks<<<static_cast<unsigned>((blocks + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      histograms, blocks, g.blocks_x, g.cells_x * o.bins, o.block, o.bins, static_cast<int>(o.norm), descriptors);
+  const size_t shared = sizeof(double) * kWarpsPerBlock * g.descriptor_length;
+  if (shared > 48 * 1024)
+    throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes blocks of at most 768 values (block x block x bins)");
+  k_normalize_blocks<<<static_cast<unsigned>((blocks + kWarpsPerBlock - 1) / kWarpsPerBlock), kThreads, shared,
+                       stream>>>(histograms, blocks, g.blocks_x, g.cells_x * o.bins, o.block, o.bins,
+                                 static_cast<int>(o.norm), descriptors);
   LSM_CUDA_CHECK_LAUNCH();
 }
 

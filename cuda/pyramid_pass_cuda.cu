@@ -23,7 +23,37 @@ __global__ void k_resample(const LevelMapping m, int bands, const float* __restr
   for (int b = 0; b < bands; ++b) out[b] = pyramid_math::sample(m, s, x, y0 + r, b);
 }
 
+// Levels made in one launch: thread blocks numbered level after level.
+__global__ void k_levels(const PyramidLevelTable t, const float* __restrict__ source) {
+  int l = 0;
+  while (l + 1 < t.count && blockIdx.x >= t.first_block[l + 1]) ++l;
+  const LevelGeometry& g = t.levels[l];
+  const long long p = (blockIdx.x - t.first_block[l]) * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (p >= g.width * g.height) return;
+  const long long y = p / g.width, x = p % g.width;
+  const pyramid_math::SourceRows s{source, g.source_width, g.source_height, 0, t.bands};
+  float* out = t.out[l] + p * t.bands;
+  for (int b = 0; b < t.bands; ++b)
+    out[b] = t.resampling == Resampling::Area ? pyramid_math::area_sample(g, s, x, y, b)
+                                              : pyramid_math::linear_sample(g, nullptr, s, x, y, b);
+}
+
 }  // namespace
+
+void launch_pyramid_levels(const PyramidLevelTable& table, const float* source, cudaStream_t stream) {
+  if (table.count < 1 || table.count > PyramidLevelTable::kMaxLevels)
+    throw Error(ErrorKind::BadInput, "one launch makes 1 to 32 levels");
+  if (table.resampling == Resampling::Gaussian)
+    throw Error(ErrorKind::BadInput, "gaussian levels are made one launch per level (launch_pyramid_resample)");
+  PyramidLevelTable t = table;
+  long long blocks = 0;
+  for (int l = 0; l < t.count; ++l) {
+    t.first_block[l] = blocks;
+    blocks += (t.levels[l].width * t.levels[l].height + kThreads - 1) / kThreads;
+  }
+  k_levels<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(t, source);
+  LSM_CUDA_CHECK_LAUNCH();
+}
 
 void launch_pyramid_resample(const LevelMapping& m, int bands, const float* source, int64_t source_y0, int64_t y0,
                              int64_t rows, float* level, cudaStream_t stream) {

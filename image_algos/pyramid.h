@@ -48,11 +48,15 @@ struct PyramidOptions {
 /// (the message names the last level that fits).
 std::vector<std::pair<int64_t, int64_t>> pyramid_sizes(int64_t width, int64_t height, const PyramidOptions& options);
 
-/// How a level is made from its source.
-struct LevelMapping {
+/// A level's size and its source's.
+struct LevelGeometry {
   int64_t source_width = 0, source_height = 0;
   int64_t width = 0, height = 0;
   double scale_x = 1, scale_y = 1;  ///< source pixels per level pixel
+};
+
+/// How a level is made from its source.
+struct LevelMapping : LevelGeometry {
   Resampling resampling = Resampling::Bilinear;
   int radius_x = 0, radius_y = 0;   ///< gaussian taps each side (0: none)
   float taps_x[65] = {}, taps_y[65] = {};  ///< gaussian taps -R..R, normalised

@@ -69,15 +69,18 @@ LSM_HOST_DEVICE inline float smoothed(const LevelMapping& m, const SourceRows& s
   return sum;
 }
 
-/// Bilinear (and Gaussian) resampling of level pixel (x, y), band b.
-LSM_HOST_DEVICE inline float linear_sample(const LevelMapping& m, const SourceRows& s, int64_t x, int64_t y, int b) {
+/// Bilinear resampling of level pixel (x, y), band b, of the source as it
+/// is or, with `gaussian`, smoothed by its taps.
+LSM_HOST_DEVICE inline float linear_sample(const LevelGeometry& m, const LevelMapping* gaussian, const SourceRows& s,
+                                           int64_t x, int64_t y, int b) {
   int64_t i, j;
   float a, c;
   linear_position(x, m.scale_x, m.source_width, &i, &a);
   linear_position(y, m.scale_y, m.source_height, &j, &c);
   const int64_t i1 = i + 1 < m.source_width ? i + 1 : i, j1 = j + 1 < m.source_height ? j + 1 : j;
-  const float top = lerp(smoothed(m, s, i, j, b), smoothed(m, s, i1, j, b), a);
-  const float bottom = lerp(smoothed(m, s, i, j1, b), smoothed(m, s, i1, j1, b), a);
+  auto value = [&](int64_t p, int64_t q) { return gaussian ? smoothed(*gaussian, s, p, q, b) : s.at(p, q, b); };
+  const float top = lerp(value(i, j), value(i1, j), a);
+  const float bottom = lerp(value(i, j1), value(i1, j1), a);
   return lerp(top, bottom, c);
 }
 
@@ -101,7 +104,7 @@ LSM_HOST_DEVICE inline double overlap(int64_t k, double begin, double end) {
 }
 
 /// Area-weighted mean of level pixel (x, y), band b; NaN pixels left out.
-LSM_HOST_DEVICE inline float area_sample(const LevelMapping& m, const SourceRows& s, int64_t x, int64_t y, int b) {
+LSM_HOST_DEVICE inline float area_sample(const LevelGeometry& m, const SourceRows& s, int64_t x, int64_t y, int b) {
   double bx, ex, by, ey;
   int64_t i0, i1, j0, j1;
   footprint(x, m.scale_x, m.source_width, &bx, &ex, &i0, &i1);
@@ -122,7 +125,8 @@ LSM_HOST_DEVICE inline float area_sample(const LevelMapping& m, const SourceRows
 
 /// Level pixel (x, y), band b, by the mapping's resampling.
 LSM_HOST_DEVICE inline float sample(const LevelMapping& m, const SourceRows& s, int64_t x, int64_t y, int b) {
-  return m.resampling == Resampling::Area ? area_sample(m, s, x, y, b) : linear_sample(m, s, x, y, b);
+  if (m.resampling == Resampling::Area) return area_sample(m, s, x, y, b);
+  return linear_sample(m, m.radius_x || m.radius_y ? &m : nullptr, s, x, y, b);
 }
 
 }  // namespace lsm::pyramid_math
