@@ -23,19 +23,32 @@ __global__ void k_resample(const LevelMapping m, int bands, const float* __restr
   for (int b = 0; b < bands; ++b) out[b] = pyramid_math::sample(m, s, x, y0 + r, b);
 }
 
-// Levels made in one launch: thread blocks numbered level after level.
+// Levels made in one launch: thread blocks numbered level after level, each
+// a kThreads-column by kRowsPerThread-row tile, so that a thread finds its
+// column's taps once for several rows.
+constexpr int kRowsPerThread = 8;
+
 __global__ void k_levels(const PyramidLevelTable t, const float* __restrict__ source) {
   int l = 0;
   while (l + 1 < t.count && blockIdx.x >= t.first_block[l + 1]) ++l;
   const LevelGeometry& g = t.levels[l];
-  const long long p = (blockIdx.x - t.first_block[l]) * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (p >= g.width * g.height) return;
-  const long long y = p / g.width, x = p % g.width;
+  const unsigned tiles_x = static_cast<unsigned>((g.width + kThreads - 1) / kThreads);
+  const unsigned tile = static_cast<unsigned>(blockIdx.x - t.first_block[l]);
+  const long long x = static_cast<long long>(tile % tiles_x) * kThreads + threadIdx.x;
+  const long long y0 = static_cast<long long>(tile / tiles_x) * kRowsPerThread;
+  if (x >= g.width) return;
   const pyramid_math::SourceRows s{source, g.source_width, g.source_height, 0, t.bands};
-  float* out = t.out[l] + p * t.bands;
-  for (int b = 0; b < t.bands; ++b)
-    out[b] = t.resampling == Resampling::Area ? pyramid_math::area_sample(g, s, x, y, b)
-                                              : pyramid_math::linear_sample(g, nullptr, s, x, y, b);
+  pyramid_math::LinearTaps taps;
+  pyramid_math::column_taps(g, x, &taps);
+  for (long long y = y0; y < y0 + kRowsPerThread && y < g.height; ++y) {
+    float* out = t.out[l] + (y * g.width + x) * t.bands;
+    if (t.resampling == Resampling::Area) {
+      for (int b = 0; b < t.bands; ++b) out[b] = pyramid_math::area_sample(g, s, x, y, b);
+      continue;
+    }
+    pyramid_math::row_taps(g, y, &taps);
+    for (int b = 0; b < t.bands; ++b) out[b] = pyramid_math::interpolate(taps, nullptr, s, b);
+  }
 }
 
 }  // namespace
@@ -49,7 +62,7 @@ void launch_pyramid_levels(const PyramidLevelTable& table, const float* source, 
   long long blocks = 0;
   for (int l = 0; l < t.count; ++l) {
     t.first_block[l] = blocks;
-    blocks += (t.levels[l].width * t.levels[l].height + kThreads - 1) / kThreads;
+    blocks += ((t.levels[l].width + kThreads - 1) / kThreads) * ((t.levels[l].height + kRowsPerThread - 1) / kRowsPerThread);
   }
   k_levels<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(t, source);
   LSM_CUDA_CHECK_LAUNCH();

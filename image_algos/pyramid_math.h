@@ -69,19 +69,40 @@ LSM_HOST_DEVICE inline float smoothed(const LevelMapping& m, const SourceRows& s
   return sum;
 }
 
-/// Bilinear resampling of level pixel (x, y), band b, of the source as it
-/// is or, with `gaussian`, smoothed by its taps.
+/// A level pixel's four source pixels (i, i1) x (j, j1) and the weights of
+/// i1 and j1: linear_position along each axis.
+struct LinearTaps {
+  int64_t i, i1, j, j1;
+  float a, c;
+};
+
+LSM_HOST_DEVICE inline void column_taps(const LevelGeometry& m, int64_t x, LinearTaps* t) {
+  linear_position(x, m.scale_x, m.source_width, &t->i, &t->a);
+  t->i1 = t->i + 1 < m.source_width ? t->i + 1 : t->i;
+}
+
+LSM_HOST_DEVICE inline void row_taps(const LevelGeometry& m, int64_t y, LinearTaps* t) {
+  linear_position(y, m.scale_y, m.source_height, &t->j, &t->c);
+  t->j1 = t->j + 1 < m.source_height ? t->j + 1 : t->j;
+}
+
+/// Bilinear interpolation at `t`, band b, of the source as it is or, with
+/// `gaussian`, smoothed by its taps.
+LSM_HOST_DEVICE inline float interpolate(const LinearTaps& t, const LevelMapping* gaussian, const SourceRows& s,
+                                         int b) {
+  auto value = [&](int64_t p, int64_t q) { return gaussian ? smoothed(*gaussian, s, p, q, b) : s.at(p, q, b); };
+  const float top = lerp(value(t.i, t.j), value(t.i1, t.j), t.a);
+  const float bottom = lerp(value(t.i, t.j1), value(t.i1, t.j1), t.a);
+  return lerp(top, bottom, t.c);
+}
+
+/// Bilinear resampling of level pixel (x, y), band b.
 LSM_HOST_DEVICE inline float linear_sample(const LevelGeometry& m, const LevelMapping* gaussian, const SourceRows& s,
                                            int64_t x, int64_t y, int b) {
-  int64_t i, j;
-  float a, c;
-  linear_position(x, m.scale_x, m.source_width, &i, &a);
-  linear_position(y, m.scale_y, m.source_height, &j, &c);
-  const int64_t i1 = i + 1 < m.source_width ? i + 1 : i, j1 = j + 1 < m.source_height ? j + 1 : j;
-  auto value = [&](int64_t p, int64_t q) { return gaussian ? smoothed(*gaussian, s, p, q, b) : s.at(p, q, b); };
-  const float top = lerp(value(i, j), value(i1, j), a);
-  const float bottom = lerp(value(i, j1), value(i1, j1), a);
-  return lerp(top, bottom, c);
+  LinearTaps t;
+  column_taps(m, x, &t);
+  row_taps(m, y, &t);
+  return interpolate(t, gaussian, s, b);
 }
 
 /// The footprint [x * scale, (x + 1) * scale) of a level pixel, clipped to
