@@ -61,17 +61,22 @@ def main():
     levels = sizes(args.width, args.height)
     peers["pyramid31"] = best_ms(lambda: [cv2.resize(img, s, interpolation=cv2.INTER_LINEAR) for s in levels[1:]])
 
-    level_images = [img8] + [cv2.resize(img8, s, interpolation=cv2.INTER_LINEAR) for s in levels[1:]]
-    descriptors = []
-    for im in level_images:
-        h, w = im.shape
-        win = ((w // 8) * 8, (h // 8) * 8)
-        descriptors.append((cv2.HOGDescriptor(win, (24, 24), (8, 8), (8, 8), 9), im[: win[1], : win[0]]))
-    peers["hog31"] = best_ms(lambda: [hd.compute(im) for hd, im in descriptors], repeat=3)
+    if hasattr(cv2, "HOGDescriptor"):  # objdetect is missing from some OpenCV builds
+        level_images = [img8] + [cv2.resize(img8, s, interpolation=cv2.INTER_LINEAR) for s in levels[1:]]
+        descriptors = []
+        for im in level_images:
+            h, w = im.shape
+            win = ((w // 8) * 8, (h // 8) * 8)
+            descriptors.append((cv2.HOGDescriptor(win, (24, 24), (8, 8), (8, 8), 9), im[: win[1], : win[0]]))
+        peers["hog31"] = best_ms(lambda: [hd.compute(im) for hd, im in descriptors], repeat=3)
+    else:
+        print(json.dumps({"opencv": cv2.__version__, "HOGDescriptor": "absent from this build"}))
     try:
         from skimage.feature import hog
         peers["skimage_hog_level0"] = best_ms(
             lambda: hog(img.astype(np.float64), 9, (8, 8), (3, 3), block_norm="L2-Hys"), repeat=1)
+        peers["skimage_hog31"] = best_ms(lambda: [hog(cv2.resize(img, s, interpolation=cv2.INTER_LINEAR).astype(
+            np.float64), 9, (8, 8), (3, 3), block_norm="L2-Hys") for s in levels], repeat=1)
     except Exception as e:  # noqa: BLE001 - report, do not fail the table
         print(json.dumps({"skimage": str(e)}))
     print(json.dumps({"peers_ms": peers, "cpu_threads": cv2.getNumberOfCPUs()}))
@@ -86,6 +91,8 @@ def main():
                     and c["step"] == r["step"]), None)
         is_photo = r["width"] == args.width and r["height"] == args.height
         cv = peers.get(r["step"]) if is_photo else None
+        if cv is None and is_photo and r["step"] == "hog31":
+            cv = peers.get("skimage_hog31")  # when OpenCV lacks HOGDescriptor
         paper = PAPER_MS.get(r["step"]) if is_photo else None
         print("| {} ({}x{}) | {} | {:.4f} | {:.2f} | {} | {} | {} | {} |".format(
             r["input"], r["width"], r["height"], r["step"], r["ms"], r["x_floor"],
