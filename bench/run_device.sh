@@ -8,7 +8,8 @@
 # K-means benchmark (carrotweed_{2,8}mpx_rgb.raw.gz, RGB BIP) against OpenCV; "ours" runs
 # lsm's GPU benchmark without the peers; "stream" a 1.07 Gpx mosaic through
 # the tile scheduler; "image" the pyramid/gradient/HOG benchmark
-# (pedestrian_1080p_grey.f32.gz) against OpenCV);
+# (pedestrian_1080p_grey.f32.gz) against OpenCV; "fuzzy" fuzzy connectedness on
+# the head-phantom CT (ct_head_512x512x140.i16.gz) against the sequential kFOE);
 # LSM_GIGA_SIDE the side of the >= 1 Gpx mosaics (default 32768, 0 = none).
 set -euo pipefail
 OUT=${OUT:-/tmp/lsm_out}
@@ -78,4 +79,13 @@ if [[ $STEPS == *image* ]]; then  # pyramid, gradient, HOG: lsm CUDA and CPU aga
     --giga-side "${LSM_IMAGE_GIGA_SIDE:-32768}" | tee "$OUT/image_ours.jsonl"
   python3 bench/image_peers.py --grey /tmp/ped1080.f32 --width 1920 --height 1080 --ours "$OUT/image_ours.jsonl" \
     2>"$OUT/image_peers.log" | tee "$OUT/image_table.md" || tail -20 "$OUT/image_peers.log"
+fi
+if [[ $STEPS == *fuzzy* ]]; then  # fuzzy connectedness: the full CT from one seed, every backend vs the reference
+  gunzip -c .devdata/ct_head_512x512x140.i16.gz >/tmp/ct_head.i16
+  build-dev/bench/lsm_bench_fuzzy --raw-i16 /tmp/ct_head.i16 512 512 140 --seed 254,267,52 --seed-radius 2 \
+    --repeat 5 | tee "$OUT/fuzzy.jsonl"
+  build-dev/bench/lsm_bench_fuzzy --raw-i16 /tmp/ct_head.i16 512 512 140 --seed 254,267,52 --seed-radius 2 \
+    --adjacency full --repeat 5 | tee -a "$OUT/fuzzy.jsonl"
+  build-dev/bench/lsm_bench_fuzzy --raw-i16 /tmp/ct_head.i16 512 512 140 --seed 254,267,52 --seed 30,30,5 \
+    --seed-radius 2 --repeat 3 | tee -a "$OUT/fuzzy.jsonl"
 fi

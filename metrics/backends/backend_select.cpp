@@ -3,6 +3,7 @@
 
 #include "cell_neighbourhood.h"
 #include "error.h"
+#include "fuzzy_connectedness.h"
 #include "gradient.h"
 #include "hog.h"
 #include "pyramid.h"
@@ -11,6 +12,7 @@
 #include "tile_labeler.h"
 #ifdef LSM_HAVE_CUDA
 #include "cell_neighbourhood_cuda.h"
+#include "fuzzy_cuda.h"
 #include "gradient_pass_cuda.h"
 #include "hog_pass_cuda.h"
 #include "pyramid_pass_cuda.h"
@@ -109,6 +111,14 @@ std::unique_ptr<GradientPass> make_gradient_pass(Backend backend) {
 
 std::unique_ptr<HogPass> make_hog_pass(Backend backend) {
   return select_pass<HogPass>(backend, &make_cpu_hog_pass, LSM_CUDA_PASS(make_cuda_hog_pass));
+}
+
+#ifdef LSM_HAVE_CUDA
+static std::unique_ptr<FuzzyEngine> make_cuda_fuzzy_engine_on(int device) { return make_cuda_fuzzy_engine(device); }
+#endif
+
+std::unique_ptr<FuzzyEngine> make_fuzzy_engine(Backend backend) {
+  return select_pass<FuzzyEngine>(backend, &make_cpu_fuzzy_engine, LSM_CUDA_PASS(make_cuda_fuzzy_engine_on));
 }
 
 std::unique_ptr<PyramidPass> make_pyramid_pass(Backend backend) {

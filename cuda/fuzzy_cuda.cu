@@ -1,0 +1,291 @@
+// Fuzzy connectedness on the GPU: max-min sweeps. Along a line of voxels the
+// propagation K(p) = max(K(p), min(K(p-1), mu(p-1, p))) is a scan of the
+// functions v -> max(C, min(v, A)), which are closed under composition
+// (docs/FUZZY.md), so one warp scans a whole row with shuffles; columns and
+// slice stacks are swept by one thread each, coalesced across x. A round
+// sweeps x, y and z both ways; rounds repeat until one changes nothing.
+// Values only grow and each is a real path's strength, so the fixed point
+// reached is the reference's, bit for bit, whatever the thread schedule.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "cuda_check.h"
+#include "device_pool.h"
+#include "error.h"
+#include "fuzzy_cuda.h"
+#include "fuzzy_math.h"
+
+namespace lsm {
+
+namespace {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// The planes on the device: `planes` slices of w x h, of which [z_lo, z_hi)
+// are updated; the others are the neighbouring slabs' border slices, read only.
+struct Slab {
+  long long w, h, planes, z_lo, z_hi;
+};
+
+// Off-line predecessors of (x, y, z) for a sweep along `axis` in direction s
+// (the predecessor's coordinate along the axis is p - s): the 8 (or 2, in an
+// image seen as h = 1) neighbours across that plane other than the in-line
+// one. Only for the full (8/26) adjacency.
+__device__ float pull_across_lines(const float* scene, const float* values, const Slab& d, long long x, long long y,
+                                   long long z, int axis, int s, float fc, const AffinityParameters& a) {
+  float best = 0.0f;
+  for (int u = -1; u <= 1; ++u)
+    for (int v = -1; v <= 1; ++v) {
+      if (u == 0 && v == 0) continue;
+      const long long nx = axis == 0 ? x - s : x + u;
+      const long long ny = axis == 1 ? y - s : axis == 0 ? y + u : y + v;
+      const long long nz = axis == 2 ? z - s : z + v;
+      if (nx < 0 || ny < 0 || nz < 0 || nx >= d.w || ny >= d.h || nz >= d.planes) continue;
+      const long long j = (nz * d.h + ny) * d.w + nx;
+      best = fmaxf(best, fminf(scene[j], fuzzy_math::affinity(values[j], fc, a)));
+    }
+  return best;
+}
+
+// Inclusive warp scan of (A, C): lane i ends with the composition of the
+// functions of lanes 0..i, applied in lane order.
+__device__ void scan_max_min(float& A, float& C, int lane) {
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const float A_before = __shfl_up_sync(kFullMask, A, offset);
+    const float C_before = __shfl_up_sync(kFullMask, C, offset);
+    if (lane >= offset) {
+      C = fmaxf(C, fminf(C_before, A));
+      A = fminf(A, A_before);
+    }
+  }
+}
+
+// One warp per row: forward, then backward, 32 voxels per step.
+template <bool kFull>
+__global__ void k_sweep_rows(float* scene, const float* __restrict__ values, Slab d, AffinityParameters a,
+                             int* changed) {
+  const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (warp >= d.h * (d.z_hi - d.z_lo)) return;  // uniform across the warp
+  const long long y = warp % d.h, z = d.z_lo + warp / d.h;
+  const long long base = (z * d.h + y) * d.w;
+  bool any = false;
+  for (int s = 1; s >= -1; s -= 2) {
+    float carry = 0.0f, carry_f = NAN;
+    for (long long start = s > 0 ? 0 : d.w - 1; s > 0 ? start < d.w : start >= 0; start += 32 * s) {
+      const long long x = start + s * lane;
+      const bool valid = x >= 0 && x < d.w;
+      const float f = valid ? values[base + x] : NAN;
+      float f_before = __shfl_up_sync(kFullMask, f, 1);
+      if (lane == 0) f_before = carry_f;
+      float A = valid ? fuzzy_math::affinity(f_before, f, a) : 0.0f;  // NaN f_before at the row's start: 0
+      const float old = valid ? scene[base + x] : 0.0f;
+      float C = old;
+      if (kFull && valid) C = fmaxf(C, pull_across_lines(scene, values, d, x, y, z, 0, s, f, a));
+      scan_max_min(A, C, lane);
+      const float updated = fmaxf(C, fminf(carry, A));
+      if (valid && updated > old) {
+        scene[base + x] = updated;
+        any = true;
+      }
+      carry = __shfl_sync(kFullMask, updated, 31);
+      carry_f = __shfl_sync(kFullMask, f, 31);
+    }
+    __syncwarp();  // the backward pass reads what other lanes wrote
+  }
+  if (__any_sync(kFullMask, any) && lane == 0) *changed = 1;
+}
+
+// One thread per line along `axis` (1: columns, 2: slice stacks), forward
+// then backward; `lo`, `hi`: the updated range along the axis, `line_stride`
+// the index step along it. A ghost slice before lo / after hi seeds the carry.
+template <bool kFull>
+__device__ bool sweep_line(float* scene, const float* values, const Slab& d, long long x, long long y, long long z0,
+                           int axis, long long lo, long long hi, long long extent, long long step,
+                           const AffinityParameters& a) {
+  bool any = false;
+  const long long origin = (z0 * d.h + y) * d.w + x;  // the voxel at coordinate 0 along the axis
+  for (int s = 1; s >= -1; s -= 2) {
+    long long p = s > 0 ? lo : hi - 1;
+    const long long before = p - s;
+    float carry = 0.0f, f_before = NAN;
+    if (before >= 0 && before < extent) {
+      carry = scene[origin + before * step];
+      f_before = values[origin + before * step];
+    }
+    for (; p >= lo && p < hi; p += s) {
+      const long long i = origin + p * step;
+      const float f = values[i], old = scene[i];
+      float updated = fmaxf(old, fminf(carry, fuzzy_math::affinity(f_before, f, a)));
+      if (kFull) {
+        const long long px = x, py = axis == 1 ? p : y, pz = axis == 2 ? p : z0;
+        updated = fmaxf(updated, pull_across_lines(scene, values, d, px, py, pz, axis, s, f, a));
+      }
+      if (updated > old) {
+        scene[i] = updated;
+        any = true;
+      }
+      carry = updated;
+      f_before = f;
+    }
+  }
+  return any;
+}
+
+template <bool kFull>
+__global__ void k_sweep_columns(float* scene, const float* __restrict__ values, Slab d, AffinityParameters a,
+                                int* changed) {
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= d.w * (d.z_hi - d.z_lo)) return;
+  const long long x = t % d.w, z = d.z_lo + t / d.w;
+  if (sweep_line<kFull>(scene, values, d, x, 0, z, 1, 0, d.h, d.h, d.w, a)) *changed = 1;
+}
+
+template <bool kFull>
+__global__ void k_sweep_stacks(float* scene, const float* __restrict__ values, Slab d, AffinityParameters a,
+                               int* changed) {
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= d.w * d.h) return;
+  const long long x = t % d.w, y = t / d.w;
+  if (sweep_line<kFull>(scene, values, d, x, y, 0, 2, d.z_lo, d.z_hi, d.planes, d.w * d.h, a)) *changed = 1;
+}
+
+unsigned blocks_for(long long threads, int per_block) {
+  return static_cast<unsigned>((threads + per_block - 1) / per_block);
+}
+
+class CudaFuzzyEngine final : public FuzzyEngine {
+ public:
+  CudaFuzzyEngine(int device, int64_t max_slab_voxels) : device_(device), max_slab_voxels_(max_slab_voxels) {
+    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    prepare_device_pool(device_);
+    LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    flag_host_.reserve(sizeof(int));
+  }
+  ~CudaFuzzyEngine() override {
+    values_.release();
+    scene_.release();
+    flag_.release();
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  void run(const VolumeView& volume, const AffinityParameters& affinity, const std::vector<Voxel>& seeds,
+           float* scene, const ProgressFn& progress) override {
+    check_seeds(volume, seeds);
+    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    rounds_ = 0;
+    // An image is a volume of one-row slices: its rows become slices, so the
+    // 4/8 neighbours of the image are exactly the 6/26 neighbours that exist.
+    const bool image = volume.depth == 1;
+    const long long w = volume.width, h = image ? 1 : volume.height, depth = image ? volume.height : volume.depth;
+    const long long plane = w * h;
+    std::vector<long long> seed_index;
+    for (const Voxel& s : seeds) seed_index.push_back(((image ? s.y : s.z) * h + (image ? 0 : s.y)) * w + s.x);
+    std::fill(scene, scene + volume.voxels(), 0.0f);
+    for (long long i : seed_index) scene[i] = 1.0f;
+
+    long long budget = max_slab_voxels_;
+    if (budget <= 0) {
+      size_t free_bytes = 0, total_bytes = 0;
+      LSM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+      budget = static_cast<long long>(free_bytes * 0.6 / (2 * sizeof(float)));
+    }
+    if (budget < 3 * plane) throw Error(ErrorKind::Device, "too little device memory for three slices of the volume");
+    // Slabs of whole slices, with one ghost slice each side inside the budget.
+    const long long slab_planes = std::min(depth, budget / plane - 2);
+    const long long slab_count = (depth + slab_planes - 1) / slab_planes;
+    const size_t buffer_bytes = sizeof(float) * std::min(depth, slab_planes + 2) * plane;
+    values_.reserve(buffer_bytes, stream_);
+    scene_.reserve(buffer_bytes, stream_);
+    flag_.reserve(sizeof(int), stream_);
+
+    // Slabs wait for work while a neighbour changed their shared border.
+    std::vector<char> dirty(static_cast<size_t>(slab_count), 1);
+    std::vector<float> border_before;
+    long long pending = slab_count, visited = 0;
+    for (int direction = 1; pending > 0; direction = -direction) {
+      for (long long k = 0; k < slab_count; ++k) {
+        const long long s = direction > 0 ? k : slab_count - 1 - k;
+        if (!dirty[s]) continue;
+        dirty[s] = 0;
+        --pending;
+        const long long z_lo = s * slab_planes, z_hi = std::min(depth, z_lo + slab_planes);
+        const long long first = std::max(0LL, z_lo - 1), last = std::min(depth, z_hi + 1);
+        const Slab d{w, h, last - first, z_lo - first, z_hi - first};
+        LSM_CUDA_CHECK(cudaMemcpyAsync(values_.get(), volume.values + first * plane,
+                                       sizeof(float) * (last - first) * plane, cudaMemcpyHostToDevice, stream_));
+        LSM_CUDA_CHECK(cudaMemcpyAsync(scene_.get(), scene + first * plane, sizeof(float) * (last - first) * plane,
+                                       cudaMemcpyHostToDevice, stream_));
+        border_before.assign(scene + z_lo * plane, scene + z_lo * plane + plane);
+        border_before.insert(border_before.end(), scene + (z_hi - 1) * plane, scene + z_hi * plane);
+        relax(d, affinity);
+        LSM_CUDA_CHECK(cudaMemcpyAsync(scene + z_lo * plane, scene_.as<float>() + (z_lo - first) * plane,
+                                       sizeof(float) * (z_hi - z_lo) * plane, cudaMemcpyDeviceToHost, stream_));
+        LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        const bool head_changed = !std::equal(scene + z_lo * plane, scene + z_lo * plane + plane, border_before.begin());
+        const bool tail_changed =
+            !std::equal(scene + (z_hi - 1) * plane, scene + z_hi * plane, border_before.begin() + plane);
+        if (head_changed && s > 0 && !dirty[s - 1]) dirty[s - 1] = 1, ++pending;
+        if (tail_changed && s + 1 < slab_count && !dirty[s + 1]) dirty[s + 1] = 1, ++pending;
+        ++visited;
+        if (progress) progress(std::min(0.99, static_cast<double>(visited) / static_cast<double>(visited + pending)));
+      }
+    }
+    if (progress) progress(1.0);
+  }
+
+  const char* name() const override { return "cuda"; }
+  int64_t rounds() const override { return rounds_; }
+
+ private:
+  // Sweeps the slab on the device until a round changes nothing.
+  void relax(const Slab& d, const AffinityParameters& a) {
+    float* scene = scene_.as<float>();
+    const float* values = values_.as<float>();
+    int* changed = flag_.as<int>();
+    const bool full = a.adjacency == Adjacency::Full;
+    const long long rows = d.h * (d.z_hi - d.z_lo);
+    for (;;) {
+      ++rounds_;
+      LSM_CUDA_CHECK(cudaMemsetAsync(changed, 0, sizeof(int), stream_));
+      const unsigned row_blocks = blocks_for(rows * 32, 256);
+      if (full) k_sweep_rows<true><<<row_blocks, 256, 0, stream_>>>(scene, values, d, a, changed);
+      else k_sweep_rows<false><<<row_blocks, 256, 0, stream_>>>(scene, values, d, a, changed);
+      LSM_CUDA_CHECK_LAUNCH();
+      if (d.h > 1) {
+        const unsigned blocks = blocks_for(d.w * (d.z_hi - d.z_lo), 128);
+        if (full) k_sweep_columns<true><<<blocks, 128, 0, stream_>>>(scene, values, d, a, changed);
+        else k_sweep_columns<false><<<blocks, 128, 0, stream_>>>(scene, values, d, a, changed);
+        LSM_CUDA_CHECK_LAUNCH();
+      }
+      if (d.z_hi - d.z_lo > 1 || d.planes > 1) {
+        const unsigned blocks = blocks_for(d.w * d.h, 128);
+        if (full) k_sweep_stacks<true><<<blocks, 128, 0, stream_>>>(scene, values, d, a, changed);
+        else k_sweep_stacks<false><<<blocks, 128, 0, stream_>>>(scene, values, d, a, changed);
+        LSM_CUDA_CHECK_LAUNCH();
+      }
+      LSM_CUDA_CHECK(cudaMemcpyAsync(flag_host_.get(), changed, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+      LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      if (*flag_host_.as<int>() == 0) return;
+    }
+  }
+
+  int device_ = 0;
+  int64_t max_slab_voxels_ = 0;
+  cudaStream_t stream_ = nullptr;
+  DeviceBuffer values_, scene_, flag_;
+  PinnedBuffer flag_host_;
+  int64_t rounds_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<FuzzyEngine> make_cuda_fuzzy_engine(int device, int64_t max_slab_voxels) {
+  return std::make_unique<CudaFuzzyEngine>(device, max_slab_voxels);
+}
+
+}  // namespace lsm
