@@ -110,15 +110,16 @@ __device__ bool sweep_line(float* scene, const float* values, const Slab& d, lon
   bool any = false;
   const long long origin = (z0 * d.h + y) * d.w + x;  // the voxel at coordinate 0 along the axis
   for (int s = 1; s >= -1; s -= 2) {
-    long long p = s > 0 ? lo : hi - 1;
-    const long long before = p - s;
+    const long long start = s > 0 ? lo : hi - 1, before = start - s;
     float carry = 0.0f, f_before = NAN;
     if (before >= 0 && before < extent) {
       carry = scene[origin + before * step];
       f_before = values[origin + before * step];
     }
-    for (; p >= lo && p < hi; p += s) {
-      const long long i = origin + p * step;
+    // A counted loop: the form `for (; p >= lo && p < hi; p += s)` ran one
+    // step only under nvcc 13 -O3 (seen on the H200), so the bounds stay simple.
+    for (long long k = 0; k < hi - lo; ++k) {
+      const long long p = start + s * k, i = origin + p * step;
       const float f = values[i], old = scene[i];
       float updated = fmaxf(old, fminf(carry, fuzzy_math::affinity(f_before, f, a)));
       if (kFull) {

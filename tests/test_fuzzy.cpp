@@ -63,8 +63,14 @@ int64_t differing(const std::vector<float>& a, const std::vector<float>& b) {
 
 void expect_all_backends_equal(const Image& im, const AffinityParameters& a, const std::vector<Voxel>& seeds,
                                const std::vector<float>& expected) {
-  for (const auto& [name, scene] : all_backends(im, a, seeds))
+  for (const auto& [name, scene] : all_backends(im, a, seeds)) {
     EXPECT_EQ(differing(scene, expected), 0) << name;
+    for (size_t i = 0, shown = 0; i < scene.size() && shown < 4; ++i)
+      if (scene[i] != expected[i]) {
+        ADD_FAILURE() << name << ": voxel " << i << " = " << scene[i] << ", reference " << expected[i];
+        ++shown;
+      }
+  }
 }
 
 TEST(FuzzyMath, ExpMatchesTheLibraryToTwoUlp) {
