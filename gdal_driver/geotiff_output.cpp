@@ -67,6 +67,10 @@ void GeoTiffOutput::describe_band(int band, const std::string& description) {
   dataset_->GetRasterBand(band)->SetDescription(description.c_str());
 }
 
+void GeoTiffOutput::set_metadata(const std::string& key, const std::string& value) {
+  dataset_->SetMetadataItem(key.c_str(), value.c_str());
+}
+
 void GeoTiffOutput::commit() {
   CPLErrorReset();
   dataset_->FlushCache(false);

@@ -41,6 +41,8 @@ class GeoTiffOutput {
   void write_interleaved(const Window& window, const float* data);
   /// Names 1-based `band` (GDAL's band description, e.g. "gx").
   void describe_band(int band, const std::string& description);
+  /// Sets dataset metadata item `key` (default domain), e.g. VOXEL_SIZE_MM.
+  void set_metadata(const std::string& key, const std::string& value);
   /// Closes the dataset and renames it into place. Throws lsm::Error(Io).
   void commit();
 

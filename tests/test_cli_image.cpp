@@ -15,54 +15,6 @@ namespace {
 
 class CliImage : public CliFixture {
  protected:
-  // A w x h GeoTIFF of `bands` Float32 bands (UTM 32N, 10 m cells), values f(x, y, band).
-  template <class F>
-  std::string make_raster(const std::string& name, int w, int h, int bands, F f) {
-    GDALAllRegister();
-    GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(path(name).c_str(), w, h, bands,
-                                                                               GDT_Float32, nullptr);
-    double gt[6] = {600000, 10, 0, 5100000, 0, -10};
-    d->SetGeoTransform(gt);
-    OGRSpatialReference srs;
-    srs.importFromEPSG(32632);
-    d->SetSpatialRef(&srs);
-    for (int b = 0; b < bands; ++b) {
-      std::vector<float> v(static_cast<size_t>(w) * h);
-      for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) v[y * w + x] = f(x, y, b);
-      EXPECT_EQ(d->GetRasterBand(b + 1)->RasterIO(GF_Write, 0, 0, w, h, v.data(), w, h, GDT_Float32, 0, 0), CE_None);
-    }
-    GDALClose(d);
-    return path(name);
-  }
-
-  struct Raster {
-    int width = 0, height = 0, bands = 0;
-    double gt[6] = {0};
-    std::vector<std::vector<float>> band;
-    std::vector<std::string> names;
-  };
-  static Raster read(const std::string& file) {
-    Raster r;
-    GDALAllRegister();
-    GDALDataset* d = static_cast<GDALDataset*>(GDALOpen(file.c_str(), GA_ReadOnly));
-    EXPECT_NE(d, nullptr) << file;
-    if (!d) return r;
-    r.width = d->GetRasterXSize();
-    r.height = d->GetRasterYSize();
-    r.bands = d->GetRasterCount();
-    d->GetGeoTransform(r.gt);
-    for (int b = 1; b <= r.bands; ++b) {
-      std::vector<float> v(static_cast<size_t>(r.width) * r.height);
-      EXPECT_EQ(d->GetRasterBand(b)->RasterIO(GF_Read, 0, 0, r.width, r.height, v.data(), r.width, r.height,
-                                              GDT_Float32, 0, 0), CE_None);
-      r.band.push_back(std::move(v));
-      r.names.push_back(d->GetRasterBand(b)->GetDescription());
-    }
-    GDALClose(d);
-    return r;
-  }
-
   static double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
     EXPECT_EQ(a.size(), b.size());
     double worst = 0;

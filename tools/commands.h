@@ -12,4 +12,5 @@ int run_kmeans(const std::vector<std::string>& args);
 int run_gradient(const std::vector<std::string>& args);
 int run_pyramid(const std::vector<std::string>& args);
 int run_hog(const std::vector<std::string>& args);
+int run_fuzzy(const std::vector<std::string>& args);
 }  // namespace lsm::cli

@@ -17,8 +17,9 @@ const char* kUsage =
     "  synth OUTPUT.tif             neutral landscape model (fractal, classified)\n"
     "  kmeans INPUT OUTPUT.tif      K-means classes of a photo or multiband raster\n"
     "  gradient INPUT OUTPUT.tif    Gaussian-derivative gradients: gx, gy, magnitude, orientation\n"
-    "  pyramid INPUT OUTDIR         image pyramid (31 levels, scale 1.05), or GDAL overviews\n"
+    "  pyramid INPUT OUTDIR         image pyramid (31 levels, scale 1.05)\n"
     "  hog INPUT OUTPUT             HOG descriptors (GeoTIFF raster or .npy)\n"
+    "  fuzzy INPUT OUTPUT.tif       fuzzy connectedness from seeds (2-D image or 3-D volume)\n"
     "run 'lsm <command> --help' for the options of a command\n";
 }  // namespace
 
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
   const std::map<std::string, Command> commands = {
       {"metrics", lsm::cli::run_metrics}, {"label", lsm::cli::run_label}, {"synth", lsm::cli::run_synth},
       {"kmeans", lsm::cli::run_kmeans}, {"gradient", lsm::cli::run_gradient}, {"pyramid", lsm::cli::run_pyramid},
-      {"hog", lsm::cli::run_hog}};
+      {"hog", lsm::cli::run_hog}, {"fuzzy", lsm::cli::run_fuzzy}};
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cout << kUsage;
     return argc < 2 ? 1 : 0;

@@ -1,0 +1,190 @@
+// lsm fuzzy INPUT OUTPUT.tif --seed X,Y[,Z]: the fuzzy connectedness scene
+// of a 2-D image (one band) or a 3-D volume (--volume: band k = slice k) as
+// Float32 in [0, 1] (NaN on nodata), and with --threshold the object mask.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "error.h"
+#include "fuzzy_connectedness.h"
+#include "gdal_volume.h"
+#include "geotiff_output.h"
+
+namespace lsm::cli {
+
+namespace {
+
+std::vector<double> numbers(const std::string& text, const std::string& option) {
+  std::vector<double> out;
+  std::istringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size() || !std::isfinite(value))
+      throw Error(ErrorKind::BadInput, "bad " + option + " '" + text + "': expected comma-separated numbers");
+    out.push_back(value);
+  }
+  return out;
+}
+
+Voxel parse_seed(const std::string& text, bool volume) {
+  const std::vector<double> n = numbers(text, "--seed");
+  if (n.size() != (volume ? 3u : 2u))
+    throw Error(ErrorKind::BadInput, "bad --seed '" + text + "': expected " + (volume ? "X,Y,Z" : "X,Y") +
+                                         " (0-based column, row" + (volume ? ", slice)" : ")"));
+  for (double v : n)
+    if (v != std::floor(v)) throw Error(ErrorKind::BadInput, "bad --seed '" + text + "': voxel indices are integers");
+  return {static_cast<int64_t>(n[0]), static_cast<int64_t>(n[1]), volume ? static_cast<int64_t>(n[2]) : 0};
+}
+
+Adjacency parse_adjacency(int neighbours, bool volume) {
+  if (neighbours == (volume ? 6 : 4)) return Adjacency::Face;
+  if (neighbours == (volume ? 26 : 8)) return Adjacency::Full;
+  throw Error(ErrorKind::BadInput, "--adjacency must be " + std::string(volume ? "6 or 26 for a volume" : "4 or 8 for an image"));
+}
+
+// Every non-zero voxel with data of the mask is a seed.
+std::vector<Voxel> seeds_from_mask(const std::string& path, const LoadedVolume& image, bool volume, int band) {
+  const LoadedVolume mask = read_volume(path, volume, band);
+  if (mask.width != image.width || mask.height != image.height || mask.depth != image.depth)
+    throw Error(ErrorKind::BadInput, "--seeds-from '" + path + "' is " + std::to_string(mask.width) + " x " +
+                                         std::to_string(mask.height) + " x " + std::to_string(mask.depth) +
+                                         ", the input " + std::to_string(image.width) + " x " +
+                                         std::to_string(image.height) + " x " + std::to_string(image.depth));
+  std::vector<Voxel> seeds;
+  const int64_t plane = mask.width * mask.height;
+  for (int64_t i = 0; i < static_cast<int64_t>(mask.values.size()); ++i)
+    if (mask.values[i] != 0 && !std::isnan(mask.values[i]))
+      seeds.push_back({i % mask.width, (i % plane) / mask.width, i / plane});
+  if (seeds.empty()) throw Error(ErrorKind::BadInput, "--seeds-from '" + path + "' marks no seed (no non-zero voxel)");
+  return seeds;
+}
+
+std::string mask_path_for(const std::string& output) {
+  const size_t dot = output.rfind('.');
+  const size_t slash = output.rfind('/');
+  const std::string stem = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? output.substr(0, dot) : output;
+  return stem + "_mask.tif";
+}
+
+}  // namespace
+
+int run_fuzzy(const std::vector<std::string>& args) {
+  std::string input, output, seeds_from, voxel_size, mask_path, backend = "auto";
+  std::vector<std::string> seed_texts;
+  std::optional<double> mean, sd, sd_diff, threshold;
+  int band = 1, adjacency = 0;
+  int64_t seed_radius = 2;
+  bool volume = false, quiet = false;
+  po::options_description desc("lsm fuzzy options");
+  desc.add_options()
+      ("input", po::value(&input)->required(), "image or volume (any raster GDAL reads)")
+      ("output", po::value(&output)->required(), "connectivity scene: Float32 GeoTIFF in [0, 1], NaN = nodata")
+      ("seed", po::value(&seed_texts)->composing(), "seed voxel X,Y (image) or X,Y,Z (volume), 0-based; repeatable")
+      ("seeds-from", po::value(&seeds_from), "raster of the input's size whose non-zero voxels are seeds")
+      ("volume", po::bool_switch(&volume), "read every band as a slice (band k = slice k) and segment in 3-D")
+      ("band", po::value(&band)->default_value(1), "the band of a 2-D image")
+      ("adjacency", po::value(&adjacency), "4 or 8 (image, default 4); 6 or 26 (volume, default 6)")
+      ("seed-radius", po::value(&seed_radius)->default_value(2), "object statistics from the (2R+1)-voxel boxes around the seeds")
+      ("mean", po::value<double>()->notifier([&](double v) { mean = v; }), "object mean m (default: from the seed neighbourhood)")
+      ("sd", po::value<double>()->notifier([&](double v) { sd = v; }), "object SD sigma (default: from the seed neighbourhood)")
+      ("sd-diff", po::value<double>()->notifier([&](double v) { sd_diff = v; }), "SD sigma_d of half-differences of adjacent voxels (default: from the seeds)")
+      ("voxel-size", po::value(&voxel_size), "voxel size X,Y,Z in mm, recorded in the output (default: the input's VOXEL_SIZE_MM)")
+      ("threshold", po::value<double>()->notifier([&](double v) { threshold = v; }), "also write the object mask: connectivity >= T")
+      ("mask", po::value(&mask_path), "path of the mask (default: OUTPUT's name with _mask.tif)")
+      ("backend", po::value(&backend)->default_value("auto"), "auto, cpu, cuda, or reference (the sequential kFOE)")
+      ("quiet,q", po::bool_switch(&quiet), "no progress output");
+  po::positional_options_description pos;
+  pos.add("input", 1).add("output", 1);
+  if (!parse(args, desc, pos, "usage: lsm fuzzy INPUT OUTPUT.tif --seed X,Y[,Z] [--seed ...] [--volume] [options]"))
+    return 0;
+  if (seed_texts.empty() == seeds_from.empty())
+    throw Error(ErrorKind::BadInput, "give the seeds with --seed or with --seeds-from (one of the two)");
+  if (threshold && !(*threshold >= 0 && *threshold <= 1))
+    throw Error(ErrorKind::BadInput, "--threshold must lie in [0, 1]");
+  if (!mask_path.empty() && !threshold) throw Error(ErrorKind::BadInput, "--mask needs --threshold");
+  const Adjacency adjacency_rule = parse_adjacency(adjacency ? adjacency : (volume ? 6 : 4), volume);
+  std::optional<std::array<double, 3>> voxel_size_mm;
+  if (!voxel_size.empty()) {
+    const std::vector<double> n = numbers(voxel_size, "--voxel-size");
+    if (n.size() != 3 || !(n[0] > 0 && n[1] > 0 && n[2] > 0))
+      throw Error(ErrorKind::BadInput, "bad --voxel-size '" + voxel_size + "': expected three positive sizes X,Y,Z in mm");
+    voxel_size_mm = std::array<double, 3>{n[0], n[1], n[2]};
+  }
+  std::vector<Voxel> seeds;
+  for (const std::string& t : seed_texts) seeds.push_back(parse_seed(t, volume));
+  const bool use_reference = backend == "reference";
+  std::unique_ptr<FuzzyEngine> engine = use_reference ? nullptr : make_fuzzy_engine(parse_backend(backend));
+
+  const ProgressFn progress = terminal_progress(quiet);
+  LoadedVolume image = read_volume(input, volume, band, scaled_progress(progress, 0.0, 0.2));
+  if (!seeds_from.empty()) seeds = seeds_from_mask(seeds_from, image, volume, band);
+  if (!voxel_size_mm) voxel_size_mm = image.voxel_size_mm;
+  const VolumeView view = image.view();
+  check_seeds(view, seeds);
+  ObjectStatistics stats;
+  if (!mean || !sd || !sd_diff) stats = estimate_object_statistics(view, seeds, seed_radius);
+  if (mean) stats.mean = *mean;
+  if (sd) stats.sd = *sd;
+  if (sd_diff) stats.sd_diff = *sd_diff;
+  const AffinityParameters affinity = affinity_parameters(stats, adjacency_rule);
+
+  std::vector<float> scene(image.values.size());
+  if (use_reference) fuzzy_connectedness_reference(view, affinity, seeds, scene.data());
+  else engine->run(view, affinity, seeds, scene.data(), scaled_progress(progress, 0.2, 0.85));
+  for (size_t i = 0; i < scene.size(); ++i)
+    if (std::isnan(image.values[i])) scene[i] = std::numeric_limits<float>::quiet_NaN();
+
+  const int bands = static_cast<int>(image.depth);
+  const int64_t plane = image.width * image.height;
+  const Window whole{0, 0, image.width, image.height};
+  auto stamp = [&](GeoTiffOutput& out) {
+    if (voxel_size_mm) {
+      char text[96];
+      std::snprintf(text, sizeof text, "%.17g %.17g %.17g", (*voxel_size_mm)[0], (*voxel_size_mm)[1], (*voxel_size_mm)[2]);
+      out.set_metadata("VOXEL_SIZE_MM", text);
+    }
+    out.set_metadata("FUZZY_OBJECT_MEAN", std::to_string(stats.mean));
+    out.set_metadata("FUZZY_OBJECT_SD", std::to_string(stats.sd));
+    out.set_metadata("FUZZY_OBJECT_SD_DIFF", std::to_string(stats.sd_diff));
+  };
+  std::optional<GeoTiffOutput> mask;
+  std::vector<uint8_t> mask_slice;
+  if (threshold) {
+    mask.emplace(mask_path.empty() ? mask_path_for(output) : mask_path, image.width, image.height, GDT_Byte,
+                 image.georef, 255.0, bands);
+    stamp(*mask);
+    mask_slice.resize(static_cast<size_t>(plane));
+  }
+  GeoTiffOutput out(output, image.width, image.height, GDT_Float32, image.georef,
+                    std::numeric_limits<double>::quiet_NaN(), bands);
+  stamp(out);
+  for (int z = 0; z < bands; ++z) {
+    const float* slice = scene.data() + z * plane;
+    out.write(whole, slice, GDT_Float32, z + 1);
+    if (mask) {
+      for (int64_t i = 0; i < plane; ++i)
+        mask_slice[i] = std::isnan(slice[i]) ? 255 : slice[i] >= *threshold ? 1 : 0;
+      mask->write(whole, mask_slice.data(), GDT_Byte, z + 1);
+    }
+    if (progress) progress(0.85 + 0.15 * (z + 1) / bands);
+  }
+  out.commit();
+  if (mask) mask->commit();
+  if (!quiet)  // after GDAL's progress line, which owns stdout while it runs
+    std::printf("object: mean %.6g, SD %.6g, SD of differences %.6g; %zu seed%s, %s backend\n", stats.mean, stats.sd,
+                stats.sd_diff, seeds.size(), seeds.size() == 1 ? "" : "s", use_reference ? "reference" : engine->name());
+  return 0;
+}
+
+}  // namespace lsm::cli
