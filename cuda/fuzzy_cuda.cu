@@ -64,6 +64,11 @@ __device__ void scan_max_min(float& A, float& C, int lane) {
   }
 }
 
+// Voxels each thread loads ahead before the dependent max-min chain uses
+// them: the chain is serial, the loads need not be (memory-level parallelism).
+constexpr int kRowBatch = 4;   // chunks of 32 voxels per warp
+constexpr int kLineBatch = 8;  // voxels per thread
+
 // One warp per row: forward, then backward, 32 voxels per step.
 template <bool kFull>
 __global__ void k_sweep_rows(float* scene, const float* __restrict__ values, Slab d, AffinityParameters a,
@@ -72,28 +77,39 @@ __global__ void k_sweep_rows(float* scene, const float* __restrict__ values, Sla
   const int lane = threadIdx.x & 31;
   if (warp >= d.h * (d.z_hi - d.z_lo)) return;  // uniform across the warp
   const long long y = warp % d.h, z = d.z_lo + warp / d.h;
-  const long long base = (z * d.h + y) * d.w;
+  const long long base = (z * d.h + y) * d.w, chunks = (d.w + 31) / 32;
   bool any = false;
   for (int s = 1; s >= -1; s -= 2) {
     float carry = 0.0f, carry_f = NAN;
-    for (long long start = s > 0 ? 0 : d.w - 1; s > 0 ? start < d.w : start >= 0; start += 32 * s) {
-      const long long x = start + s * lane;
-      const bool valid = x >= 0 && x < d.w;
-      const float f = valid ? values[base + x] : NAN;
-      float f_before = __shfl_up_sync(kFullMask, f, 1);
-      if (lane == 0) f_before = carry_f;
-      float A = valid ? fuzzy_math::affinity(f_before, f, a) : 0.0f;  // NaN f_before at the row's start: 0
-      const float old = valid ? scene[base + x] : 0.0f;
-      float C = old;
-      if (kFull && valid) C = fmaxf(C, pull_across_lines(scene, values, d, x, y, z, 0, s, f, a));
-      scan_max_min(A, C, lane);
-      const float updated = fmaxf(C, fminf(carry, A));
-      if (valid && updated > old) {
-        scene[base + x] = updated;
-        any = true;
+    for (long long c0 = 0; c0 < chunks; c0 += kRowBatch) {
+      float f[kRowBatch], old[kRowBatch];
+      long long xs[kRowBatch];
+      bool valid[kRowBatch];
+#pragma unroll
+      for (int b = 0; b < kRowBatch; ++b) {
+        const long long along = (c0 + b) * 32 + lane;
+        xs[b] = s > 0 ? along : d.w - 1 - along;
+        valid[b] = along < d.w;
+        f[b] = valid[b] ? values[base + xs[b]] : NAN;
+        old[b] = valid[b] ? scene[base + xs[b]] : 0.0f;
       }
-      carry = __shfl_sync(kFullMask, updated, 31);
-      carry_f = __shfl_sync(kFullMask, f, 31);
+#pragma unroll
+      for (int b = 0; b < kRowBatch; ++b) {
+        if (c0 + b >= chunks) break;  // uniform across the warp
+        float f_before = __shfl_up_sync(kFullMask, f[b], 1);
+        if (lane == 0) f_before = carry_f;
+        float A = valid[b] ? fuzzy_math::affinity(f_before, f[b], a) : 0.0f;  // NaN at the row's start: 0
+        float C = old[b];
+        if (kFull && valid[b]) C = fmaxf(C, pull_across_lines(scene, values, d, xs[b], y, z, 0, s, f[b], a));
+        scan_max_min(A, C, lane);
+        const float updated = fmaxf(C, fminf(carry, A));
+        if (valid[b] && updated > old[b]) {
+          scene[base + xs[b]] = updated;
+          any = true;
+        }
+        carry = __shfl_sync(kFullMask, updated, 31);
+        carry_f = __shfl_sync(kFullMask, f[b], 31);
+      }
     }
     __syncwarp();  // the backward pass reads what other lanes wrote
   }
@@ -116,22 +132,35 @@ __device__ bool sweep_line(float* scene, const float* values, const Slab& d, lon
       carry = scene[origin + before * step];
       f_before = values[origin + before * step];
     }
-    // A counted loop: the form `for (; p >= lo && p < hi; p += s)` ran one
+    // Counted loops: the form `for (; p >= lo && p < hi; p += s)` ran one
     // step only under nvcc 13 -O3 (seen on the H200), so the bounds stay simple.
-    for (long long k = 0; k < hi - lo; ++k) {
-      const long long p = start + s * k, i = origin + p * step;
-      const float f = values[i], old = scene[i];
-      float updated = fmaxf(old, fminf(carry, fuzzy_math::affinity(f_before, f, a)));
-      if (kFull) {
-        const long long px = x, py = axis == 1 ? p : y, pz = axis == 2 ? p : z0;
-        updated = fmaxf(updated, pull_across_lines(scene, values, d, px, py, pz, axis, s, f, a));
+    const long long n = hi - lo;
+    for (long long k0 = 0; k0 < n; k0 += kLineBatch) {
+      float fs[kLineBatch], olds[kLineBatch];
+#pragma unroll
+      for (int b = 0; b < kLineBatch; ++b)
+        if (k0 + b < n) {
+          const long long i = origin + (start + s * (k0 + b)) * step;
+          fs[b] = values[i];
+          olds[b] = scene[i];
+        }
+#pragma unroll
+      for (int b = 0; b < kLineBatch; ++b) {
+        if (k0 + b >= n) break;
+        const long long p = start + s * (k0 + b), i = origin + p * step;
+        const float f = fs[b], old = olds[b];
+        float updated = fmaxf(old, fminf(carry, fuzzy_math::affinity(f_before, f, a)));
+        if (kFull) {
+          const long long py = axis == 1 ? p : y, pz = axis == 2 ? p : z0;
+          updated = fmaxf(updated, pull_across_lines(scene, values, d, x, py, pz, axis, s, f, a));
+        }
+        if (updated > old) {
+          scene[i] = updated;
+          any = true;
+        }
+        carry = updated;
+        f_before = f;
       }
-      if (updated > old) {
-        scene[i] = updated;
-        any = true;
-      }
-      carry = updated;
-      f_before = f;
     }
   }
   return any;
