@@ -100,9 +100,9 @@ class FuzzyEngine {
   virtual int64_t rounds() const { return 0; }
 };
 
-/// The fast CPU backend: affinities computed once by all threads (OpenMP),
-/// then the max-min propagation in slabs, one per thread, each with a
-/// monotone radix heap, exchanging slab borders until nothing changes.
+/// The fast CPU backend: the max-min propagation in slabs of whole slices
+/// (rows of an image), one per OpenMP thread, each with a monotone radix
+/// heap, exchanging slab borders until no border gains (docs/FUZZY.md).
 std::unique_ptr<FuzzyEngine> make_cpu_fuzzy_engine();
 
 /// The engine of `backend` (Auto: CUDA when present); defined in lsm_engine.
