@@ -64,48 +64,86 @@ __device__ void scan_max_min(float& A, float& C, int lane) {
   }
 }
 
+// Activity: the slab's updated planes are cut into bricks of 32 x 8 x 8
+// voxels. A brick is swept in a round only when it or one of its 26
+// neighbouring bricks changed in the previous round (the first round sweeps
+// all), or when the value a sweep carries into it raises its first voxel.
+// Skipping an unchanged brick is safe: none of its adjacencies can have been
+// violated since it was last swept without change, and a round that changes
+// nothing still proves the fixed point (docs/FUZZY.md).
+constexpr int kBrickX = 32, kBrickY = 8, kBrickZ = 8;
+
+struct Bricks {
+  const unsigned char* active;  // this round's bricks to sweep
+  unsigned char* touched;       // bricks changed in this round
+  long long nx, ny, nz;
+  __device__ long long of(long long x, long long y, long long z_rel) const {
+    return ((z_rel / kBrickZ) * ny + y / kBrickY) * nx + x / kBrickX;
+  }
+};
+
 // Voxels each thread loads ahead before the dependent max-min chain uses
 // them: the chain is serial, the loads need not be (memory-level parallelism).
-constexpr int kRowBatch = 4;   // chunks of 32 voxels per warp
-constexpr int kLineBatch = 8;  // voxels per thread
+constexpr int kRowBatch = 4;  // chunks of 32 voxels (one brick wide) per warp
 
-// One warp per row: forward, then backward, 32 voxels per step.
+// One warp per row, forward then backward, a chunk of 32 voxels (one brick
+// width) per step: chunk c holds x = 32c..32c+31, lane L the L-th voxel of
+// the chunk in the sweep's order.
 template <bool kFull>
 __global__ void k_sweep_rows(float* scene, const float* __restrict__ values, Slab d, AffinityParameters a,
-                             int* changed) {
+                             Bricks bricks, int* changed) {
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
   if (warp >= d.h * (d.z_hi - d.z_lo)) return;  // uniform across the warp
-  const long long y = warp % d.h, z = d.z_lo + warp / d.h;
+  const long long y = warp % d.h, z_rel = warp / d.h, z = d.z_lo + z_rel;
   const long long base = (z * d.h + y) * d.w, chunks = (d.w + 31) / 32;
   bool any = false;
   for (int s = 1; s >= -1; s -= 2) {
     float carry = 0.0f, carry_f = NAN;
-    for (long long c0 = 0; c0 < chunks; c0 += kRowBatch) {
+    for (long long j0 = 0; j0 < chunks; j0 += kRowBatch) {
       float f[kRowBatch], old[kRowBatch];
-      long long xs[kRowBatch];
-      bool valid[kRowBatch];
+      bool active[kRowBatch];
 #pragma unroll
       for (int b = 0; b < kRowBatch; ++b) {
-        const long long along = (c0 + b) * 32 + lane;
-        xs[b] = s > 0 ? along : d.w - 1 - along;
-        valid[b] = along < d.w;
-        f[b] = valid[b] ? values[base + xs[b]] : NAN;
-        old[b] = valid[b] ? scene[base + xs[b]] : 0.0f;
+        const long long c = s > 0 ? j0 + b : chunks - 1 - (j0 + b);
+        const long long x = 32 * c + (s > 0 ? lane : 31 - lane);
+        active[b] = j0 + b < chunks && bricks.active[bricks.of(32 * c, y, z_rel)];
+        const bool load = active[b] && x < d.w;
+        f[b] = load ? values[base + x] : NAN;
+        old[b] = load ? scene[base + x] : 0.0f;
       }
 #pragma unroll
       for (int b = 0; b < kRowBatch; ++b) {
-        if (c0 + b >= chunks) break;  // uniform across the warp
+        if (j0 + b >= chunks) break;  // uniform across the warp
+        const long long c = s > 0 ? j0 + b : chunks - 1 - (j0 + b);
+        const long long x = 32 * c + (s > 0 ? lane : 31 - lane);
+        const bool valid = x < d.w;
+        if (!active[b]) {
+          // Sweep it anyway if the carried value raises its first voxel.
+          const long long first = s > 0 ? 32 * c : min(d.w - 1, 32 * c + 31);
+          const float f_first = values[base + first];
+          const bool enter = fminf(carry, fuzzy_math::affinity(carry_f, f_first, a)) > scene[base + first];
+          if (!enter) {
+            const long long last = s > 0 ? min(d.w - 1, 32 * c + 31) : 32 * c;
+            carry = scene[base + last];
+            carry_f = values[base + last];
+            continue;
+          }
+          f[b] = valid ? values[base + x] : NAN;
+          old[b] = valid ? scene[base + x] : 0.0f;
+        }
         float f_before = __shfl_up_sync(kFullMask, f[b], 1);
         if (lane == 0) f_before = carry_f;
-        float A = valid[b] ? fuzzy_math::affinity(f_before, f[b], a) : 0.0f;  // NaN at the row's start: 0
+        float A = valid ? fuzzy_math::affinity(f_before, f[b], a) : 0.0f;  // NaN before the row: 0
         float C = old[b];
-        if (kFull && valid[b]) C = fmaxf(C, pull_across_lines(scene, values, d, xs[b], y, z, 0, s, f[b], a));
+        if (kFull && valid) C = fmaxf(C, pull_across_lines(scene, values, d, x, y, z, 0, s, f[b], a));
         scan_max_min(A, C, lane);
         const float updated = fmaxf(C, fminf(carry, A));
-        if (valid[b] && updated > old[b]) {
-          scene[base + xs[b]] = updated;
+        const bool raised = valid && updated > old[b];
+        if (raised) scene[base + x] = updated;
+        if (__any_sync(kFullMask, raised)) {
           any = true;
+          if (lane == 0) bricks.touched[bricks.of(32 * c, y, z_rel)] = 1;
         }
         carry = __shfl_sync(kFullMask, updated, 31);
         carry_f = __shfl_sync(kFullMask, f[b], 31);
@@ -113,20 +151,28 @@ __global__ void k_sweep_rows(float* scene, const float* __restrict__ values, Sla
     }
     __syncwarp();  // the backward pass reads what other lanes wrote
   }
-  if (__any_sync(kFullMask, any) && lane == 0) *changed = 1;
+  if (any && lane == 0) *changed = 1;
 }
 
 // One thread per line along `axis` (1: columns, 2: slice stacks), forward
-// then backward; `lo`, `hi`: the updated range along the axis, `line_stride`
-// the index step along it. A ghost slice before lo / after hi seeds the carry.
+// then backward over [lo, hi) of the buffer's coordinate along the axis,
+// `step` the index step along it, in batches of 8 voxels = one brick. A ghost
+// slice before lo / after hi seeds the carry. All threads of a warp share
+// their bricks (x within one brick width), so skipping is warp-uniform.
 template <bool kFull>
-__device__ bool sweep_line(float* scene, const float* values, const Slab& d, long long x, long long y, long long z0,
-                           int axis, long long lo, long long hi, long long extent, long long step,
-                           const AffinityParameters& a) {
+__device__ bool sweep_line(float* scene, const float* values, const Slab& d, const Bricks& bricks, long long x,
+                           long long y, long long z0, int axis, long long lo, long long hi, long long extent,
+                           long long step, const AffinityParameters& a) {
+  constexpr int kBatch = 8;
+  static_assert(kBatch == kBrickY && kBatch == kBrickZ, "a batch is one brick along y and z");
   bool any = false;
   const long long origin = (z0 * d.h + y) * d.w + x;  // the voxel at coordinate 0 along the axis
+  const long long n = hi - lo, batches = (n + kBatch - 1) / kBatch;
+  auto brick_at = [&](long long p) {  // p: buffer coordinate along the axis
+    return axis == 1 ? bricks.of(x, p, z0 - d.z_lo) : bricks.of(x, y, p - d.z_lo);
+  };
   for (int s = 1; s >= -1; s -= 2) {
-    const long long start = s > 0 ? lo : hi - 1, before = start - s;
+    const long long before = s > 0 ? lo - 1 : hi;
     float carry = 0.0f, f_before = NAN;
     if (before >= 0 && before < extent) {
       carry = scene[origin + before * step];
@@ -134,20 +180,31 @@ __device__ bool sweep_line(float* scene, const float* values, const Slab& d, lon
     }
     // Counted loops: the form `for (; p >= lo && p < hi; p += s)` ran one
     // step only under nvcc 13 -O3 (seen on the H200), so the bounds stay simple.
-    const long long n = hi - lo;
-    for (long long k0 = 0; k0 < n; k0 += kLineBatch) {
-      float fs[kLineBatch], olds[kLineBatch];
+    for (long long j = 0; j < batches; ++j) {
+      const long long batch = s > 0 ? j : batches - 1 - j;
+      const long long b_lo = lo + batch * kBatch, b_hi = min(hi, b_lo + kBatch), count = b_hi - b_lo;
+      const long long first = s > 0 ? b_lo : b_hi - 1, last = s > 0 ? b_hi - 1 : b_lo;
+      if (!bricks.active[brick_at(b_lo)]) {
+        const long long i = origin + first * step;
+        if (!(fminf(carry, fuzzy_math::affinity(f_before, values[i], a)) > scene[i])) {
+          carry = scene[origin + last * step];
+          f_before = values[origin + last * step];
+          continue;
+        }
+      }
+      float fs[kBatch], olds[kBatch];
 #pragma unroll
-      for (int b = 0; b < kLineBatch; ++b)
-        if (k0 + b < n) {
-          const long long i = origin + (start + s * (k0 + b)) * step;
+      for (int b = 0; b < kBatch; ++b)
+        if (b < count) {
+          const long long i = origin + (first + s * b) * step;
           fs[b] = values[i];
           olds[b] = scene[i];
         }
+      bool raised = false;
 #pragma unroll
-      for (int b = 0; b < kLineBatch; ++b) {
-        if (k0 + b >= n) break;
-        const long long p = start + s * (k0 + b), i = origin + p * step;
+      for (int b = 0; b < kBatch; ++b) {
+        if (b >= count) break;
+        const long long p = first + s * b, i = origin + p * step;
         const float f = fs[b], old = olds[b];
         float updated = fmaxf(old, fminf(carry, fuzzy_math::affinity(f_before, f, a)));
         if (kFull) {
@@ -156,10 +213,14 @@ __device__ bool sweep_line(float* scene, const float* values, const Slab& d, lon
         }
         if (updated > old) {
           scene[i] = updated;
-          any = true;
+          raised = true;
         }
         carry = updated;
         f_before = f;
+      }
+      if (raised) {
+        bricks.touched[brick_at(b_lo)] = 1;
+        any = true;
       }
     }
   }
@@ -168,20 +229,33 @@ __device__ bool sweep_line(float* scene, const float* values, const Slab& d, lon
 
 template <bool kFull>
 __global__ void k_sweep_columns(float* scene, const float* __restrict__ values, Slab d, AffinityParameters a,
-                                int* changed) {
+                                Bricks bricks, int* changed) {
   const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= d.w * (d.z_hi - d.z_lo)) return;
   const long long x = t % d.w, z = d.z_lo + t / d.w;
-  if (sweep_line<kFull>(scene, values, d, x, 0, z, 1, 0, d.h, d.h, d.w, a)) *changed = 1;
+  if (sweep_line<kFull>(scene, values, d, bricks, x, 0, z, 1, 0, d.h, d.h, d.w, a)) *changed = 1;
 }
 
 template <bool kFull>
 __global__ void k_sweep_stacks(float* scene, const float* __restrict__ values, Slab d, AffinityParameters a,
-                               int* changed) {
+                               Bricks bricks, int* changed) {
   const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= d.w * d.h) return;
   const long long x = t % d.w, y = t / d.w;
-  if (sweep_line<kFull>(scene, values, d, x, y, 0, 2, d.z_lo, d.z_hi, d.planes, d.w * d.h, a)) *changed = 1;
+  if (sweep_line<kFull>(scene, values, d, bricks, x, y, 0, 2, d.z_lo, d.z_hi, d.planes, d.w * d.h, a)) *changed = 1;
+}
+
+// active = the bricks touched last round and their 26 neighbours.
+__global__ void k_dilate_bricks(const unsigned char* touched, unsigned char* active, long long nx, long long ny,
+                                long long nz) {
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= nx * ny * nz) return;
+  const long long bx = t % nx, by = (t / nx) % ny, bz = t / (nx * ny);
+  unsigned char on = 0;
+  for (long long z = max(0LL, bz - 1); z <= min(nz - 1, bz + 1); ++z)
+    for (long long y = max(0LL, by - 1); y <= min(ny - 1, by + 1); ++y)
+      for (long long x = max(0LL, bx - 1); x <= min(nx - 1, bx + 1); ++x) on |= touched[(z * ny + y) * nx + x];
+  active[t] = on;
 }
 
 unsigned blocks_for(long long threads, int per_block) {
@@ -199,6 +273,8 @@ class CudaFuzzyEngine final : public FuzzyEngine {
   ~CudaFuzzyEngine() override {
     values_.release();
     scene_.release();
+    active_.release();
+    touched_.release();
     flag_.release();
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -272,32 +348,43 @@ class CudaFuzzyEngine final : public FuzzyEngine {
   int64_t rounds() const override { return rounds_; }
 
  private:
-  // Sweeps the slab on the device until a round changes nothing.
+  // Sweeps the slab on the device until a round changes nothing: every
+  // brick in the first round, then the bricks near last round's changes.
   void relax(const Slab& d, const AffinityParameters& a) {
     float* scene = scene_.as<float>();
     const float* values = values_.as<float>();
     int* changed = flag_.as<int>();
     const bool full = a.adjacency == Adjacency::Full;
-    const long long rows = d.h * (d.z_hi - d.z_lo);
+    const long long planes = d.z_hi - d.z_lo, rows = d.h * planes;
+    const long long nx = (d.w + kBrickX - 1) / kBrickX, ny = (d.h + kBrickY - 1) / kBrickY,
+                    nz = (planes + kBrickZ - 1) / kBrickZ, count = nx * ny * nz;
+    active_.reserve(count, stream_);
+    touched_.reserve(count, stream_);
+    const Bricks bricks{active_.as<unsigned char>(), touched_.as<unsigned char>(), nx, ny, nz};
+    LSM_CUDA_CHECK(cudaMemsetAsync(active_.get(), 1, count, stream_));
     for (;;) {
       ++rounds_;
       LSM_CUDA_CHECK(cudaMemsetAsync(changed, 0, sizeof(int), stream_));
+      LSM_CUDA_CHECK(cudaMemsetAsync(touched_.get(), 0, count, stream_));
       const unsigned row_blocks = blocks_for(rows * 32, 256);
-      if (full) k_sweep_rows<true><<<row_blocks, 256, 0, stream_>>>(scene, values, d, a, changed);
-      else k_sweep_rows<false><<<row_blocks, 256, 0, stream_>>>(scene, values, d, a, changed);
+      if (full) k_sweep_rows<true><<<row_blocks, 256, 0, stream_>>>(scene, values, d, a, bricks, changed);
+      else k_sweep_rows<false><<<row_blocks, 256, 0, stream_>>>(scene, values, d, a, bricks, changed);
       LSM_CUDA_CHECK_LAUNCH();
       if (d.h > 1) {
-        const unsigned blocks = blocks_for(d.w * (d.z_hi - d.z_lo), 128);
-        if (full) k_sweep_columns<true><<<blocks, 128, 0, stream_>>>(scene, values, d, a, changed);
-        else k_sweep_columns<false><<<blocks, 128, 0, stream_>>>(scene, values, d, a, changed);
+        const unsigned blocks = blocks_for(d.w * planes, 128);
+        if (full) k_sweep_columns<true><<<blocks, 128, 0, stream_>>>(scene, values, d, a, bricks, changed);
+        else k_sweep_columns<false><<<blocks, 128, 0, stream_>>>(scene, values, d, a, bricks, changed);
         LSM_CUDA_CHECK_LAUNCH();
       }
-      if (d.z_hi - d.z_lo > 1 || d.planes > 1) {
+      if (planes > 1 || d.planes > 1) {
         const unsigned blocks = blocks_for(d.w * d.h, 128);
-        if (full) k_sweep_stacks<true><<<blocks, 128, 0, stream_>>>(scene, values, d, a, changed);
-        else k_sweep_stacks<false><<<blocks, 128, 0, stream_>>>(scene, values, d, a, changed);
+        if (full) k_sweep_stacks<true><<<blocks, 128, 0, stream_>>>(scene, values, d, a, bricks, changed);
+        else k_sweep_stacks<false><<<blocks, 128, 0, stream_>>>(scene, values, d, a, bricks, changed);
         LSM_CUDA_CHECK_LAUNCH();
       }
+      k_dilate_bricks<<<blocks_for(count, 256), 256, 0, stream_>>>(touched_.as<unsigned char>(),
+                                                                   active_.as<unsigned char>(), nx, ny, nz);
+      LSM_CUDA_CHECK_LAUNCH();
       LSM_CUDA_CHECK(cudaMemcpyAsync(flag_host_.get(), changed, sizeof(int), cudaMemcpyDeviceToHost, stream_));
       LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
       if (*flag_host_.as<int>() == 0) return;
@@ -307,7 +394,7 @@ class CudaFuzzyEngine final : public FuzzyEngine {
   int device_ = 0;
   int64_t max_slab_voxels_ = 0;
   cudaStream_t stream_ = nullptr;
-  DeviceBuffer values_, scene_, flag_;
+  DeviceBuffer values_, scene_, flag_, active_, touched_;
   PinnedBuffer flag_host_;
   int64_t rounds_ = 0;
 };
