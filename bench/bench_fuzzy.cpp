@@ -101,9 +101,11 @@ int main(int argc, char** argv) try {
       engine->run(volume, affinity, seeds, scene.data());
       best = std::min(best, seconds_since(t0));
     }
-    std::printf("{\"backend\":\"%s\",\"voxels\":%lld,\"seconds\":%.4f,\"rounds\":%lld,\"differing_voxels\":%s}\n",
-                engine->name(), static_cast<long long>(values.size()), best,
-                static_cast<long long>(engine->rounds()),
+    const FuzzyEngine::RunStats run_stats = engine->stats();
+    std::printf("{\"backend\":\"%s\",\"voxels\":%lld,\"seconds\":%.4f,\"rounds\":%lld,\"transfer_s\":%.4f,"
+                "\"propagate_s\":%.4f,\"differing_voxels\":%s}\n",
+                engine->name(), static_cast<long long>(values.size()), best, static_cast<long long>(run_stats.rounds),
+                run_stats.transfer_seconds, run_stats.propagate_seconds,
                 reference ? std::to_string(differing(scene, expected)).c_str() : "null");
     std::fflush(stdout);
   }

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -258,6 +259,11 @@ __global__ void k_dilate_bricks(const unsigned char* touched, unsigned char* act
   active[t] = on;
 }
 
+__global__ void k_set_seeds(float* scene, const long long* seeds, long long count) {
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t < count) scene[seeds[t]] = 1.0f;
+}
+
 unsigned blocks_for(long long threads, int per_block) {
   return static_cast<unsigned>((threads + per_block - 1) / per_block);
 }
@@ -275,6 +281,7 @@ class CudaFuzzyEngine final : public FuzzyEngine {
     scene_.release();
     active_.release();
     touched_.release();
+    seeds_.release();
     flag_.release();
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -284,6 +291,7 @@ class CudaFuzzyEngine final : public FuzzyEngine {
     check_seeds(volume, seeds);
     LSM_CUDA_CHECK(cudaSetDevice(device_));
     rounds_ = 0;
+    transfer_seconds_ = propagate_seconds_ = 0;
     // An image is a volume of one-row slices: its rows become slices, so the
     // 4/8 neighbours of the image are exactly the 6/26 neighbours that exist.
     const bool image = volume.depth == 1;
@@ -291,8 +299,6 @@ class CudaFuzzyEngine final : public FuzzyEngine {
     const long long plane = w * h;
     std::vector<long long> seed_index;
     for (const Voxel& s : seeds) seed_index.push_back(((image ? s.y : s.z) * h + (image ? 0 : s.y)) * w + s.x);
-    std::fill(scene, scene + volume.voxels(), 0.0f);
-    for (long long i : seed_index) scene[i] = 1.0f;
 
     long long budget = max_slab_voxels_;
     if (budget <= 0) {
@@ -308,10 +314,18 @@ class CudaFuzzyEngine final : public FuzzyEngine {
     values_.reserve(buffer_bytes, stream_);
     scene_.reserve(buffer_bytes, stream_);
     flag_.reserve(sizeof(int), stream_);
+    seeds_.reserve(sizeof(long long) * seed_index.size(), stream_);
+    // Unvisited slabs are zero but for their seeds; the host copy only
+    // matters when slabs read each other's borders.
+    if (slab_count > 1) {
+      std::fill(scene, scene + volume.voxels(), 0.0f);
+      for (long long i : seed_index) scene[i] = 1.0f;
+    }
 
     // Slabs wait for work while a neighbour changed their shared border.
-    std::vector<char> dirty(static_cast<size_t>(slab_count), 1);
+    std::vector<char> dirty(static_cast<size_t>(slab_count), 1), visited_before(static_cast<size_t>(slab_count), 0);
     std::vector<float> border_before;
+    std::vector<long long> slab_seeds;
     long long pending = slab_count, visited = 0;
     for (int direction = 1; pending > 0; direction = -direction) {
       for (long long k = 0; k < slab_count; ++k) {
@@ -322,21 +336,52 @@ class CudaFuzzyEngine final : public FuzzyEngine {
         const long long z_lo = s * slab_planes, z_hi = std::min(depth, z_lo + slab_planes);
         const long long first = std::max(0LL, z_lo - 1), last = std::min(depth, z_hi + 1);
         const Slab d{w, h, last - first, z_lo - first, z_hi - first};
+        const auto t0 = std::chrono::steady_clock::now();
         LSM_CUDA_CHECK(cudaMemcpyAsync(values_.get(), volume.values + first * plane,
                                        sizeof(float) * (last - first) * plane, cudaMemcpyHostToDevice, stream_));
-        LSM_CUDA_CHECK(cudaMemcpyAsync(scene_.get(), scene + first * plane, sizeof(float) * (last - first) * plane,
-                                       cudaMemcpyHostToDevice, stream_));
-        border_before.assign(scene + z_lo * plane, scene + z_lo * plane + plane);
-        border_before.insert(border_before.end(), scene + (z_hi - 1) * plane, scene + z_hi * plane);
+        if (visited_before[s]) {
+          LSM_CUDA_CHECK(cudaMemcpyAsync(scene_.get(), scene + first * plane, sizeof(float) * (last - first) * plane,
+                                         cudaMemcpyHostToDevice, stream_));
+        } else {  // zeros, the ghost slices, the seeds
+          LSM_CUDA_CHECK(cudaMemsetAsync(scene_.get(), 0, sizeof(float) * (last - first) * plane, stream_));
+          for (long long g : {first, last - 1})
+            if (g < z_lo || g >= z_hi)
+              LSM_CUDA_CHECK(cudaMemcpyAsync(scene_.as<float>() + (g - first) * plane, scene + g * plane,
+                                             sizeof(float) * plane, cudaMemcpyHostToDevice, stream_));
+          slab_seeds.clear();
+          for (long long i : seed_index)
+            if (i >= z_lo * plane && i < z_hi * plane) slab_seeds.push_back(i - first * plane);
+          if (!slab_seeds.empty()) {
+            LSM_CUDA_CHECK(cudaMemcpyAsync(seeds_.get(), slab_seeds.data(), sizeof(long long) * slab_seeds.size(),
+                                           cudaMemcpyHostToDevice, stream_));
+            k_set_seeds<<<blocks_for(static_cast<long long>(slab_seeds.size()), 128), 128, 0, stream_>>>(
+                scene_.as<float>(), seeds_.as<long long>(), static_cast<long long>(slab_seeds.size()));
+            LSM_CUDA_CHECK_LAUNCH();
+          }
+          visited_before[s] = 1;
+        }
+        if (slab_count > 1) {
+          border_before.assign(scene + z_lo * plane, scene + z_lo * plane + plane);
+          border_before.insert(border_before.end(), scene + (z_hi - 1) * plane, scene + z_hi * plane);
+        }
+        LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        const auto t1 = std::chrono::steady_clock::now();
         relax(d, affinity);
+        const auto t2 = std::chrono::steady_clock::now();
         LSM_CUDA_CHECK(cudaMemcpyAsync(scene + z_lo * plane, scene_.as<float>() + (z_lo - first) * plane,
                                        sizeof(float) * (z_hi - z_lo) * plane, cudaMemcpyDeviceToHost, stream_));
         LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        const bool head_changed = !std::equal(scene + z_lo * plane, scene + z_lo * plane + plane, border_before.begin());
-        const bool tail_changed =
-            !std::equal(scene + (z_hi - 1) * plane, scene + z_hi * plane, border_before.begin() + plane);
-        if (head_changed && s > 0 && !dirty[s - 1]) dirty[s - 1] = 1, ++pending;
-        if (tail_changed && s + 1 < slab_count && !dirty[s + 1]) dirty[s + 1] = 1, ++pending;
+        const auto t3 = std::chrono::steady_clock::now();
+        transfer_seconds_ += std::chrono::duration<double>(t1 - t0 + (t3 - t2)).count();
+        propagate_seconds_ += std::chrono::duration<double>(t2 - t1).count();
+        if (slab_count > 1) {
+          const bool head_changed =
+              !std::equal(scene + z_lo * plane, scene + z_lo * plane + plane, border_before.begin());
+          const bool tail_changed =
+              !std::equal(scene + (z_hi - 1) * plane, scene + z_hi * plane, border_before.begin() + plane);
+          if (head_changed && s > 0 && !dirty[s - 1]) dirty[s - 1] = 1, ++pending;
+          if (tail_changed && s + 1 < slab_count && !dirty[s + 1]) dirty[s + 1] = 1, ++pending;
+        }
         ++visited;
         if (progress) progress(std::min(0.99, static_cast<double>(visited) / static_cast<double>(visited + pending)));
       }
@@ -345,7 +390,7 @@ class CudaFuzzyEngine final : public FuzzyEngine {
   }
 
   const char* name() const override { return "cuda"; }
-  int64_t rounds() const override { return rounds_; }
+  RunStats stats() const override { return {rounds_, transfer_seconds_, propagate_seconds_}; }
 
  private:
   // Sweeps the slab on the device until a round changes nothing: every
@@ -394,9 +439,10 @@ class CudaFuzzyEngine final : public FuzzyEngine {
   int device_ = 0;
   int64_t max_slab_voxels_ = 0;
   cudaStream_t stream_ = nullptr;
-  DeviceBuffer values_, scene_, flag_, active_, touched_;
+  DeviceBuffer values_, scene_, flag_, active_, touched_, seeds_;
   PinnedBuffer flag_host_;
   int64_t rounds_ = 0;
+  double transfer_seconds_ = 0, propagate_seconds_ = 0;
 };
 
 }  // namespace

@@ -96,8 +96,13 @@ class FuzzyEngine {
   virtual void run(const VolumeView& volume, const AffinityParameters& affinity, const std::vector<Voxel>& seeds,
                    float* scene, const ProgressFn& progress = {}) = 0;
   virtual const char* name() const = 0;
-  /// Propagation rounds of the last run (sweeps or exchanges), for benchmarks.
-  virtual int64_t rounds() const { return 0; }
+  /// What the last run did, for benchmarks.
+  struct RunStats {
+    int64_t rounds = 0;            ///< CPU: border exchanges; CUDA: sweep rounds (x, y, z both ways)
+    double transfer_seconds = 0;   ///< CUDA: host-device copies
+    double propagate_seconds = 0;  ///< the propagation itself
+  };
+  virtual RunStats stats() const { return {}; }
 };
 
 /// The fast CPU backend: the max-min propagation in slabs of whole slices

@@ -78,7 +78,7 @@ class CpuFuzzyEngine final : public FuzzyEngine {
     if (progress) progress(1.0);
   }
   const char* name() const override { return "cpu"; }
-  int64_t rounds() const override { return rounds_; }
+  RunStats stats() const override { return {rounds_, 0.0, 0.0}; }
 
  private:
   Slab& slab_of(int64_t i) {
