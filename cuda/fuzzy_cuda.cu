@@ -100,7 +100,8 @@ __global__ void k_sweep_rows(float* scene, const float* __restrict__ values, Sla
   const long long base = (z * d.h + y) * d.w, chunks = (d.w + 31) / 32;
   bool any = false;
   for (int s = 1; s >= -1; s -= 2) {
-    float carry = 0.0f, carry_f = NAN;
+    float carry = 0.0f, carry_f = NAN;  // the voxel before the next chunk: none at the row's start
+    bool fresh = true;                  // whether carry, carry_f hold it
     for (long long j0 = 0; j0 < chunks; j0 += kRowBatch) {
       float f[kRowBatch], old[kRowBatch];
       bool active[kRowBatch];
@@ -119,20 +120,21 @@ __global__ void k_sweep_rows(float* scene, const float* __restrict__ values, Sla
         const long long c = s > 0 ? j0 + b : chunks - 1 - (j0 + b);
         const long long x = 32 * c + (s > 0 ? lane : 31 - lane);
         const bool valid = x < d.w;
+        const long long first = s > 0 ? 32 * c : min(d.w - 1, 32 * c + 31);
         if (!active[b]) {
-          // Sweep it anyway if the carried value raises its first voxel.
-          const long long first = s > 0 ? 32 * c : min(d.w - 1, 32 * c + 31);
-          const float f_first = values[base + first];
-          const bool enter = fminf(carry, fuzzy_math::affinity(carry_f, f_first, a)) > scene[base + first];
-          if (!enter) {
-            const long long last = s > 0 ? min(d.w - 1, 32 * c + 31) : 32 * c;
-            carry = scene[base + last];
-            carry_f = values[base + last];
+          // Sweep it anyway if the value carried from a swept chunk raises
+          // its first voxel; after a skipped chunk, the next round will do.
+          if (!fresh || !(fminf(carry, fuzzy_math::affinity(carry_f, values[base + first], a)) > scene[base + first])) {
+            fresh = false;
             continue;
           }
           f[b] = valid ? values[base + x] : NAN;
           old[b] = valid ? scene[base + x] : 0.0f;
+        } else if (!fresh) {  // the voxel before this chunk, as it is now
+          carry = scene[base + first - s];
+          carry_f = values[base + first - s];
         }
+        fresh = true;
         float f_before = __shfl_up_sync(kFullMask, f[b], 1);
         if (lane == 0) f_before = carry_f;
         float A = valid ? fuzzy_math::affinity(f_before, f[b], a) : 0.0f;  // NaN before the row: 0
@@ -175,6 +177,7 @@ __device__ bool sweep_line(float* scene, const float* values, const Slab& d, con
   for (int s = 1; s >= -1; s -= 2) {
     const long long before = s > 0 ? lo - 1 : hi;
     float carry = 0.0f, f_before = NAN;
+    bool fresh = true;
     if (before >= 0 && before < extent) {
       carry = scene[origin + before * step];
       f_before = values[origin + before * step];
@@ -184,15 +187,18 @@ __device__ bool sweep_line(float* scene, const float* values, const Slab& d, con
     for (long long j = 0; j < batches; ++j) {
       const long long batch = s > 0 ? j : batches - 1 - j;
       const long long b_lo = lo + batch * kBatch, b_hi = min(hi, b_lo + kBatch), count = b_hi - b_lo;
-      const long long first = s > 0 ? b_lo : b_hi - 1, last = s > 0 ? b_hi - 1 : b_lo;
-      if (!bricks.active[brick_at(b_lo)]) {
+      const long long first = s > 0 ? b_lo : b_hi - 1;
+      if (!bricks.active[brick_at(b_lo)]) {  // as in k_sweep_rows
         const long long i = origin + first * step;
-        if (!(fminf(carry, fuzzy_math::affinity(f_before, values[i], a)) > scene[i])) {
-          carry = scene[origin + last * step];
-          f_before = values[origin + last * step];
+        if (!fresh || !(fminf(carry, fuzzy_math::affinity(f_before, values[i], a)) > scene[i])) {
+          fresh = false;
           continue;
         }
+      } else if (!fresh) {
+        carry = scene[origin + (first - s) * step];
+        f_before = values[origin + (first - s) * step];
       }
+      fresh = true;
       float fs[kBatch], olds[kBatch];
 #pragma unroll
       for (int b = 0; b < kBatch; ++b)
