@@ -24,6 +24,10 @@ cmake -S . -B build-dev "${generator[@]}" -DLSM_WITH_GDAL=OFF -DCMAKE_BUILD_TYPE
 grep -E "NPP|CUDA backend" "$OUT/configure.log" || true
 cmake --build build-dev -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
 if [[ $STEPS == *tests* ]]; then
+  if [ -f .devdata/ct_head_512x512x140.i16.gz ]; then  # FuzzyRealCt: crops of the real CT
+    gunzip -c .devdata/ct_head_512x512x140.i16.gz >/tmp/ct_head.i16
+    export LSM_FUZZY_CT_RAW=/tmp/ct_head.i16
+  fi
   (cd build-dev && ctest -j8 --output-on-failure) >"$OUT/ctest.log" 2>&1 || { grep -E "Failure|FAILED|Expected|Which is|actual" "$OUT/ctest.log" | head -60; tail -30 "$OUT/ctest.log"; exit 1; }
   tail -4 "$OUT/ctest.log"
   grep -E "Skipped|Not Run" "$OUT/ctest.log" || echo "no skipped tests"

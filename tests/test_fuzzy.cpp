@@ -7,6 +7,8 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -287,6 +289,52 @@ TEST(FuzzyBadInput, ClearErrors) {
   EXPECT_THROW(estimate_object_statistics(im.view(), {{3, 3, 0}}, 0), Error);
   EXPECT_THROW(affinity_parameters({100, 0, 1}, Adjacency::Face), Error);
   EXPECT_THROW(affinity_parameters({100, 1, -1}, Adjacency::Face), Error);
+}
+
+}  // namespace
+}  // namespace lsm
+
+// Crops of the real head-phantom CT (raw Int16, 512 x 512 x 140, as
+// bench/run_device.sh unpacks it; GDAL is not needed): every backend equals
+// the sequential kFOE voxel for voxel. Skips unless LSM_FUZZY_CT_RAW names the file.
+namespace lsm {
+namespace {
+
+TEST(FuzzyRealCt, CropsMatchTheReference) {
+  const char* raw = std::getenv("LSM_FUZZY_CT_RAW");
+  if (!raw) GTEST_SKIP() << "set LSM_FUZZY_CT_RAW to the raw head-phantom CT (bench/run_device.sh does)";
+  std::ifstream in(raw, std::ios::binary);
+  std::vector<int16_t> ct(512 * 512 * 140);
+  ASSERT_TRUE(in.read(reinterpret_cast<char*>(ct.data()), std::streamsize(ct.size() * 2))) << raw;
+  struct Crop {
+    int64_t x0, y0, z0, w, h, d;
+    Voxel seed;  // inside the crop
+  };
+  // The large insert (~90 HU) around its centre, and the skull's rim with a seed in bone.
+  for (const Crop& c : {Crop{190, 200, 30, 140, 130, 45, {64, 67, 22}}, Crop{0, 100, 60, 120, 160, 20, {0, 0, 0}}}) {
+    Image im{c.w, c.h, c.d, {}};
+    for (int64_t z = 0; z < c.d; ++z)
+      for (int64_t y = 0; y < c.h; ++y)
+        for (int64_t x = 0; x < c.w; ++x)
+          im.values.push_back(ct[static_cast<size_t>(((c.z0 + z) * 512 + c.y0 + y) * 512 + c.x0 + x)]);
+    Voxel seed = c.seed;
+    if (c.seed.x == 0 && c.seed.y == 0) {  // the brightest voxel of the crop: bone
+      size_t best = 0;
+      for (size_t i = 0; i < im.values.size(); ++i) best = im.values[i] > im.values[best] ? i : best;
+      seed = {static_cast<int64_t>(best) % c.w, (static_cast<int64_t>(best) / c.w) % c.h,
+              static_cast<int64_t>(best) / (c.w * c.h)};
+    }
+    const ObjectStatistics stats = estimate_object_statistics(im.view(), {seed}, 2);
+    for (Adjacency adj : {Adjacency::Face, Adjacency::Full}) {
+      const AffinityParameters a = affinity_parameters(stats, adj);
+      const auto expected = reference(im, a, {seed});
+      int64_t connected = 0;
+      for (float k : expected) connected += k > 0.1f;
+      EXPECT_GT(connected, 100);  // a real object, not just the seed
+      SCOPED_TRACE("crop at " + std::to_string(c.x0) + "," + std::to_string(c.y0) + "," + std::to_string(c.z0));
+      expect_all_backends_equal(im, a, {seed}, expected);
+    }
+  }
 }
 
 }  // namespace
