@@ -141,4 +141,22 @@ void fuzzy_connectedness_reference(const VolumeView& volume, const AffinityParam
   }
 }
 
+void relative_fuzzy_connectedness(FuzzyEngine* engine, const VolumeView& volume, const AffinityParameters& affinity,
+                                  const std::vector<Voxel>& object_seeds, const std::vector<Voxel>& background_seeds,
+                                  float* scene, const ProgressFn& progress) {
+  check_seeds(volume, object_seeds);
+  check_seeds(volume, background_seeds);
+  std::vector<float> background(static_cast<size_t>(volume.voxels()));
+  if (engine) {
+    engine->run(volume, affinity, object_seeds, scene, scaled_progress(progress, 0.0, 0.5));
+    engine->run(volume, affinity, background_seeds, background.data(), scaled_progress(progress, 0.5, 1.0));
+  } else {
+    fuzzy_connectedness_reference(volume, affinity, object_seeds, scene);
+    fuzzy_connectedness_reference(volume, affinity, background_seeds, background.data());
+    if (progress) progress(1.0);
+  }
+  for (int64_t i = 0; i < volume.voxels(); ++i)
+    if (!(scene[i] > background[i])) scene[i] = 0.0f;
+}
+
 }  // namespace lsm

@@ -110,6 +110,17 @@ class FuzzyEngine {
 /// heap, exchanging slab borders until no border gains (docs/FUZZY.md).
 std::unique_ptr<FuzzyEngine> make_cpu_fuzzy_engine();
 
+/// Relative fuzzy connectedness (Udupa, Saha & Lotufo 2002, "Relative fuzzy
+/// connectedness and object definition", IEEE TPAMI 24(11)): object and
+/// background seeds compete under one affinity; a voxel belongs to the object
+/// when its connectivity to the object seeds K_O exceeds that to the
+/// background seeds K_B. `scene` gets K_O where K_O > K_B, else 0. `engine`
+/// computes both scenes (nullptr: the sequential reference). Throws
+/// lsm::Error(BadInput) for bad seeds of either set.
+void relative_fuzzy_connectedness(FuzzyEngine* engine, const VolumeView& volume, const AffinityParameters& affinity,
+                                  const std::vector<Voxel>& object_seeds, const std::vector<Voxel>& background_seeds,
+                                  float* scene, const ProgressFn& progress = {});
+
 /// The engine of `backend` (Auto: CUDA when present); defined in lsm_engine.
 /// Throws lsm::Error(Backend) when CUDA is asked for and absent.
 std::unique_ptr<FuzzyEngine> make_fuzzy_engine(Backend backend);

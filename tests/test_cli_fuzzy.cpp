@@ -80,6 +80,30 @@ TEST_F(CliFuzzy, ObjectStatisticsCanBeGiven) {
   EXPECT_NE(verbose.out.find("object: mean "), std::string::npos);
 }
 
+// Relative fuzzy connectedness: a uniform bar with a weaker column at x = 20;
+// the object seed's side (x < 20) is the object, the barrier a tie (not object).
+TEST_F(CliFuzzy, RelativeSplitsBetweenCompetingSeeds) {
+  const std::string in = make_raster("ramp.tif", 40, 5, 1, [](int x, int, int) { return x == 20 ? 80.0f : 100.0f; });
+  ASSERT_EQ(run_lsm("fuzzy " + in + " " + path("abs.tif") + " --seed 2,2 --mean 100 --sd 30 --sd-diff 5 -q").code, 0);
+  ASSERT_EQ(run_lsm("fuzzy " + in + " " + path("bg.tif") + " --seed 37,2 --mean 100 --sd 30 --sd-diff 5 -q").code, 0);
+  ASSERT_EQ(run_lsm("fuzzy " + in + " " + path("rel.tif") + " --seed 2,2 --relative --background-seed 37,2 "
+                    "--mean 100 --sd 30 --sd-diff 5 --threshold 0.0001 -q").code, 0);
+  const Raster absolute = read(path("abs.tif")), background = read(path("bg.tif")), rel = read(path("rel.tif")),
+               mask = read(path("rel_mask.tif"));
+  int object = 0;
+  for (size_t i = 0; i < rel.band[0].size(); ++i) {
+    const float ko = absolute.band[0][i], kb = background.band[0][i];
+    EXPECT_EQ(rel.band[0][i], ko > kb ? ko : 0.0f) << i;
+    EXPECT_EQ(mask.band[0][i], ko > kb ? 1 : 0) << i;
+    object += ko > kb;
+  }
+  EXPECT_EQ(object, 20 * 5);
+  for (int y = 0; y < 5; ++y) EXPECT_EQ(mask.band[0][y * 40 + 19], 1);
+  const auto before = files();
+  expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 2,2 --relative"), "--background-seed", before);
+  expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 2,2 --background-seed 3,3"), "--relative", before);
+}
+
 TEST_F(CliFuzzy, BadInputGivesOneClearLine) {
   const std::string in = two_squares();
   const auto before = files();

@@ -255,6 +255,28 @@ TEST(FuzzyParity, RandomImagesAndVolumes) {
   }
 }
 
+TEST(FuzzyRelative, TheBarrierSplitsObjectAndBackground) {
+  Image im{40, 6, 3, std::vector<float>(40 * 6 * 3, 100.0f)};
+  for (int64_t z = 0; z < 3; ++z)
+    for (int64_t y = 0; y < 6; ++y) im.at(20, y, z) = 80.0f;
+  const AffinityParameters a = affinity_parameters({100.0, 30.0, 5.0}, Adjacency::Face);
+  const std::vector<Voxel> object{{2, 2, 1}}, background{{37, 3, 1}};
+  std::vector<float> expected(im.values.size());
+  relative_fuzzy_connectedness(nullptr, im.view(), a, object, background, expected.data());
+  for (int64_t i = 0; i < static_cast<int64_t>(expected.size()); ++i)
+    EXPECT_EQ(expected[static_cast<size_t>(i)], i % 40 < 20 ? 1.0f : 0.0f) << i;  // the barrier is a tie
+  std::vector<Backend> backends{Backend::Cpu};
+  if (cuda_available()) backends.push_back(Backend::Cuda);
+  for (Backend b : backends) {
+    auto engine = make_fuzzy_engine(b);
+    std::vector<float> scene(im.values.size());
+    relative_fuzzy_connectedness(engine.get(), im.view(), a, object, background, scene.data());
+    EXPECT_EQ(differing(scene, expected), 0) << engine->name();
+  }
+  std::vector<float> scene(im.values.size());
+  EXPECT_THROW(relative_fuzzy_connectedness(nullptr, im.view(), a, object, {{40, 0, 0}}, scene.data()), Error);
+}
+
 TEST(FuzzyStatistics, FromTheSeedNeighbourhood) {
   // 3 x 3 around the seed: values 1..9 row by row.
   Image im{5, 5, 1, std::vector<float>(25, 1000.0f)};

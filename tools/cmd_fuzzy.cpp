@@ -81,17 +81,19 @@ std::string mask_path_for(const std::string& output) {
 
 int run_fuzzy(const std::vector<std::string>& args) {
   std::string input, output, seeds_from, voxel_size, mask_path, backend = "auto";
-  std::vector<std::string> seed_texts;
+  std::vector<std::string> seed_texts, background_texts;
   std::optional<double> mean, sd, sd_diff, threshold;
   int band = 1, adjacency = 0;
   int64_t seed_radius = 2;
-  bool volume = false, quiet = false;
+  bool volume = false, quiet = false, relative = false;
   po::options_description desc("lsm fuzzy options");
   desc.add_options()
       ("input", po::value(&input)->required(), "image or volume (any raster GDAL reads)")
       ("output", po::value(&output)->required(), "connectivity scene: Float32 GeoTIFF in [0, 1], NaN = nodata")
       ("seed", po::value(&seed_texts)->composing(), "seed voxel X,Y (image) or X,Y,Z (volume), 0-based; repeatable")
       ("seeds-from", po::value(&seeds_from), "raster of the input's size whose non-zero voxels are seeds")
+      ("relative", po::bool_switch(&relative), "relative fuzzy connectedness: the object is where the object seeds' connectivity beats the background seeds'")
+      ("background-seed", po::value(&background_texts)->composing(), "background seed for --relative, as --seed; repeatable")
       ("volume", po::bool_switch(&volume), "read every band as a slice (band k = slice k) and segment in 3-D")
       ("band", po::value(&band)->default_value(1), "the band of a 2-D image")
       ("adjacency", po::value(&adjacency), "4 or 8 (image, default 4); 6 or 26 (volume, default 6)")
@@ -110,6 +112,8 @@ int run_fuzzy(const std::vector<std::string>& args) {
     return 0;
   if (seed_texts.empty() == seeds_from.empty())
     throw Error(ErrorKind::BadInput, "give the seeds with --seed or with --seeds-from (one of the two)");
+  if (relative != !background_texts.empty())
+    throw Error(ErrorKind::BadInput, "--relative needs at least one --background-seed, and --background-seed needs --relative");
   if (threshold && !(*threshold >= 0 && *threshold <= 1))
     throw Error(ErrorKind::BadInput, "--threshold must lie in [0, 1]");
   if (!mask_path.empty() && !threshold) throw Error(ErrorKind::BadInput, "--mask needs --threshold");
@@ -123,6 +127,8 @@ int run_fuzzy(const std::vector<std::string>& args) {
   }
   std::vector<Voxel> seeds;
   for (const std::string& t : seed_texts) seeds.push_back(parse_seed(t, volume));
+  std::vector<Voxel> background_seeds;
+  for (const std::string& t : background_texts) background_seeds.push_back(parse_seed(t, volume));
   const bool use_reference = backend == "reference";
   std::unique_ptr<FuzzyEngine> engine = use_reference ? nullptr : make_fuzzy_engine(parse_backend(backend));
 
@@ -132,6 +138,7 @@ int run_fuzzy(const std::vector<std::string>& args) {
   if (!voxel_size_mm) voxel_size_mm = image.voxel_size_mm;
   const VolumeView view = image.view();
   check_seeds(view, seeds);
+  if (relative) check_seeds(view, background_seeds);
   ObjectStatistics stats;
   if (!mean || !sd || !sd_diff) stats = estimate_object_statistics(view, seeds, seed_radius);
   if (mean) stats.mean = *mean;
@@ -140,7 +147,10 @@ int run_fuzzy(const std::vector<std::string>& args) {
   const AffinityParameters affinity = affinity_parameters(stats, adjacency_rule);
 
   std::vector<float> scene(image.values.size());
-  if (use_reference) fuzzy_connectedness_reference(view, affinity, seeds, scene.data());
+  if (relative)
+    relative_fuzzy_connectedness(engine.get(), view, affinity, seeds, background_seeds, scene.data(),
+                                 scaled_progress(progress, 0.2, 0.85));
+  else if (use_reference) fuzzy_connectedness_reference(view, affinity, seeds, scene.data());
   else engine->run(view, affinity, seeds, scene.data(), scaled_progress(progress, 0.2, 0.85));
   for (size_t i = 0; i < scene.size(); ++i)
     if (std::isnan(image.values[i])) scene[i] = std::numeric_limits<float>::quiet_NaN();
@@ -157,6 +167,7 @@ int run_fuzzy(const std::vector<std::string>& args) {
     out.set_metadata("FUZZY_OBJECT_MEAN", std::to_string(stats.mean));
     out.set_metadata("FUZZY_OBJECT_SD", std::to_string(stats.sd));
     out.set_metadata("FUZZY_OBJECT_SD_DIFF", std::to_string(stats.sd_diff));
+    if (relative) out.set_metadata("FUZZY_RELATIVE", "YES");
   };
   std::optional<GeoTiffOutput> mask;
   std::vector<uint8_t> mask_slice;
