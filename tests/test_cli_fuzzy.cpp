@@ -24,6 +24,24 @@ class CliFuzzy : public CliFixture {
     });
   }
   static bool in_left_square(int x, int y) { return x >= 2 && x < 10 && y >= 3 && y < 15; }
+
+  // A volume segmented by the CPU backend (with its mask at `threshold`) and
+  // by the sequential kFOE, with the same `options`.
+  struct BothBackends {
+    Raster cpu, reference, mask;
+  };
+  BothBackends run_cpu_and_reference(const std::string& volume, const std::string& options, double threshold,
+                                     int slices) {
+    const std::string common = "fuzzy " + volume + " ";
+    EXPECT_EQ(run_lsm(common + path("cpu.tif") + " --volume " + options + " --threshold " + std::to_string(threshold) +
+                      " -q --backend cpu").code, 0);
+    EXPECT_EQ(run_lsm(common + path("ref.tif") + " --volume " + options + " -q --backend reference").code, 0);
+    BothBackends runs{read(path("cpu.tif")), read(path("ref.tif")), read(path("cpu_mask.tif"))};
+    EXPECT_EQ(runs.cpu.bands, slices);
+    EXPECT_EQ(runs.reference.bands, slices);
+    EXPECT_EQ(runs.mask.bands, slices);
+    return runs;
+  }
 };
 
 TEST_F(CliFuzzy, SegmentsTheSeedsObjectInAnImage) {
@@ -123,11 +141,9 @@ TEST_F(CliFuzzy, BadInputGivesOneClearLine) {
 TEST_F(CliFuzzy, HeadPhantomInsert) {
   const std::string ct = shared_data_dir() + "/volumes/ct_head_phantom_philips_512x512x140.tif";
   LSM_REQUIRE_SHARED_FILE(ct);
-  ASSERT_EQ(run_lsm("fuzzy " + ct + " " + path("cpu.tif") + " --volume --seed 254,267,52 --threshold 0.5 -q --backend cpu").code, 0);
-  ASSERT_EQ(run_lsm("fuzzy " + ct + " " + path("ref.tif") + " --volume --seed 254,267,52 -q --backend reference").code, 0);
-  const Raster cpu = read(path("cpu.tif")), ref = read(path("ref.tif")), mask = read(path("cpu_mask.tif"));
-  ASSERT_EQ(cpu.bands, 140);
-  ASSERT_EQ(ref.bands, 140);
+  const BothBackends runs = run_cpu_and_reference(ct, "--seed 254,267,52", 0.5, 140);
+  const Raster &cpu = runs.cpu, &ref = runs.reference, &mask = runs.mask;
+  ASSERT_EQ(mask.bands, 140);
   int64_t differing = 0, object = 0;
   GDALDataset* d = static_cast<GDALDataset*>(GDALOpen(ct.c_str(), GA_ReadOnly));
   ASSERT_NE(d, nullptr);
@@ -163,10 +179,9 @@ TEST_F(CliFuzzy, HeadPhantomInsert) {
 TEST_F(CliFuzzy, AbdomenCtEndToEnd) {
   const std::string ct = shared_data_dir() + "/volumes/totalseg_example_ct_abdomen.tif";
   LSM_REQUIRE_SHARED_FILE(ct);
-  ASSERT_EQ(run_lsm("fuzzy " + ct + " " + path("cpu.tif") + " --volume --seed 57,82,93 --adjacency 26 --threshold 0.3 -q --backend cpu").code, 0);
-  ASSERT_EQ(run_lsm("fuzzy " + ct + " " + path("ref.tif") + " --volume --seed 57,82,93 --adjacency 26 -q --backend reference").code, 0);
-  const Raster cpu = read(path("cpu.tif")), ref = read(path("ref.tif")), mask = read(path("cpu_mask.tif"));
-  ASSERT_EQ(cpu.bands, 112);
+  const BothBackends runs = run_cpu_and_reference(ct, "--seed 57,82,93 --adjacency 26", 0.3, 112);
+  const Raster &cpu = runs.cpu, &ref = runs.reference, &mask = runs.mask;
+  ASSERT_EQ(mask.bands, 112);
   int64_t differing = 0, object = 0;
   for (int z = 0; z < 112; ++z)
     for (size_t i = 0; i < cpu.band[z].size(); ++i) {
