@@ -6,4 +6,7 @@
 // user made through GDAL_NUM_THREADS or GDAL_CACHEMAX are kept.
 namespace lsm {
 void prepare_gdal_for_streaming();
+/// Makes prepare_gdal_for_streaming() a no-op: for the plugin driver, whose
+/// host process (gdal_translate, QGIS) owns GDAL's settings.
+void leave_gdal_settings_to_host();
 }  // namespace lsm

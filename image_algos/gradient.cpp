@@ -36,6 +36,22 @@ struct PaddedStrip {
 
 }  // namespace
 
+void read_padded_rows(FeatureRasterSource& source, int64_t y0, int64_t rows, int64_t radius,
+                      std::vector<float>& padded) {
+  const FeatureRasterInfo info = source.info();
+  const int64_t width = info.width, height = info.height;
+  // The rows the halo reaches inside the raster, read at once; rows beyond
+  // the edges repeat the edge row.
+  const int64_t first = std::max<int64_t>(0, y0 - radius), last = std::min(height, y0 + rows + radius);
+  std::vector<float> inside(static_cast<size_t>((last - first) * width));
+  source.read(Window{0, first, width, last - first}, inside.data());
+  padded.resize(static_cast<size_t>((rows + 2 * radius) * width));
+  for (int64_t p = 0; p < rows + 2 * radius; ++p) {
+    const int64_t y = std::clamp(y0 - radius + p, int64_t(0), height - 1);
+    std::copy_n(inside.data() + (y - first) * width, width, padded.data() + p * width);
+  }
+}
+
 void run_gradient(FeatureRasterSource& source, const GradientOptions& o, GradientPass& pass, const GradientSink& sink,
                   const ProgressFn& progress) {
   const FeatureRasterInfo info = source.info();
@@ -49,16 +65,7 @@ void run_gradient(FeatureRasterSource& source, const GradientOptions& o, Gradien
     PaddedStrip strip;
     const int64_t y0 = s * o.strip_rows, h = std::min(o.strip_rows, height - y0);
     strip.window = Window{0, y0, width, h};
-    // The rows the halo reaches inside the raster, read at once; rows beyond
-    // the edges repeat the edge row.
-    const int64_t first = std::max<int64_t>(0, y0 - r), last = std::min(height, y0 + h + r);
-    std::vector<float> inside(static_cast<size_t>((last - first) * width));
-    source.read(Window{0, first, width, last - first}, inside.data());
-    strip.rows.resize(static_cast<size_t>((h + 2 * r) * width));
-    for (int64_t p = 0; p < h + 2 * r; ++p) {
-      const int64_t y = std::clamp(y0 - r + p, int64_t(0), height - 1);
-      std::copy_n(inside.data() + (y - first) * width, width, strip.rows.data() + p * width);
-    }
+    read_padded_rows(source, y0, h, r, strip.rows);
     return strip;
   };
   std::vector<float> planes;

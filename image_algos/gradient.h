@@ -65,6 +65,13 @@ struct GradientOptions {
   int64_t strip_rows = 256;  ///< rows per strip through the scheduler (> 0)
 };
 
+/// Reads rows [y0, y0 + rows) of a one-band `source` with `radius` rows
+/// above and below into `padded` ((rows + 2 radius) x width, row-major),
+/// repeating the edge row beyond the raster: GradientPass::run's input.
+/// Throws what the source throws.
+void read_padded_rows(FeatureRasterSource& source, int64_t y0, int64_t rows, int64_t radius,
+                      std::vector<float>& padded);
+
 /// Receives the planes of a window of rows, in row order.
 using GradientSink = std::function<void(const Window& window, const float* planes)>;
 

@@ -1,0 +1,208 @@
+#include "derived_raster.h"
+
+#include <gdal_priv.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "error.h"
+#include "fuzzy_connectedness.h"
+#include "gdal_class_raster.h"
+#include "gdal_feature_raster.h"
+#include "gdal_volume.h"
+#include "gradient.h"
+#include "grey.h"
+#include "patch_scan.h"
+
+namespace lsm::gdal_plugin {
+
+namespace {
+
+// Copies block (bx, by) of a width x height raster of `T` from `rows`, which
+// holds its rows from `first_row` on (full width) in memory.
+template <class T>
+void copy_block(const T* rows, int64_t first_row, int64_t width, int64_t height, int bw, int bh, int64_t bx,
+                int64_t by, void* out) {
+  const int64_t x0 = bx * bw, y0 = by * bh;
+  const int64_t w = std::min<int64_t>(bw, width - x0), h = std::min<int64_t>(bh, height - y0);
+  for (int64_t r = 0; r < h; ++r)
+    std::memcpy(static_cast<T*>(out) + r * bw, rows + (y0 + r - first_row) * width + x0,
+                sizeof(T) * static_cast<size_t>(w));
+}
+
+// Collects the patch-ID raster in memory.
+class MemoryLabelSink final : public LabelRasterSink {
+ public:
+  MemoryLabelSink(std::vector<uint32_t>& ids, int64_t width) : ids_(ids), width_(width) {}
+  void write(const Window& w, const uint32_t* labels) override {
+    for (int64_t r = 0; r < w.height; ++r)
+      std::copy_n(labels + r * w.width, w.width, ids_.data() + (w.y0 + r) * width_ + w.x0);
+  }
+
+ private:
+  std::vector<uint32_t>& ids_;
+  int64_t width_;
+};
+
+// LSM:label: the patch IDs of `lsm label` (UInt32, 0 = nodata).
+class LabelRaster final : public DerivedRaster {
+ public:
+  explicit LabelRaster(const Connection& c)
+      : source_(c.path, static_cast<int>(c.get_integer("band", 1))), backend_(parse_backend(c.get("backend", "auto"))) {
+    const long long neighbors = c.get_integer("neighbors", 8);
+    if (neighbors != 4 && neighbors != 8) throw Error(ErrorKind::BadInput, "option neighbors must be 4 or 8");
+    scan_.rule = neighbors == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
+    scan_.keep_patch_ids = true;
+    const RasterInfo info = source_.info();
+    width = info.width;
+    height = info.height;
+    type = GDT_UInt32;
+    nodata = 0.0;
+    georef = georeference_of(source_.dataset());
+    source_.dataset()->GetRasterBand(static_cast<int>(c.get_integer("band", 1)))->GetBlockSize(&block_width, &block_height);
+    band_names = {"patch_id"};
+  }
+  void read_block(int, int64_t bx, int64_t by, void* out) override {
+    if (ids_.empty()) {
+      auto labeler = make_labeler(backend_);
+      const PatchTable table = scan_patches(source_, *labeler, scan_);
+      ids_.assign(static_cast<size_t>(width * height), 0);
+      MemoryLabelSink sink(ids_, width);
+      write_patch_ids(source_, *labeler, table, sink);
+    }
+    copy_block(ids_.data(), 0, width, height, block_width, block_height, bx, by, out);
+  }
+
+ private:
+  GdalClassRaster source_;
+  Backend backend_;
+  ScanOptions scan_;
+  std::vector<uint32_t> ids_;
+};
+
+// LSM:gradient: the four bands of `lsm gradient`, computed a strip of rows
+// (one block row, full width, with its halo) at a time.
+class GradientRaster final : public DerivedRaster {
+ public:
+  explicit GradientRaster(const Connection& c)
+      : grey_(c.get_flag("grey")),
+        source_(c.path, grey_ ? std::vector<int>{1, 2, 3} : std::vector<int>{static_cast<int>(c.get_integer("band", 1))}),
+        grey_levels_(source_, 1.0),
+        kernels_(gradient_kernels(c.get_real("sigma", 1.0), static_cast<int>(c.get_integer("radius", 3)))),
+        pass_(make_gradient_pass(parse_backend(c.get("backend", "auto")))) {
+    if (grey_ && c.has("band")) throw Error(ErrorKind::BadInput, "options grey and band exclude each other");
+    const FeatureRasterInfo info = source_.info();
+    width = info.width;
+    height = info.height;
+    bands = kGradientPlanes;
+    type = GDT_Float32;
+    nodata = std::numeric_limits<double>::quiet_NaN();
+    block_width = info.block_width;
+    block_height = info.block_height;
+    georef = georeference_of(source_.dataset());
+    band_names = {"gx", "gy", "magnitude", "orientation"};
+  }
+  void read_block(int band, int64_t bx, int64_t by, void* out) override {
+    if (by != strip_) {
+      const int64_t y0 = by * block_height, rows = std::min<int64_t>(block_height, height - y0);
+      FeatureRasterSource& source = grey_ ? static_cast<FeatureRasterSource&>(grey_levels_) : source_;
+      read_padded_rows(source, y0, rows, kernels_.radius, padded_);
+      planes_.resize(static_cast<size_t>(kGradientPlanes * rows * width));
+      pass_->run(kernels_, padded_.data(), width, rows, planes_.data());
+      strip_ = by;
+    }
+    const int64_t rows = std::min<int64_t>(block_height, height - by * block_height);
+    copy_block(planes_.data() + (band - 1) * rows * width, by * block_height, width, height, block_width,
+               block_height, bx, by, out);
+  }
+
+ private:
+  bool grey_;
+  GdalFeatureRaster source_;
+  GreyFeatureRaster grey_levels_;
+  GradientKernels kernels_;
+  std::unique_ptr<GradientPass> pass_;
+  int64_t strip_ = -1;
+  std::vector<float> padded_, planes_;
+};
+
+// seeds=X,Y[,Z];X,Y[,Z]...
+std::vector<Voxel> parse_seeds(const std::string& text, bool volume) {
+  std::vector<Voxel> seeds;
+  std::istringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ';')) {
+    std::istringstream in(item);
+    Voxel v;
+    char c1 = 0, c2 = 0;
+    bool ok = static_cast<bool>(in >> v.x >> c1 >> v.y) && c1 == ',';
+    if (ok && volume) ok = static_cast<bool>(in >> c2 >> v.z) && c2 == ',';
+    if (!ok || !(in >> std::ws).eof())
+      throw Error(ErrorKind::BadInput, "option seeds: bad seed '" + item + "' (expected " + (volume ? "X,Y,Z" : "X,Y") +
+                                           ", seeds separated by ';')");
+    seeds.push_back(v);
+  }
+  if (seeds.empty()) throw Error(ErrorKind::BadInput, "LSM:fuzzy needs the option seeds=X,Y[,Z][;X,Y[,Z]...]");
+  return seeds;
+}
+
+// LSM:fuzzy: the connectivity scene of `lsm fuzzy` (Float32, band k = slice k
+// with volume=YES), computed on the first read.
+class FuzzyRaster final : public DerivedRaster {
+ public:
+  explicit FuzzyRaster(const Connection& c) : engine_(make_fuzzy_engine(parse_backend(c.get("backend", "auto")))) {
+    const bool volume = c.get_flag("volume");
+    image_ = read_volume(c.path, volume, static_cast<int>(c.get_integer("band", 1)));
+    seeds_ = parse_seeds(c.get("seeds"), volume);
+    check_seeds(image_.view(), seeds_);
+    ObjectStatistics stats;
+    if (!c.has("mean") || !c.has("sd") || !c.has("sd_diff"))
+      stats = estimate_object_statistics(image_.view(), seeds_, c.get_integer("seed_radius", 2));
+    stats.mean = c.get_real("mean", stats.mean);
+    stats.sd = c.get_real("sd", stats.sd);
+    stats.sd_diff = c.get_real("sd_diff", stats.sd_diff);
+    const long long adjacency = c.get_integer("adjacency", volume ? 6 : 4);
+    if (adjacency != (volume ? 6 : 4) && adjacency != (volume ? 26 : 8))
+      throw Error(ErrorKind::BadInput, std::string("option adjacency must be ") + (volume ? "6 or 26" : "4 or 8"));
+    affinity_ = affinity_parameters(stats, adjacency == (volume ? 6 : 4) ? Adjacency::Face : Adjacency::Full);
+    width = image_.width;
+    height = image_.height;
+    bands = static_cast<int>(image_.depth);
+    type = GDT_Float32;
+    nodata = std::numeric_limits<double>::quiet_NaN();
+    georef = image_.georef;
+    metadata["FUZZY_OBJECT_MEAN"] = std::to_string(stats.mean);
+    metadata["FUZZY_OBJECT_SD"] = std::to_string(stats.sd);
+    metadata["FUZZY_OBJECT_SD_DIFF"] = std::to_string(stats.sd_diff);
+  }
+  void read_block(int band, int64_t bx, int64_t by, void* out) override {
+    if (scene_.empty()) {
+      scene_.resize(image_.values.size());
+      engine_->run(image_.view(), affinity_, seeds_, scene_.data());
+      for (size_t i = 0; i < scene_.size(); ++i)
+        if (std::isnan(image_.values[i])) scene_[i] = std::numeric_limits<float>::quiet_NaN();
+    }
+    copy_block(scene_.data() + (band - 1) * width * height, 0, width, height, block_width, block_height, bx, by, out);
+  }
+
+ private:
+  std::unique_ptr<FuzzyEngine> engine_;
+  LoadedVolume image_;
+  std::vector<Voxel> seeds_;
+  AffinityParameters affinity_;
+  std::vector<float> scene_;
+};
+
+}  // namespace
+
+std::unique_ptr<DerivedRaster> open_derived_raster(const Connection& c) {
+  if (c.operation == "label") return std::make_unique<LabelRaster>(c);
+  if (c.operation == "gradient") return std::make_unique<GradientRaster>(c);
+  if (c.operation == "fuzzy") return std::make_unique<FuzzyRaster>(c);
+  throw Error(ErrorKind::BadInput, "unknown LSM operation '" + c.operation + "'");
+}
+
+}  // namespace lsm::gdal_plugin
