@@ -41,9 +41,11 @@ class CliFixture : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   /// Runs `lsm ARGS` (LSM_BINARY), capturing stdout and stderr.
-  CliRun run_lsm(const std::string& args) {
-    const std::string cmd = std::string(LSM_BINARY) + " " + args + " >" + (dir_ / "stdout.txt").string() + " 2>" +
-                            (dir_ / "stderr.txt").string();
+  CliRun run_lsm(const std::string& args) { return run_shell(std::string(LSM_BINARY) + " " + args); }
+
+  /// Runs a shell command line, capturing stdout and stderr.
+  CliRun run_shell(const std::string& command) {
+    const std::string cmd = command + " >" + (dir_ / "stdout.txt").string() + " 2>" + (dir_ / "stderr.txt").string();
     const int status = std::system(cmd.c_str());
     CliRun r{WEXITSTATUS(status), slurp(dir_ / "stdout.txt"), slurp(dir_ / "stderr.txt")};
     std::filesystem::remove(dir_ / "stdout.txt");

@@ -1,0 +1,105 @@
+// gdal_LSM.so through GDAL's own tools (issue 8): with GDAL_DRIVER_PATH at
+// the build's plugin folder, gdalinfo lists the driver and documents its
+// options, gdal_translate of LSM: connection strings equals the lsm CLI's
+// outputs cell for cell, gdalinfo -stats reads a derived raster, and bad
+// connection strings fail the GDAL way (an ERROR line, a non-zero exit).
+#include <gdal_priv.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "cli_fixture.h"
+#include "shared_data.h"
+
+namespace lsm::test {
+namespace {
+
+class GdalPlugin : public CliFixture {
+ protected:
+  // A GDAL tool with the plugin folder on GDAL_DRIVER_PATH.
+  CliRun gdal(const std::string& tool_and_args) {
+    return run_shell(std::string("GDAL_DRIVER_PATH=") + LSM_PLUGIN_DIR + " " + tool_and_args);
+  }
+  std::string sample() const { return std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif"; }
+  static bool same_bits(const Raster& a, const Raster& b) {
+    if (a.bands != b.bands || a.band.size() != b.band.size()) return false;
+    for (size_t i = 0; i < a.band.size(); ++i)
+      if (a.band[i].size() != b.band[i].size() ||
+          std::memcmp(a.band[i].data(), b.band[i].data(), a.band[i].size() * sizeof(float)) != 0)
+        return false;
+    return true;
+  }
+};
+
+TEST_F(GdalPlugin, GdalinfoListsAndDocumentsTheDriver) {
+  const CliRun formats = gdal("gdalinfo --formats");
+  ASSERT_EQ(formats.code, 0) << formats.err;
+  EXPECT_NE(formats.out.find("LSM -raster- (ro)"), std::string::npos) << formats.out;
+  const CliRun format = gdal("gdalinfo --format LSM");
+  ASSERT_EQ(format.code, 0) << format.err;
+  EXPECT_NE(format.out.find("Connection prefix: LSM:"), std::string::npos);
+  for (const char* option : {"NEIGHBORS", "SIGMA", "SEEDS", "VOLUME", "BACKEND"})
+    EXPECT_NE(format.out.find(std::string("name=\"") + option + "\""), std::string::npos) << option;
+}
+
+TEST_F(GdalPlugin, TranslatedLabelsEqualLsmLabel) {
+  for (const char* rule : {"4", "8"}) {
+    ASSERT_EQ(run_lsm("label " + sample() + " " + path("cli.tif") + " --neighbors " + rule + " -q").code, 0);
+    const CliRun r = gdal("gdal_translate -q LSM:label:neighbors=" + std::string(rule) + ":" + sample() + " " + path("drv.tif"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const Raster cli = read(path("cli.tif")), drv = read(path("drv.tif"));
+    EXPECT_TRUE(same_bits(cli, drv)) << "neighbors=" << rule;
+    EXPECT_GT(*std::max_element(drv.band[0].begin(), drv.band[0].end()), 100.0f);  // many patches
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(drv.gt[i], cli.gt[i]);
+  }
+  // The same through an open option.
+  ASSERT_EQ(gdal("gdal_translate -q LSM:label:" + sample() + " -oo NEIGHBORS=4 " + path("oo.tif")).code, 0);
+  ASSERT_EQ(run_lsm("label " + sample() + " " + path("cli4.tif") + " --neighbors 4 -q").code, 0);
+  EXPECT_TRUE(same_bits(read(path("oo.tif")), read(path("cli4.tif"))));
+}
+
+TEST_F(GdalPlugin, GradientStatisticsAndCellsEqualLsmGradient) {
+  const CliRun stats = gdal("gdalinfo -stats LSM:gradient:sigma=1.5:" + sample());
+  ASSERT_EQ(stats.code, 0) << stats.err;
+  size_t found = 0;
+  for (size_t at = stats.out.find("STATISTICS_MEAN="); at != std::string::npos; at = stats.out.find("STATISTICS_MEAN=", at + 1))
+    ++found;
+  EXPECT_EQ(found, 4u) << stats.out;  // gx, gy, magnitude, orientation
+  EXPECT_NE(stats.out.find("Description = magnitude"), std::string::npos);
+  ASSERT_EQ(gdal("gdal_translate -q LSM:gradient:sigma=1.5:" + sample() + " " + path("drv.tif")).code, 0);
+  ASSERT_EQ(run_lsm("gradient " + sample() + " " + path("cli.tif") + " --sigma 1.5 -q").code, 0);
+  EXPECT_TRUE(same_bits(read(path("cli.tif")), read(path("drv.tif"))));
+}
+
+TEST_F(GdalPlugin, FuzzySceneEqualsLsmFuzzy) {
+  const std::string in = make_raster("blob.tif", 60, 40, 1, [](int x, int y, int) {
+    const float dx = x - 20.0f, dy = y - 18.0f;
+    return dx * dx + dy * dy < 150.0f ? 100.0f + static_cast<float>((x * 3 + y * 5) % 7) : 10.0f;
+  });
+  ASSERT_EQ(gdal("gdal_translate -q LSM:fuzzy:seeds=20,18:adjacency=8:" + in + " " + path("drv.tif")).code, 0);
+  ASSERT_EQ(run_lsm("fuzzy " + in + " " + path("cli.tif") + " --seed 20,18 --adjacency 8 -q").code, 0);
+  const Raster drv = read(path("drv.tif"));
+  EXPECT_TRUE(same_bits(read(path("cli.tif")), drv));
+  EXPECT_EQ(drv.band[0][18 * 60 + 20], 1.0f);
+  EXPECT_EQ(drv.band[0][0], 0.0f);
+}
+
+TEST_F(GdalPlugin, BadConnectionStringsFailTheGdalWay) {
+  struct Case {
+    std::string connection, phrase;
+  };
+  for (const Case& c : {Case{"LSM:nope:" + sample(), "unknown LSM operation 'nope'"},
+                        Case{"LSM:label:foo=1:" + sample(), "unknown option 'foo'"},
+                        Case{"LSM:label:neighbors=6:" + sample(), "neighbors must be 4 or 8"},
+                        Case{"LSM:label:" + path("missing.tif"), "no such file"},
+                        Case{"LSM:fuzzy:" + sample(), "needs the option seeds"},
+                        Case{"LSM:label", "has no path"}}) {
+    const CliRun r = gdal("gdalinfo '" + c.connection + "'");
+    EXPECT_NE(r.code, 0) << c.connection;
+    EXPECT_NE(r.err.find("ERROR"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.phrase), std::string::npos) << "expected '" << c.phrase << "' in: " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace lsm::test
