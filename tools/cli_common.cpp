@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "describe.h"
 #include "error.h"
 
 namespace lsm::cli {
@@ -52,6 +53,10 @@ void add_patch_options(po::options_description& desc, PatchOptions& o) {
 bool parse(const std::vector<std::string>& args, po::options_description& desc,
            const po::positional_options_description& positional, const std::string& usage) {
   desc.add_options()("help,h", "show this help");
+  if (describing()) {  // lsm --describe: report the options, do no work
+    describe_options(desc, positional, usage);
+    return false;
+  }
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);

@@ -1,0 +1,75 @@
+// The lsm tool's GDAL-style conventions (issue 8): GDAL's general options,
+// --help per command, and `lsm --describe`, the JSON the QGIS provider is
+// generated from.
+#include <set>
+
+#include "cli_fixture.h"
+
+namespace lsm::test {
+namespace {
+
+class CliConventions : public CliFixture {};
+
+TEST_F(CliConventions, GdalGeneralOptions) {
+  const CliRun version = run_lsm("--version");
+  EXPECT_EQ(version.code, 0);
+  EXPECT_EQ(version.out.rfind("lsm ", 0), 0u) << version.out;
+  EXPECT_NE(version.out.find("GDAL "), std::string::npos);
+  const CliRun formats = run_lsm("--formats");
+  EXPECT_EQ(formats.code, 0);
+  EXPECT_NE(formats.out.find("GTiff -raster"), std::string::npos);
+  // --config before or after the command, and the commands' own --format still theirs.
+  const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
+  EXPECT_EQ(run_lsm("--config GDAL_CACHEMAX 64 label " + sample + " " + path("a.tif") + " -q --config GDAL_NUM_THREADS 1").code, 0);
+  EXPECT_EQ(run_lsm("metrics " + sample + " --out " + path("t") + " --format tidy --level land -q").code, 0);
+  EXPECT_TRUE(std::filesystem::exists(path("t.tidy.csv")));
+}
+
+TEST_F(CliConventions, HelpPerCommand) {
+  for (const char* command : {"metrics", "label", "synth", "kmeans", "gradient", "pyramid", "hog", "fuzzy"}) {
+    const CliRun r = run_lsm(std::string(command) + " --help");
+    EXPECT_EQ(r.code, 0) << command;
+    EXPECT_EQ(r.out.rfind(std::string("usage: lsm ") + command, 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("--quiet"), std::string::npos) << command;
+  }
+}
+
+// Every command with its parameters; well-formed JSON (balanced outside strings).
+TEST_F(CliConventions, DescribeListsEveryCommandAndParameter) {
+  const CliRun r = run_lsm("--describe");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string& j = r.out;
+  EXPECT_EQ(j.rfind("{\"program\":\"lsm\"", 0), 0u);
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const char c = j[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') --depth;
+    ASSERT_GE(depth, 0) << "at " << i;
+  }
+  EXPECT_EQ(depth, 0);
+  EXPECT_FALSE(in_string);
+  for (const char* command : {"metrics", "label", "synth", "kmeans", "gradient", "pyramid", "hog", "fuzzy"})
+    EXPECT_NE(j.find(std::string("{\"name\":\"") + command + "\",\"summary\""), std::string::npos) << command;
+  // A few parameters with their types, defaults, choices and roles.
+  EXPECT_NE(j.find("{\"name\":\"input\",\"type\":\"string\",\"required\":true,\"default\":null,\"choices\":null,"
+                   "\"multiple\":false,\"positional\":1"), std::string::npos);
+  EXPECT_NE(j.find("{\"name\":\"neighbors\",\"type\":\"integer\",\"required\":false,\"default\":8,\"choices\":[4,8]"),
+            std::string::npos);
+  EXPECT_NE(j.find("{\"name\":\"seed\",\"type\":\"string\",\"required\":false,\"default\":null,\"choices\":null,"
+                   "\"multiple\":true"), std::string::npos);
+  EXPECT_NE(j.find("{\"name\":\"sigma\",\"type\":\"number\",\"required\":false,\"default\":1,"), std::string::npos);
+  EXPECT_NE(j.find("{\"name\":\"quiet\",\"type\":\"flag\""), std::string::npos);
+  EXPECT_NE(j.find("\"output\":\"table-prefix\""), std::string::npos);
+  EXPECT_NE(j.find("\"output\":\"raster\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lsm::test
