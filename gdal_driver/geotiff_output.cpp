@@ -18,25 +18,67 @@ GeoReference georeference_of(GDALDataset* dataset) {
 
 void GeoTiffOutput::Closer::operator()(GDALDataset* d) const { GDALClose(d); }
 
+namespace {
+
+RasterFormat& output_format() {
+  static RasterFormat format;
+  return format;
+}
+
+GDALDriver* driver_named(const std::string& name) {
+  prepare_gdal_for_streaming();
+  GDALDriver* driver = GetGDALDriverManager()->GetDriverByName(name.c_str());
+  if (!driver) throw Error(ErrorKind::BadInput, "unknown output format '" + name + "' (see lsm --formats)");
+  return driver;
+}
+
+bool can(GDALDriver* driver, const char* capability) {
+  const char* v = driver->GetMetadataItem(capability);
+  return v && CPLTestBool(v);
+}
+
+}  // namespace
+
+void set_raster_output_format(const RasterFormat& format) {
+  GDALDriver* driver = driver_named(format.driver);
+  if (!can(driver, GDAL_DCAP_RASTER) || (!can(driver, GDAL_DCAP_CREATE) && !can(driver, GDAL_DCAP_CREATECOPY)))
+    throw Error(ErrorKind::BadInput, "output format '" + format.driver + "' cannot write rasters");
+  for (const std::string& o : format.creation_options)
+    if (o.find('=') == std::string::npos || o.front() == '=')
+      throw Error(ErrorKind::BadInput, "bad creation option '" + o + "': expected NAME=VALUE");
+  output_format() = format;
+}
+
 GeoTiffOutput::GeoTiffOutput(const std::string& path, int64_t width, int64_t height, GDALDataType type,
                              const GeoReference& georef, std::optional<double> nodata, int bands)
     : file_(path) {
   prepare_gdal_for_streaming();
-  GDALDriver* driver = GetGDALDriverManager()->GetDriverByName("GTiff");
-  if (!driver) throw Error(ErrorKind::Io, "GDAL has no GTiff driver");
+  const RasterFormat& format = output_format();
+  GDALDriver* target = driver_named(format.driver);
+  const bool direct = can(target, GDAL_DCAP_CREATE);
+  GDALDriver* driver = direct ? target : driver_named("GTiff");
   CPLStringList options;
-  options.SetNameValue("TILED", "YES");
-  options.SetNameValue("BLOCKXSIZE", "256");
-  options.SetNameValue("BLOCKYSIZE", "256");
-  options.SetNameValue("COMPRESS", "DEFLATE");
-  options.SetNameValue("BIGTIFF", "IF_SAFER");
-  // One band's window at a time is written: band-interleaved blocks keep each write in its own blocks.
-  if (bands > 1) options.SetNameValue("INTERLEAVE", "BAND");
-  // Single-threaded compression: GDAL 3.6 was seen to hang writing a DEFLATE
-  // GTiff with GDAL_NUM_THREADS=ALL_CPUS and a small block cache.
-  options.SetNameValue("NUM_THREADS", "1");
+  if (EQUAL(driver->GetDescription(), "GTiff")) {
+    options.SetNameValue("TILED", "YES");
+    options.SetNameValue("BLOCKXSIZE", "256");
+    options.SetNameValue("BLOCKYSIZE", "256");
+    options.SetNameValue("COMPRESS", direct ? "DEFLATE" : "NONE");  // a staging file is read once, at once
+    options.SetNameValue("BIGTIFF", "IF_SAFER");
+    // One band's window at a time is written: band-interleaved blocks keep each write in its own blocks.
+    if (bands > 1) options.SetNameValue("INTERLEAVE", "BAND");
+    // Single-threaded compression: GDAL 3.6 was seen to hang writing a DEFLATE
+    // GTiff with GDAL_NUM_THREADS=ALL_CPUS and a small block cache.
+    options.SetNameValue("NUM_THREADS", "1");
+  }
+  if (direct)
+    for (const std::string& o : format.creation_options) options.AddString(o.c_str());  // later ones win
+  std::string create_path = file_.temp_path();
+  if (!direct) {
+    staging_.emplace(path + ".staging.tif");
+    create_path = staging_->temp_path();
+  }
   CPLErrorReset();
-  dataset_.reset(driver->Create(file_.temp_path().c_str(), int(width), int(height), bands, type, options.List()));
+  dataset_.reset(driver->Create(create_path.c_str(), int(width), int(height), bands, type, options.List()));
   if (!dataset_) throw Error(ErrorKind::Io, "cannot create '" + path + "': " + CPLGetLastErrorMsg());
   if (georef.has_geotransform) dataset_->SetGeoTransform(const_cast<double*>(georef.geotransform));
   if (!georef.wkt.empty()) dataset_->SetProjection(georef.wkt.c_str());
@@ -74,10 +116,22 @@ void GeoTiffOutput::set_metadata(const std::string& key, const std::string& valu
 void GeoTiffOutput::commit() {
   CPLErrorReset();
   dataset_->FlushCache(false);
+  if (staging_) {  // a CreateCopy-only format: copy the finished staging GeoTIFF
+    const RasterFormat& format = output_format();
+    CPLStringList options;
+    for (const std::string& o : format.creation_options) options.AddString(o.c_str());
+    GDALDataset* copy = driver_named(format.driver)
+                            ->CreateCopy(file_.temp_path().c_str(), dataset_.get(), FALSE, options.List(), nullptr, nullptr);
+    if (!copy)
+      throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "' as " + format.driver + ": " +
+                                     CPLGetLastErrorMsg());
+    GDALClose(copy);
+  }
   GDALClose(dataset_.release());  // void in GDAL 3.6: failures show in the error state
   if (CPLGetLastErrorType() >= CE_Failure)
     throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "': " + CPLGetLastErrorMsg());
   file_.commit();
+  staging_.reset();  // removes the staging file
 }
 
 }  // namespace lsm

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "atomic_output.h"
 #include "raster.h"
@@ -25,11 +26,27 @@ struct GeoReference {
 /// The georeferencing of an open dataset.
 GeoReference georeference_of(GDALDataset* dataset);
 
+/// The format of lsm's raster outputs (the CLI's -of and -co): a GDAL
+/// driver's short name and creation options. GTiff (the default) gets lsm's
+/// options (tiled 256 x 256, DEFLATE, BigTIFF when needed) under the user's.
+/// A driver that can only CreateCopy (COG, PNG, JPEG ...) is written through
+/// a temporary GeoTIFF beside the output.
+struct RasterFormat {
+  std::string driver = "GTiff";
+  std::vector<std::string> creation_options;  ///< NAME=VALUE
+};
+
+/// Sets the format of every GeoTiffOutput created afterwards (process-wide,
+/// as GDAL's own configuration). Throws lsm::Error(BadInput) for an unknown
+/// driver, one that cannot write rasters, or an option without '='.
+void set_raster_output_format(const RasterFormat& format);
+
 class GeoTiffOutput {
  public:
-  /// Creates `path`'s temporary file as a width x height GeoTIFF of `bands`
+  /// Creates `path`'s temporary file as a width x height raster of `bands`
   /// bands of `type` (band-interleaved when bands > 1), `nodata` set on every
-  /// band. Throws lsm::Error(Io) when it cannot be created.
+  /// band, in the format set_raster_output_format() chose (GeoTIFF by
+  /// default). Throws lsm::Error(Io) when it cannot be created.
   GeoTiffOutput(const std::string& path, int64_t width, int64_t height, GDALDataType type, const GeoReference& georef,
                 std::optional<double> nodata, int bands = 1);
   ~GeoTiffOutput();
@@ -51,6 +68,7 @@ class GeoTiffOutput {
     void operator()(GDALDataset* d) const;
   };
   AtomicOutput file_;
+  std::optional<AtomicOutput> staging_;  ///< the GeoTIFF a CreateCopy-only format is copied from
   std::unique_ptr<GDALDataset, Closer> dataset_;
 };
 

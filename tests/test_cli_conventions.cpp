@@ -25,6 +25,31 @@ TEST_F(CliConventions, GdalGeneralOptions) {
   EXPECT_TRUE(std::filesystem::exists(path("t.tidy.csv")));
 }
 
+// -of / -co: GDAL's output format and creation options; a copy-only format
+// (COG) goes through a staging GeoTIFF that does not survive the run.
+TEST_F(CliConventions, OutputFormatAndCreationOptions) {
+  const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
+  ASSERT_EQ(run_lsm("label " + sample + " " + path("gtiff.tif") + " -q").code, 0);
+  ASSERT_EQ(run_lsm("label " + sample + " " + path("cog.tif") + " -of COG -co COMPRESS=LZW -q").code, 0);
+  ASSERT_EQ(run_lsm("gradient " + sample + " " + path("g.img") + " -of HFA -q").code, 0);
+  EXPECT_EQ(files(), (std::vector<std::string>{"cog.tif", "g.img", "gtiff.tif"}));
+  GDALAllRegister();
+  GDALDatasetH cog = GDALOpen(path("cog.tif").c_str(), GA_ReadOnly);
+  ASSERT_NE(cog, nullptr);
+  EXPECT_STREQ(GDALGetMetadataItem(cog, "LAYOUT", "IMAGE_STRUCTURE"), "COG");
+  EXPECT_STREQ(GDALGetMetadataItem(cog, "COMPRESSION", "IMAGE_STRUCTURE"), "LZW");
+  GDALClose(cog);
+  GDALDatasetH img = GDALOpen(path("g.img").c_str(), GA_ReadOnly);
+  ASSERT_NE(img, nullptr);
+  EXPECT_STREQ(GDALGetDriverShortName(GDALGetDatasetDriver(img)), "HFA");
+  EXPECT_EQ(GDALGetRasterCount(img), 4);
+  GDALClose(img);
+  EXPECT_EQ(read(path("cog.tif")).band, read(path("gtiff.tif")).band);  // the same patch IDs
+  const auto before = files();
+  expect_clean_failure(run_lsm("label " + sample + " " + path("x.tif") + " -of NOPE"), "unknown output format 'NOPE'", before);
+  expect_clean_failure(run_lsm("label " + sample + " " + path("x.tif") + " -co TILED"), "expected NAME=VALUE", before);
+}
+
 TEST_F(CliConventions, HelpPerCommand) {
   for (const char* command : {"metrics", "label", "synth", "kmeans", "gradient", "pyramid", "hog", "fuzzy"}) {
     const CliRun r = run_lsm(std::string(command) + " --help");

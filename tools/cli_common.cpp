@@ -3,6 +3,7 @@
 #include <cpl_progress.h>
 
 #include <iostream>
+#include <optional>
 
 #include "describe.h"
 #include "error.h"
@@ -50,6 +51,19 @@ void add_patch_options(po::options_description& desc, PatchOptions& o) {
       ("quiet,q", po::bool_switch(&o.quiet), "no progress output");
 }
 
+namespace {
+// -of / -co of the command being parsed, applied once parsing succeeds.
+RasterFormat requested_format;
+}  // namespace
+
+void add_raster_output_options(po::options_description& desc) {
+  desc.add_options()
+      ("of", po::value(&requested_format.driver),
+       "output raster format: a GDAL driver's short name (default GTiff); COG, PNG and other copy-only formats are written through a temporary GeoTIFF")
+      ("co", po::value(&requested_format.creation_options)->composing(),
+       "creation option NAME=VALUE of the output format (repeatable)");
+}
+
 bool parse(const std::vector<std::string>& args, po::options_description& desc,
            const po::positional_options_description& positional, const std::string& usage) {
   desc.add_options()("help,h", "show this help");
@@ -59,7 +73,9 @@ bool parse(const std::vector<std::string>& args, po::options_description& desc,
   }
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
+    // allow_long_disguise: GDAL's -of and -co are long options with one dash.
+    const int style = po::command_line_style::default_style | po::command_line_style::allow_long_disguise;
+    po::store(po::command_line_parser(args).options(desc).positional(positional).style(style).run(), vm);
     if (vm.count("help")) {
       std::cout << usage << "\n" << desc << "\n";
       return false;
@@ -68,6 +84,7 @@ bool parse(const std::vector<std::string>& args, po::options_description& desc,
   } catch (const po::error& e) {
     throw Error(ErrorKind::BadInput, std::string(e.what()) + " (see --help)");
   }
+  if (vm.count("of") || vm.count("co")) set_raster_output_format(requested_format);
   return true;
 }
 

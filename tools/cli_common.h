@@ -29,6 +29,10 @@ struct PatchOptions {
 /// Adds --band, --neighbors, --backend, --tile-size and -q to `desc`.
 void add_patch_options(po::options_description& desc, PatchOptions& o);
 
+/// Adds GDAL's -of FORMAT and -co NAME=VALUE (repeatable) for the command's
+/// raster outputs; parse() applies them (set_raster_output_format).
+void add_raster_output_options(po::options_description& desc);
+
 /// Parses `args` against `desc` with `positional` names; prints help and
 /// returns false for --help. Throws lsm::Error(BadInput) on bad arguments.
 bool parse(const std::vector<std::string>& args, po::options_description& desc,

@@ -106,6 +106,7 @@ int run_fuzzy(const std::vector<std::string>& args) {
       ("mask", po::value(&mask_path), "path of the mask (default: OUTPUT's name with _mask.tif)")
       ("backend", po::value(&backend)->default_value("auto"), "auto, cpu, cuda, or reference (the sequential kFOE)")
       ("quiet,q", po::bool_switch(&quiet), "no progress output");
+  add_raster_output_options(desc);
   po::positional_options_description pos;
   pos.add("input", 1).add("output", 1);
   if (!parse(args, desc, pos, "usage: lsm fuzzy INPUT OUTPUT.tif --seed X,Y[,Z] [--seed ...] [--volume] [options]"))

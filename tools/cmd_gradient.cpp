@@ -29,6 +29,7 @@ int run_gradient(const std::vector<std::string>& args) {
       ("backend", po::value(&backend)->default_value("auto"), "auto, cpu or cuda")
       ("tile-size", po::value(&o.strip_rows)->default_value(256), "rows per streamed strip")
       ("quiet,q", po::bool_switch(&quiet), "no progress output");
+  add_raster_output_options(desc);
   po::positional_options_description pos;
   pos.add("input", 1).add("output", 1);
   if (!parse(args, desc, pos, "usage: lsm gradient INPUT OUTPUT.tif [--sigma S] [--radius R] [options]")) return 0;

@@ -94,6 +94,7 @@ int run_hog(const std::vector<std::string>& args) {
       ("backend", po::value(&backend)->default_value("auto"), "auto, cpu or cuda")
       ("tile-size", po::value(&o.strip_cells)->default_value(64), "cell rows per streamed strip")
       ("quiet,q", po::bool_switch(&quiet), "no progress output");
+  add_raster_output_options(desc);
   po::positional_options_description pos;
   pos.add("input", 1).add("output", 1);
   if (!parse(args, desc, pos, "usage: lsm hog INPUT OUTPUT[.npy] [--cell 8] [--block 3] [--norm L2-Hys] [options]"))

@@ -74,6 +74,7 @@ int run_kmeans(const std::vector<std::string>& args) {
       ("memory", po::value(&memory_mb)->default_value(4096),
        "keep the features in memory (and on the GPU) when they take at most this many MB")
       ("quiet,q", po::bool_switch(&quiet), "no progress output");
+  add_raster_output_options(desc);
   po::positional_options_description pos;
   pos.add("input", 1).add("output", 1);
   if (!parse(args, desc, pos, "usage: lsm kmeans INPUT OUTPUT.tif --k K [options]")) return 0;

@@ -15,6 +15,7 @@ int run_label(const std::vector<std::string>& args) {
       ("input", po::value(&o.input)->required(), "input raster (any format GDAL reads)")
       ("output", po::value(&output)->required(), "output GeoTIFF of patch IDs");
   add_patch_options(desc, o);
+  add_raster_output_options(desc);
   po::positional_options_description pos;
   pos.add("input", 1).add("output", 1);
   if (!parse(args, desc, pos, "usage: lsm label INPUT OUTPUT.tif [options]")) return 0;

@@ -33,6 +33,7 @@ int run_synth(const std::vector<std::string>& args) {
       ("origin-x", po::value(&origin_x)->default_value(4000000), "x of the upper-left corner")
       ("origin-y", po::value(&origin_y)->default_value(3000000), "y of the upper-left corner")
       ("quiet,q", po::bool_switch(&quiet), "no progress output");
+  add_raster_output_options(desc);
   po::positional_options_description pos;
   pos.add("output", 1);
   if (!parse(args, desc, pos, "usage: lsm synth OUTPUT.tif [options]")) return 0;
