@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,22 +11,65 @@
 
 namespace lsm {
 
+namespace {
+
+// The temporary files alive now, for remove_temporary_outputs_now(), which
+// runs in signal handlers: fixed slots, lock-free states, no allocation.
+enum SlotState : int { kFree = 0, kBusy = 1, kReady = 2 };
+struct Slot {
+  std::atomic<int> state{kFree};
+  char path[4096];
+};
+Slot slots[64];
+
+int register_temporary(const std::string& path) {
+  if (path.size() >= sizeof(Slot::path)) return -1;
+  for (int i = 0; i < 64; ++i) {
+    int expected = kFree;
+    if (slots[i].state.compare_exchange_strong(expected, kBusy)) {
+      std::memcpy(slots[i].path, path.c_str(), path.size() + 1);
+      slots[i].state.store(kReady);
+      return i;
+    }
+  }
+  return -1;  // more than 64 at once: that output is not cleaned up on a signal
+}
+
+void unregister_temporary(int slot) {
+  if (slot >= 0) slots[slot].state.store(kFree);
+}
+
+}  // namespace
+
+void remove_temporary_outputs_now() {
+  for (Slot& s : slots) {
+    int expected = kReady;
+    if (s.state.compare_exchange_strong(expected, kBusy)) ::unlink(s.path);
+  }
+}
+
 AtomicOutput::AtomicOutput(std::string final_path) : final_(std::move(final_path)) {
   temp_ = final_ + ".lsm-tmp-" + std::to_string(::getpid());
   std::FILE* f = std::fopen(temp_.c_str(), "wb");
   if (!f) throw Error(ErrorKind::Io, "cannot write '" + final_ + "': " + std::strerror(errno));
   std::fclose(f);
+  slot_ = register_temporary(temp_);
 }
 
-AtomicOutput::AtomicOutput(AtomicOutput&& o) noexcept : final_(std::move(o.final_)), temp_(std::move(o.temp_)), done_(o.done_) {
+AtomicOutput::AtomicOutput(AtomicOutput&& o) noexcept
+    : final_(std::move(o.final_)), temp_(std::move(o.temp_)), done_(o.done_), slot_(o.slot_) {
   o.done_ = true;
+  o.slot_ = -1;
 }
 
 AtomicOutput::~AtomicOutput() {
   if (!done_) std::remove(temp_.c_str());
+  unregister_temporary(slot_);
 }
 
 void AtomicOutput::commit() {
+  unregister_temporary(slot_);  // from now on the file is the output, not a temporary
+  slot_ = -1;
   if (std::rename(temp_.c_str(), final_.c_str()) != 0)
     throw Error(ErrorKind::Io, "cannot create '" + final_ + "': " + std::strerror(errno));
   done_ = true;

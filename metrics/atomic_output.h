@@ -25,6 +25,11 @@ class AtomicOutput {
  private:
   std::string final_, temp_;
   bool done_ = false;
+  int slot_ = -1;  // in the registry of remove_temporary_outputs_now()
 };
+
+/// Removes the temporary file of every AtomicOutput alive now. Async-signal-
+/// safe: for handlers of SIGINT/SIGTERM (a cancelled run), which then exit.
+void remove_temporary_outputs_now();
 
 }  // namespace lsm

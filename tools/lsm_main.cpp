@@ -7,10 +7,14 @@
 #include <cpl_string.h>
 #include <gdal.h>
 
+#include <unistd.h>
+
+#include <csignal>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "atomic_output.h"
 #include "commands.h"
 #include "describe.h"
 #include "error.h"
@@ -45,6 +49,12 @@ void print_usage() {
                "(--config KEY VALUE, --debug ON) are accepted before or after the command\n";
 }
 
+// SIGINT, SIGTERM (QGIS's cancel), SIGHUP: no half-written output survives.
+extern "C" void on_termination_signal(int signal) {
+  lsm::remove_temporary_outputs_now();
+  ::_exit(128 + signal);
+}
+
 int run(int argc, char** argv) {
   // lsm reports GDAL's failures itself, as one line; keep GDAL from printing its own.
   CPLSetErrorHandler(CPLQuietErrorHandler);
@@ -68,6 +78,7 @@ int run(int argc, char** argv) {
 // before the command, and --config KEY VALUE / --debug VALUE anywhere after it
 // (other GDAL options such as --format would clash with the commands' own).
 int main(int argc, char** argv) {
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, on_termination_signal);
   GDALAllRegister();
   std::vector<std::string> general{argv[0]}, command;
   int i = 1;

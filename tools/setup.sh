@@ -2,11 +2,21 @@
 # Installs lsm's Debian 12 dependencies (as root) and builds it into build/.
 #   bash tools/setup.sh              install packages, configure, build
 #   bash tools/setup.sh --deps-only  install packages only
+#   --with-qgis (with either)        also QGIS (qgis, python3-qgis), for the
+#                                    QGIS provider and its tests
 # CUDA is used when nvcc is found (PATH or /usr/local/cuda); without it the
 # CPU backend is built alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(build-essential cmake libgdal-dev gdal-bin libboost-program-options-dev libgtest-dev)
+deps_only=false
+for a in "$@"; do
+  case "$a" in
+    --deps-only) deps_only=true ;;
+    --with-qgis) packages+=(qgis python3-qgis) ;;
+    *) echo "setup.sh: unknown option $a" >&2; exit 1 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -14,6 +24,6 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-[ "${1:-}" = "--deps-only" ] && exit 0
+$deps_only && exit 0
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"

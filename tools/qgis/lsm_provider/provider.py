@@ -1,0 +1,42 @@
+"""The lsm Processing provider: one algorithm per command of `lsm --describe`."""
+import json
+import subprocess
+
+from qgis.core import QgsMessageLog, QgsProcessingProvider, Qgis
+
+from .algorithm import LsmAlgorithm
+from .lsm_binary import lsm_binary
+
+
+def describe():
+    """The parsed `lsm --describe` document, or None with a log message."""
+    try:
+        out = subprocess.run([lsm_binary(), "--describe"], check=True, capture_output=True, text=True,
+                             timeout=60).stdout
+        return json.loads(out)
+    except (OSError, subprocess.SubprocessError, ValueError) as e:
+        QgsMessageLog.logMessage("cannot run '{} --describe': {}".format(lsm_binary(), e), "lsm", Qgis.Critical)
+        return None
+
+
+class LsmProvider(QgsProcessingProvider):
+    def __init__(self):
+        super().__init__()
+        self.description = None
+
+    def id(self):
+        return "lsm"
+
+    def name(self):
+        return "lsm"
+
+    def longName(self):  # noqa: N802
+        version = self.description["version"] if self.description else "?"
+        return "lsm {} (landscape metrics, image features, fuzzy connectedness)".format(version)
+
+    def loadAlgorithms(self):  # noqa: N802
+        self.description = describe()
+        if not self.description:
+            return
+        for command in self.description["commands"]:
+            self.addAlgorithm(LsmAlgorithm(command))
