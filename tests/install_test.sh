@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `cmake --install` into a scratch prefix: lsm in bin/, gdal_LSM.so in
+# <libdir>/gdalplugins (where GDAL then finds it), the QGIS plugin with the
+# installed lsm's path.   install_test.sh BUILD_DIR
+set -euo pipefail
+build=$1
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+fail() { echo "FAIL: $*"; find "$prefix" -maxdepth 6 | head -40; exit 1; }
+[ -x "$prefix/bin/lsm" ] || fail "no bin/lsm"
+plugin=$(find "$prefix" -name gdal_LSM.so | head -1)
+[ -n "$plugin" ] && [[ $plugin == */gdalplugins/gdal_LSM.so ]] || fail "no <libdir>/gdalplugins/gdal_LSM.so"
+[ ! -e "$(dirname "$plugin")/3.6" ] || fail "an empty gdalplugins/3.6 would hide the plugin from GDAL"
+GDAL_DRIVER_PATH=$(dirname "$plugin") gdalinfo --formats >"$prefix/formats.txt"
+grep -q "LSM -raster- (ro)" "$prefix/formats.txt" || fail "GDAL does not find the installed driver"
+qgis=$(find "$prefix" -type d -name lsm_provider | head -1)
+[ -f "$qgis/metadata.txt" ] && [ -f "$qgis/algorithm.py" ] || fail "no QGIS plugin"
+[ "$(cat "$qgis/installed_binary.txt")" = "$prefix/bin/lsm" ] || fail "installed_binary.txt: $(cat "$qgis/installed_binary.txt")"
+"$prefix/bin/lsm" --describe >"$prefix/describe.json"
+grep -q '"name":"fuzzy"' "$prefix/describe.json" || fail "the installed lsm does not describe itself"
+echo "ok: lsm, gdal_LSM.so and the QGIS plugin installed under $prefix"
