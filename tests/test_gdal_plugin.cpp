@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include "cli_fixture.h"
 #include "shared_data.h"
@@ -84,6 +87,53 @@ TEST_F(GdalPlugin, FuzzySceneEqualsLsmFuzzy) {
   EXPECT_EQ(drv.band[0][0], 0.0f);
 }
 
+// Every cell of LSM:patchmetric holds its patch's value in lsm metrics' patch
+// table (joined through lsm label's patch IDs); gdalinfo -stats reads it.
+TEST_F(GdalPlugin, PatchMetricRasterHoldsThePatchTable) {
+  ASSERT_EQ(run_lsm("metrics " + sample() + " --out " + path("m") + " --level patch -q").code, 0);
+  ASSERT_EQ(run_lsm("label " + sample() + " " + path("ids.tif") + " -q").code, 0);
+  std::ifstream csv(path("m.patch.csv"));
+  std::string header, line;
+  ASSERT_TRUE(std::getline(csv, header));
+  std::vector<std::string> columns;
+  {
+    std::stringstream h(header);
+    for (std::string col; std::getline(h, col, ',');) columns.push_back(col);
+  }
+  std::map<std::string, std::map<uint32_t, double>> table;  // metric -> PID -> value
+  while (std::getline(csv, line)) {
+    std::stringstream row(line);
+    std::vector<std::string> cells;
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    const uint32_t pid = static_cast<uint32_t>(std::stoul(cells[0]));
+    for (size_t c = 2; c < cells.size() && c < columns.size(); ++c)
+      table[columns[c]][pid] = cells[c].empty() ? NAN : std::stod(cells[c]);
+  }
+  ASSERT_EQ(columns[0], "PID");
+  const Raster ids = read(path("ids.tif"));
+  for (const char* metric : {"AREA", "PERIM", "SHAPE", "CORE"}) {
+    const CliRun stats = gdal("gdalinfo -stats LSM:patchmetric:metric=" + std::string(metric) + ":" + sample());
+    ASSERT_EQ(stats.code, 0) << stats.err;
+    EXPECT_NE(stats.out.find("STATISTICS_MEAN="), std::string::npos);
+    ASSERT_EQ(gdal("gdal_translate -q LSM:patchmetric:metric=" + std::string(metric) + ":" + sample() + " " +
+                   path(std::string(metric) + ".tif")).code, 0);
+    GDALAllRegister();
+    GDALDataset* d = static_cast<GDALDataset*>(GDALOpen(path(std::string(metric) + ".tif").c_str(), GA_ReadOnly));
+    ASSERT_NE(d, nullptr);
+    std::vector<double> values(static_cast<size_t>(ids.width) * ids.height);
+    ASSERT_EQ(d->GetRasterBand(1)->RasterIO(GF_Read, 0, 0, ids.width, ids.height, values.data(), ids.width, ids.height,
+                                            GDT_Float64, 0, 0), CE_None);
+    EXPECT_EQ(d->GetRasterBand(1)->GetRasterDataType(), GDT_Float64);
+    GDALClose(d);
+    int64_t mismatches = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint32_t pid = static_cast<uint32_t>(ids.band[0][i]);
+      mismatches += !(values[i] == table[metric].at(pid));
+    }
+    EXPECT_EQ(mismatches, 0) << metric;
+  }
+}
+
 TEST_F(GdalPlugin, BadConnectionStringsFailTheGdalWay) {
   struct Case {
     std::string connection, phrase;
@@ -93,7 +143,8 @@ TEST_F(GdalPlugin, BadConnectionStringsFailTheGdalWay) {
                         Case{"LSM:label:neighbors=6:" + sample(), "neighbors must be 4 or 8"},
                         Case{"LSM:label:" + path("missing.tif"), "no such file"},
                         Case{"LSM:fuzzy:" + sample(), "needs the option seeds"},
-                        Case{"LSM:label", "has no path"}}) {
+                        Case{"LSM:label", "has no path"},
+                        Case{"LSM:patchmetric:metric=XYZ:" + sample(), "is not a patch metric"}}) {
     const CliRun r = gdal("gdalinfo '" + c.connection + "'");
     EXPECT_NE(r.code, 0) << c.connection;
     EXPECT_NE(r.err.find("ERROR"), std::string::npos) << r.err;

@@ -29,6 +29,7 @@ bool split_option(const std::string& item, std::string& name, std::string& value
 const std::map<std::string, std::vector<std::string>>& operation_options() {
   static const std::map<std::string, std::vector<std::string>> ops = {
       {"label", {"band", "neighbors", "backend"}},
+      {"patchmetric", {"metric", "band", "neighbors", "edge_depth", "backend"}},
       {"gradient", {"band", "grey", "sigma", "radius", "backend"}},
       {"fuzzy", {"band", "volume", "seeds", "adjacency", "seed_radius", "mean", "sd", "sd_diff", "backend"}},
   };

@@ -3,6 +3,7 @@
 #include <gdal_priv.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -15,6 +16,8 @@
 #include "gdal_volume.h"
 #include "gradient.h"
 #include "grey.h"
+#include "fragstats_metrics.h"
+#include "patch_row_metrics.h"
 #include "patch_scan.h"
 
 namespace lsm::gdal_plugin {
@@ -81,6 +84,72 @@ class LabelRaster final : public DerivedRaster {
   Backend backend_;
   ScanOptions scan_;
   std::vector<uint32_t> ids_;
+};
+
+// LSM:patchmetric: each cell holds a FRAGSTATS patch metric of its patch
+// (Float64; NaN on nodata and background), computed on the first read from
+// the same scan and second pass as `lsm metrics` (its patch table's values).
+class PatchMetricRaster final : public DerivedRaster {
+ public:
+  explicit PatchMetricRaster(const Connection& c)
+      : source_(c.path, static_cast<int>(c.get_integer("band", 1))), backend_(parse_backend(c.get("backend", "auto"))) {
+    metric_ = c.get("metric");
+    for (char& ch : metric_) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (metric_.empty()) throw Error(ErrorKind::BadInput, "LSM:patchmetric needs the option metric=<patch metric acronym>, e.g. metric=AREA");
+    const long long neighbors = c.get_integer("neighbors", 8);
+    if (neighbors != 4 && neighbors != 8) throw Error(ErrorKind::BadInput, "option neighbors must be 4 or 8");
+    scan_.rule = neighbors == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
+    scan_.keep_patch_ids = true;
+    row_options_.edge_depth = static_cast<int>(c.get_integer("edge_depth", 1));
+    if (row_options_.edge_depth < 1) throw Error(ErrorKind::BadInput, "option edge_depth must be at least 1 cell");
+    row_options_.want_enn = metric_ == "ENN";
+    // The patch table's columns, known without computing: those of an empty table.
+    const FragstatsMetrics empty = compute_fragstats_metrics(PatchTable{}, PatchRowResults{}, MetricOptions{});
+    const auto& columns = empty.patch.columns;
+    const auto at = std::find(columns.begin(), columns.end(), metric_);
+    if (at == columns.end()) {
+      std::string known;
+      for (const std::string& name : columns)
+        if (name != "PID" && name != "TYPE") known += (known.empty() ? "" : ", ") + name;
+      throw Error(ErrorKind::BadInput, "option metric=" + metric_ + " is not a patch metric (expected one of " + known + ")");
+    }
+    column_ = static_cast<size_t>(at - columns.begin());
+    const RasterInfo info = source_.info();
+    width = info.width;
+    height = info.height;
+    type = GDT_Float64;
+    nodata = std::numeric_limits<double>::quiet_NaN();
+    georef = georeference_of(source_.dataset());
+    source_.dataset()->GetRasterBand(static_cast<int>(c.get_integer("band", 1)))->GetBlockSize(&block_width, &block_height);
+    band_names = {metric_};
+  }
+  void read_block(int, int64_t bx, int64_t by, void* out) override {
+    if (values_.empty()) compute();
+    copy_block(values_.data(), 0, width, height, block_width, block_height, bx, by, out);
+  }
+
+ private:
+  void compute() {
+    auto labeler = make_labeler(backend_);
+    const PatchTable table = scan_patches(source_, *labeler, scan_);
+    std::vector<uint32_t> ids(static_cast<size_t>(width * height), 0);
+    MemoryLabelSink sink(ids, width);
+    const PatchRowResults rows = compute_patch_row_metrics(source_, *labeler, table, row_options_, &sink);
+    const FragstatsMetrics m = compute_fragstats_metrics(table, rows, MetricOptions{});
+    std::vector<double> by_pid(table.patches.size() + 1, std::numeric_limits<double>::quiet_NaN());
+    for (const MetricTable::Row& r : m.patch.rows)
+      if (r.pid < by_pid.size()) by_pid[r.pid] = r.values[column_];
+    values_.resize(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) values_[i] = by_pid[ids[i] < by_pid.size() ? ids[i] : 0];
+  }
+
+  GdalClassRaster source_;
+  Backend backend_;
+  ScanOptions scan_;
+  RowMetricOptions row_options_;
+  std::string metric_;
+  size_t column_ = 0;
+  std::vector<double> values_;
 };
 
 // LSM:gradient: the four bands of `lsm gradient`, computed a strip of rows
@@ -200,6 +269,7 @@ class FuzzyRaster final : public DerivedRaster {
 
 std::unique_ptr<DerivedRaster> open_derived_raster(const Connection& c) {
   if (c.operation == "label") return std::make_unique<LabelRaster>(c);
+  if (c.operation == "patchmetric") return std::make_unique<PatchMetricRaster>(c);
   if (c.operation == "gradient") return std::make_unique<GradientRaster>(c);
   if (c.operation == "fuzzy") return std::make_unique<FuzzyRaster>(c);
   throw Error(ErrorKind::BadInput, "unknown LSM operation '" + c.operation + "'");

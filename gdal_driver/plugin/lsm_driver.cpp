@@ -99,7 +99,9 @@ std::string open_option_list() {
     xml += std::string("<Option name='") + name + "' type='" + type + "' description='" + text + "'/>";
   };
   add("BAND", "int", "1-based source band (label, gradient, fuzzy without VOLUME); default 1");
-  add("NEIGHBORS", "int", "label: neighbour rule, 4 or 8 (default 8, FRAGSTATS)");
+  add("NEIGHBORS", "int", "label, patchmetric: neighbour rule, 4 or 8 (default 8, FRAGSTATS)");
+  add("METRIC", "string", "patchmetric: the FRAGSTATS patch metric of every cell (AREA, PERIM, GYRATE, PARA, SHAPE, FRAC, CIRCLE, CONTIG, CORE, NCORE, CAI, ENN)");
+  add("EDGE_DEPTH", "int", "patchmetric: edge depth in cells for the core metrics (default 1)");
   add("BACKEND", "string", "auto, cpu or cuda (default auto)");
   add("GREY", "boolean", "gradient: differentiate the grey levels of bands 1-3");
   add("SIGMA", "float", "gradient: Gaussian sigma in cells (default 1)");
@@ -127,7 +129,7 @@ extern "C" void GDALRegister_LSM() {
   driver->SetDescription("LSM");
   driver->SetMetadataItem(GDAL_DCAP_RASTER, "YES");
   driver->SetMetadataItem(GDAL_DMD_LONGNAME,
-                          "lsm derived rasters: patch IDs, gradients, fuzzy connectedness (LSM:<operation>[:<option>=<value>...]:<path>)");
+                          "lsm derived rasters: patch IDs, patch metrics, gradients, fuzzy connectedness (LSM:<operation>[:<option>=<value>...]:<path>)");
   driver->SetMetadataItem(GDAL_DMD_CONNECTION_PREFIX, lsm::gdal_plugin::kPrefix);
   driver->SetMetadataItem(GDAL_DMD_HELPTOPIC, "docs/GDAL_DRIVER.md");
   static const std::string options = lsm::gdal_plugin::open_option_list();
