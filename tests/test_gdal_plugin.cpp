@@ -87,6 +87,17 @@ TEST_F(GdalPlugin, FuzzySceneEqualsLsmFuzzy) {
   EXPECT_EQ(drv.band[0][0], 0.0f);
 }
 
+TEST_F(GdalPlugin, KMeansClassesEqualLsmKmeans) {
+  ASSERT_EQ(gdal("gdal_translate -q LSM:kmeans:k=4:seed=3:" + sample() + " " + path("drv.tif")).code, 0);
+  ASSERT_EQ(run_lsm("kmeans " + sample() + " " + path("cli.tif") + " --k 4 --seed 3 -q").code, 0);
+  const Raster drv = read(path("drv.tif")), cli = read(path("cli.tif"));
+  EXPECT_EQ(drv.band, cli.band);
+  EXPECT_EQ(*std::max_element(drv.band[0].begin(), drv.band[0].end()), 4.0f);
+  const CliRun missing = gdal("gdalinfo LSM:kmeans:" + sample());
+  EXPECT_NE(missing.code, 0);
+  EXPECT_NE(missing.err.find("needs the option k=K"), std::string::npos) << missing.err;
+}
+
 // Every cell of LSM:patchmetric holds its patch's value in lsm metrics' patch
 // table (joined through lsm label's patch IDs); gdalinfo -stats reads it.
 TEST_F(GdalPlugin, PatchMetricRasterHoldsThePatchTable) {

@@ -15,6 +15,8 @@
 #include "gdal_feature_raster.h"
 #include "gdal_volume.h"
 #include "gradient.h"
+#include "kmeans.h"
+#include "kmeans_pass.h"
 #include "grey.h"
 #include "fragstats_metrics.h"
 #include "patch_row_metrics.h"
@@ -198,6 +200,55 @@ class GradientRaster final : public DerivedRaster {
   std::vector<float> padded_, planes_;
 };
 
+// LSM:kmeans: the classes of `lsm kmeans` (UInt16 cluster + 1, 0 = nodata),
+// fitted and assigned on the first read. Bands: all but alpha; color_space=lab
+// clusters 8-bit RGB in CIE L*a*b* as the CLI does.
+class KMeansRaster final : public DerivedRaster {
+ public:
+  explicit KMeansRaster(const Connection& c)
+      : source_(c.path, {}), pass_(make_kmeans_pass(parse_backend(c.get("backend", "auto")))) {
+    options_.k = static_cast<int>(c.get_integer("k", 0));
+    if (options_.k < 1 || options_.k > 65534) throw Error(ErrorKind::BadInput, "LSM:kmeans needs the option k=K, 1..65534");
+    options_.seed = static_cast<uint64_t>(c.get_integer("seed", 0));
+    options_.n_init = static_cast<int>(c.get_integer("n_init", 1));
+    options_.max_iter = static_cast<int>(c.get_integer("max_iter", 300));
+    const std::string space = c.get("color_space", "none");
+    if (space != "none" && space != "lab") throw Error(ErrorKind::BadInput, "option color_space must be none or lab");
+    if (space == "lab") {
+      if (source_.info().bands != 3 || !source_.all_bands_byte())
+        throw Error(ErrorKind::BadInput, "color_space=lab needs 3 Byte bands (R, G, B)");
+      lab_ = std::make_unique<LabFeatureRaster>(source_);
+    }
+    const FeatureRasterInfo info = source_.info();
+    width = info.width;
+    height = info.height;
+    type = GDT_UInt16;
+    nodata = 0.0;
+    block_width = info.block_width;
+    block_height = info.block_height;
+    georef = georeference_of(source_.dataset());
+    band_names = {"class"};
+  }
+  void read_block(int, int64_t bx, int64_t by, void* out) override {
+    if (classes_.empty()) {
+      classes_.assign(static_cast<size_t>(width * height), 0);
+      FeatureRasterSource& features = lab_ ? static_cast<FeatureRasterSource&>(*lab_) : source_;
+      run_kmeans(features, options_, *pass_, [&](const Window& w, const uint16_t* l) {
+        for (int64_t r = 0; r < w.height; ++r)
+          std::copy_n(l + r * w.width, w.width, classes_.data() + (w.y0 + r) * width + w.x0);
+      });
+    }
+    copy_block(classes_.data(), 0, width, height, block_width, block_height, bx, by, out);
+  }
+
+ private:
+  GdalFeatureRaster source_;
+  std::unique_ptr<LabFeatureRaster> lab_;
+  std::unique_ptr<KMeansPass> pass_;
+  KMeansOptions options_;
+  std::vector<uint16_t> classes_;
+};
+
 // seeds=X,Y[,Z];X,Y[,Z]...
 std::vector<Voxel> parse_seeds(const std::string& text, bool volume) {
   std::vector<Voxel> seeds;
@@ -272,6 +323,7 @@ std::unique_ptr<DerivedRaster> open_derived_raster(const Connection& c) {
   if (c.operation == "patchmetric") return std::make_unique<PatchMetricRaster>(c);
   if (c.operation == "gradient") return std::make_unique<GradientRaster>(c);
   if (c.operation == "fuzzy") return std::make_unique<FuzzyRaster>(c);
+  if (c.operation == "kmeans") return std::make_unique<KMeansRaster>(c);
   throw Error(ErrorKind::BadInput, "unknown LSM operation '" + c.operation + "'");
 }
 

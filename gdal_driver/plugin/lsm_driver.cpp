@@ -106,6 +106,11 @@ std::string open_option_list() {
   add("GREY", "boolean", "gradient: differentiate the grey levels of bands 1-3");
   add("SIGMA", "float", "gradient: Gaussian sigma in cells (default 1)");
   add("RADIUS", "int", "gradient: kernel radius in cells (default 3: 7 taps)");
+  add("K", "int", "kmeans: number of classes (required)");
+  add("COLOR_SPACE", "string", "kmeans: none or lab (8-bit RGB clustered in CIE L*a*b*)");
+  add("SEED", "int", "kmeans: k-means++ seed (default 0)");
+  add("N_INIT", "int", "kmeans: k-means++ runs, the lowest inertia wins (default 1)");
+  add("MAX_ITER", "int", "kmeans: Lloyd iterations per run (default 300)");
   add("VOLUME", "boolean", "fuzzy: every band a slice, segmented in 3-D");
   add("SEEDS", "string", "fuzzy: seeds X,Y[,Z] separated by semicolons (0-based)");
   add("ADJACENCY", "int", "fuzzy: 4 or 8 (image), 6 or 26 (volume)");
@@ -129,7 +134,7 @@ extern "C" void GDALRegister_LSM() {
   driver->SetDescription("LSM");
   driver->SetMetadataItem(GDAL_DCAP_RASTER, "YES");
   driver->SetMetadataItem(GDAL_DMD_LONGNAME,
-                          "lsm derived rasters: patch IDs, patch metrics, gradients, fuzzy connectedness (LSM:<operation>[:<option>=<value>...]:<path>)");
+                          "lsm derived rasters: patch IDs, patch metrics, K-means classes, gradients, fuzzy connectedness (LSM:<operation>[:<option>=<value>...]:<path>)");
   driver->SetMetadataItem(GDAL_DMD_CONNECTION_PREFIX, lsm::gdal_plugin::kPrefix);
   driver->SetMetadataItem(GDAL_DMD_HELPTOPIC, "docs/GDAL_DRIVER.md");
   static const std::string options = lsm::gdal_plugin::open_option_list();
