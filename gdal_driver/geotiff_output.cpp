@@ -18,6 +18,15 @@ GeoReference georeference_of(GDALDataset* dataset) {
 
 void GeoTiffOutput::Closer::operator()(GDALDataset* d) const { GDALClose(d); }
 
+GeoReference scale_cells(const GeoReference& georef, double sx, double sy) {
+  GeoReference g = georef;
+  g.geotransform[1] *= sx;  // column steps in x and y
+  g.geotransform[4] *= sx;
+  g.geotransform[2] *= sy;  // row steps
+  g.geotransform[5] *= sy;
+  return g;
+}
+
 namespace {
 
 RasterFormat& output_format() {

@@ -26,6 +26,10 @@ struct GeoReference {
 /// The georeferencing of an open dataset.
 GeoReference georeference_of(GDALDataset* dataset);
 
+/// `georef` with cells `sx` times wider and `sy` times taller (the same
+/// origin and extent for a raster sx, sy times smaller): pyramid levels, HOG blocks.
+GeoReference scale_cells(const GeoReference& georef, double sx, double sy);
+
 /// The format of lsm's raster outputs (the CLI's -of and -co): a GDAL
 /// driver's short name and creation options. GTiff (the default) gets lsm's
 /// options (tiled 256 x 256, DEFLATE, BigTIFF when needed) under the user's.

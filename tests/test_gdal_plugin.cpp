@@ -98,6 +98,16 @@ TEST_F(GdalPlugin, KMeansClassesEqualLsmKmeans) {
   EXPECT_NE(missing.err.find("needs the option k=K"), std::string::npos) << missing.err;
 }
 
+TEST_F(GdalPlugin, PyramidLevelEqualsLsmPyramid) {
+  ASSERT_EQ(run_lsm("pyramid " + sample() + " " + path("levels") + " --levels 8 --resampling area -q").code, 0);
+  ASSERT_EQ(gdal("gdal_translate -q LSM:pyramid:level=7:resampling=area:" + sample() + " " + path("drv.tif")).code, 0);
+  const Raster cli = read(path("levels/level_07.tif")), drv = read(path("drv.tif"));
+  EXPECT_EQ(drv.width, cli.width);
+  EXPECT_EQ(drv.height, cli.height);
+  EXPECT_TRUE(same_bits(cli, drv));
+  for (int i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(drv.gt[i], cli.gt[i]);
+}
+
 // Every cell of LSM:patchmetric holds its patch's value in lsm metrics' patch
 // table (joined through lsm label's patch IDs); gdalinfo -stats reads it.
 TEST_F(GdalPlugin, PatchMetricRasterHoldsThePatchTable) {

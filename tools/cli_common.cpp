@@ -88,15 +88,6 @@ bool parse(const std::vector<std::string>& args, po::options_description& desc,
   return true;
 }
 
-GeoReference scale_cells(const GeoReference& georef, double sx, double sy) {
-  GeoReference g = georef;
-  g.geotransform[1] *= sx;  // column steps in x and y
-  g.geotransform[4] *= sx;
-  g.geotransform[2] *= sy;  // row steps
-  g.geotransform[5] *= sy;
-  return g;
-}
-
 ProgressFn terminal_progress(bool quiet) {
   if (quiet) return {};
   return [](double f) { return GDALTermProgress(f, nullptr, nullptr) != 0; };

@@ -38,10 +38,6 @@ void add_raster_output_options(po::options_description& desc);
 bool parse(const std::vector<std::string>& args, po::options_description& desc,
            const po::positional_options_description& positional, const std::string& usage);
 
-/// `georef` with cells `sx` times wider and `sy` times taller (the same
-/// origin and extent for a raster sx, sy times smaller): pyramid levels, HOG blocks.
-GeoReference scale_cells(const GeoReference& georef, double sx, double sy);
-
 /// GDAL's terminal progress on stdout (0...10...20... 100 - done.), or none when quiet.
 ProgressFn terminal_progress(bool quiet);
 

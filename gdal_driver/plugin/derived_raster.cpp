@@ -21,6 +21,7 @@
 #include "fragstats_metrics.h"
 #include "patch_row_metrics.h"
 #include "patch_scan.h"
+#include "pyramid.h"
 
 namespace lsm::gdal_plugin {
 
@@ -249,6 +250,52 @@ class KMeansRaster final : public DerivedRaster {
   std::vector<uint16_t> classes_;
 };
 
+// LSM:pyramid: one level of `lsm pyramid` (resampled from the base, every
+// band, Float32, cells scaled), served window by window: a level streams.
+class PyramidRaster final : public DerivedRaster {
+ public:
+  explicit PyramidRaster(const Connection& c)
+      : source_(c.path, {}), pass_(make_pyramid_pass(parse_backend(c.get("backend", "auto")))) {
+    PyramidOptions o;
+    o.scale = c.get_real("scale", 1.05);
+    o.resampling = parse_resampling(c.get("resampling", "bilinear"));
+    const long long level = c.get_integer("level", -1);
+    if (level < 0) throw Error(ErrorKind::BadInput, "LSM:pyramid needs the option level=L (0 = the base)");
+    o.levels = static_cast<int>(level) + 1;
+    const FeatureRasterInfo info = source_.info();
+    const auto sizes = pyramid_sizes(info.width, info.height, o);  // refuses levels below one cell
+    width = sizes.back().first;
+    height = sizes.back().second;
+    level_ = std::make_unique<PyramidLevelRaster>(source_, width, height, o.resampling, *pass_);
+    bands = info.bands;
+    type = GDT_Float32;
+    nodata = std::numeric_limits<double>::quiet_NaN();
+    block_width = static_cast<int>(std::min<int64_t>(256, width));
+    block_height = static_cast<int>(std::min<int64_t>(256, height));
+    georef = scale_cells(georeference_of(source_.dataset()), double(info.width) / width, double(info.height) / height);
+  }
+  void read_block(int band, int64_t bx, int64_t by, void* out) override {
+    const Window w{bx * block_width, by * block_height, std::min<int64_t>(block_width, width - bx * block_width),
+                   std::min<int64_t>(block_height, height - by * block_height)};
+    if (bx != cached_x_ || by != cached_y_) {  // all bands of the window at once
+      cells_.resize(static_cast<size_t>(w.width * w.height * bands));
+      level_->read(w, cells_.data());
+      cached_x_ = bx;
+      cached_y_ = by;
+    }
+    for (int64_t r = 0; r < w.height; ++r)
+      for (int64_t x = 0; x < w.width; ++x)
+        static_cast<float*>(out)[r * block_width + x] = cells_[static_cast<size_t>((r * w.width + x) * bands + band - 1)];
+  }
+
+ private:
+  GdalFeatureRaster source_;
+  std::unique_ptr<PyramidPass> pass_;
+  std::unique_ptr<PyramidLevelRaster> level_;
+  int64_t cached_x_ = -1, cached_y_ = -1;
+  std::vector<float> cells_;
+};
+
 // seeds=X,Y[,Z];X,Y[,Z]...
 std::vector<Voxel> parse_seeds(const std::string& text, bool volume) {
   std::vector<Voxel> seeds;
@@ -324,6 +371,7 @@ std::unique_ptr<DerivedRaster> open_derived_raster(const Connection& c) {
   if (c.operation == "gradient") return std::make_unique<GradientRaster>(c);
   if (c.operation == "fuzzy") return std::make_unique<FuzzyRaster>(c);
   if (c.operation == "kmeans") return std::make_unique<KMeansRaster>(c);
+  if (c.operation == "pyramid") return std::make_unique<PyramidRaster>(c);
   throw Error(ErrorKind::BadInput, "unknown LSM operation '" + c.operation + "'");
 }
 
