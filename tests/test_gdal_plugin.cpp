@@ -108,6 +108,15 @@ TEST_F(GdalPlugin, PyramidLevelEqualsLsmPyramid) {
   for (int i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(drv.gt[i], cli.gt[i]);
 }
 
+TEST_F(GdalPlugin, HogDescriptorsEqualLsmHog) {
+  ASSERT_EQ(run_lsm("hog " + sample() + " " + path("cli.tif") + " --cell 6 --block 2 --norm L1 -q").code, 0);
+  ASSERT_EQ(gdal("gdal_translate -q LSM:hog:cell=6:block=2:norm=L1:" + sample() + " " + path("drv.tif")).code, 0);
+  const Raster cli = read(path("cli.tif")), drv = read(path("drv.tif"));
+  EXPECT_EQ(drv.bands, 2 * 2 * 9);
+  EXPECT_TRUE(same_bits(cli, drv));
+  EXPECT_EQ(drv.names, cli.names);
+}
+
 // Every cell of LSM:patchmetric holds its patch's value in lsm metrics' patch
 // table (joined through lsm label's patch IDs); gdalinfo -stats reads it.
 TEST_F(GdalPlugin, PatchMetricRasterHoldsThePatchTable) {

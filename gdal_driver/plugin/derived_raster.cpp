@@ -18,6 +18,7 @@
 #include "kmeans.h"
 #include "kmeans_pass.h"
 #include "grey.h"
+#include "hog.h"
 #include "fragstats_metrics.h"
 #include "patch_row_metrics.h"
 #include "patch_scan.h"
@@ -296,6 +297,60 @@ class PyramidRaster final : public DerivedRaster {
   std::vector<float> cells_;
 };
 
+// LSM:hog: `lsm hog`'s descriptor raster (one band per descriptor element,
+// one cell per block position, Float32), computed on the first read.
+class HogRaster final : public DerivedRaster {
+ public:
+  explicit HogRaster(const Connection& c)
+      : source_(c.path, bands_of(c)), pass_(make_hog_pass(parse_backend(c.get("backend", "auto")))) {
+    o_.cell = static_cast<int>(c.get_integer("cell", 8));
+    o_.block = static_cast<int>(c.get_integer("block", 3));
+    o_.bins = static_cast<int>(c.get_integer("bins", 9));
+    o_.signed_orientation = c.get_flag("signed");
+    o_.norm = parse_hog_norm(c.get("norm", "L2-Hys"));
+    o_.value_divisor = source_.unit_range_divisor();
+    const FeatureRasterInfo info = source_.info();
+    geometry_ = hog_geometry(info.width, info.height, o_);  // refuses images smaller than a block
+    width = geometry_.blocks_x;
+    height = geometry_.blocks_y;
+    bands = geometry_.descriptor_length;
+    type = GDT_Float32;
+    nodata = std::numeric_limits<double>::quiet_NaN();
+    block_width = static_cast<int>(std::min<int64_t>(256, width));
+    block_height = static_cast<int>(std::min<int64_t>(256, height));
+    georef = scale_cells(georeference_of(source_.dataset()), o_.cell, o_.cell);
+    for (int e = 0; e < bands; ++e) {
+      const int cell = e / o_.bins, bin = e % o_.bins;
+      band_names.push_back("cell " + std::to_string(cell / o_.block) + "," + std::to_string(cell % o_.block) + " bin " +
+                           std::to_string(bin));
+    }
+  }
+  void read_block(int band, int64_t bx, int64_t by, void* out) override {
+    if (planes_.empty()) {
+      planes_.resize(static_cast<size_t>(width * height * bands));
+      run_hog(source_, o_, *pass_, [&](int64_t first, int64_t rows, const double* d) {
+        for (int64_t i = 0; i < rows * width; ++i)
+          for (int e = 0; e < bands; ++e)
+            planes_[static_cast<size_t>(e * width * height + first * width + i)] = static_cast<float>(d[i * bands + e]);
+      });
+    }
+    copy_block(planes_.data() + (band - 1) * width * height, 0, width, height, block_width, block_height, bx, by, out);
+  }
+
+ private:
+  // As lsm hog: band=N, else the grey levels of bands 1-3, or band 1 of a 1-band input.
+  static std::vector<int> bands_of(const Connection& c) {
+    if (c.has("band")) return {static_cast<int>(c.get_integer("band", 1))};
+    GdalFeatureRaster probe(c.path, {});
+    return probe.info().bands >= 3 ? std::vector<int>{1, 2, 3} : std::vector<int>{1};
+  }
+  GdalFeatureRaster source_;
+  std::unique_ptr<HogPass> pass_;
+  HogOptions o_;
+  HogGeometry geometry_;
+  std::vector<float> planes_;
+};
+
 // seeds=X,Y[,Z];X,Y[,Z]...
 std::vector<Voxel> parse_seeds(const std::string& text, bool volume) {
   std::vector<Voxel> seeds;
@@ -372,6 +427,7 @@ std::unique_ptr<DerivedRaster> open_derived_raster(const Connection& c) {
   if (c.operation == "fuzzy") return std::make_unique<FuzzyRaster>(c);
   if (c.operation == "kmeans") return std::make_unique<KMeansRaster>(c);
   if (c.operation == "pyramid") return std::make_unique<PyramidRaster>(c);
+  if (c.operation == "hog") return std::make_unique<HogRaster>(c);
   throw Error(ErrorKind::BadInput, "unknown LSM operation '" + c.operation + "'");
 }
 

@@ -111,6 +111,11 @@ std::string open_option_list() {
   add("SEED", "int", "kmeans: k-means++ seed (default 0)");
   add("N_INIT", "int", "kmeans: k-means++ runs, the lowest inertia wins (default 1)");
   add("MAX_ITER", "int", "kmeans: Lloyd iterations per run (default 300)");
+  add("CELL", "int", "hog: pixels per cell side (default 8)");
+  add("BLOCK", "int", "hog: cells per block side (default 3)");
+  add("BINS", "int", "hog: orientation bins (default 9)");
+  add("SIGNED", "boolean", "hog: orientations over 360 degrees");
+  add("NORM", "string", "hog: L1, L1-sqrt, L2 or L2-Hys (default L2-Hys)");
   add("LEVEL", "int", "pyramid: the level, 0 = the base (required)");
   add("SCALE", "float", "pyramid: size ratio of consecutive levels (default 1.05)");
   add("RESAMPLING", "string", "pyramid: bilinear, area or gaussian (default bilinear)");
@@ -137,7 +142,7 @@ extern "C" void GDALRegister_LSM() {
   driver->SetDescription("LSM");
   driver->SetMetadataItem(GDAL_DCAP_RASTER, "YES");
   driver->SetMetadataItem(GDAL_DMD_LONGNAME,
-                          "lsm derived rasters: patch IDs, patch metrics, K-means classes, gradients, pyramid levels, fuzzy connectedness (LSM:<operation>[:<option>=<value>...]:<path>)");
+                          "lsm derived rasters: patch IDs, patch metrics, K-means classes, gradients, pyramid levels, HOG descriptors, fuzzy connectedness (LSM:<operation>[:<option>=<value>...]:<path>)");
   driver->SetMetadataItem(GDAL_DMD_CONNECTION_PREFIX, lsm::gdal_plugin::kPrefix);
   driver->SetMetadataItem(GDAL_DMD_HELPTOPIC, "docs/GDAL_DRIVER.md");
   static const std::string options = lsm::gdal_plugin::open_option_list();
