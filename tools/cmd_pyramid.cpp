@@ -3,6 +3,7 @@
 // georeferenced with cells scaled to its size.
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 
 #include "cli_common.h"
@@ -10,6 +11,8 @@
 #include "error.h"
 #include "gdal_feature_raster.h"
 #include "geotiff_output.h"
+#include "gdal_overviews.h"
+#include "overviews.h"
 #include "pyramid.h"
 
 namespace lsm::cli {
@@ -25,14 +28,16 @@ std::string level_path(const std::string& dir, int level) {
 }  // namespace
 
 int run_pyramid(const std::vector<std::string>& args) {
-  std::string input, outdir, resampling = "bilinear", from = "base", backend = "auto";
+  std::string input, outdir, resampling = "bilinear", from = "base", backend = "auto", overviews;
   PyramidOptions o;
   int64_t strip_rows = 256;
   bool quiet = false;
   po::options_description desc("lsm pyramid options");
   desc.add_options()
       ("input", po::value(&input)->required(), "input raster or photo (any format GDAL reads)")
-      ("outdir", po::value(&outdir)->required(), "output folder: level_00.tif (the input) .. level_NN.tif")
+      ("outdir", po::value(&outdir), "output folder: level_00.tif (the input) .. level_NN.tif (not with --overviews)")
+      ("overviews", po::value(&overviews),
+       "instead build the input's GDAL overviews (factors 2, 4, 8 ... down to 256 cells, in INPUT.ovr) with average, or mode for categorical data")
       ("levels", po::value(&o.levels)->default_value(31), "number of levels, the input included")
       ("scale", po::value(&o.scale)->default_value(1.05), "size ratio of consecutive levels (> 1)")
       ("resampling", po::value(&resampling)->default_value("bilinear"), "bilinear, area or gaussian")
@@ -44,7 +49,24 @@ int run_pyramid(const std::vector<std::string>& args) {
   add_raster_output_options(desc);
   po::positional_options_description pos;
   pos.add("input", 1).add("outdir", 1);
-  if (!parse(args, desc, pos, "usage: lsm pyramid INPUT OUTDIR [--levels N] [--scale S] [options]")) return 0;
+  if (!parse(args, desc, pos,
+             "usage: lsm pyramid INPUT OUTDIR [--levels N] [--scale S] [options]\n"
+             "       lsm pyramid INPUT --overviews average|mode [--backend B]"))
+    return 0;
+  if (!overviews.empty()) {
+    if (!outdir.empty()) throw Error(ErrorKind::BadInput, "--overviews writes INPUT.ovr: give no OUTDIR");
+    const OverviewMethod method = parse_overview_method(overviews);
+    auto pass = make_overview_pass(parse_backend(backend));
+    const std::vector<int> factors = build_overviews(input, method, *pass, terminal_progress(quiet));
+    if (!quiet) {
+      std::string list;
+      for (int f : factors) list += " " + std::to_string(f);
+      std::cout << (factors.empty() ? "no overviews needed: the raster fits in 256 x 256 cells\n"
+                                    : "overviews" + list + " (" + overviews + ", " + pass->name() + ") in " + input + ".ovr\n");
+    }
+    return 0;
+  }
+  if (outdir.empty()) throw Error(ErrorKind::BadInput, "give an OUTDIR for the levels, or --overviews");
   o.resampling = parse_resampling(resampling);
   if (from != "base" && from != "previous")
     throw Error(ErrorKind::BadInput, "--from must be base or previous, not '" + from + "'");

@@ -6,6 +6,7 @@
 #include "fuzzy_connectedness.h"
 #include "gradient.h"
 #include "hog.h"
+#include "overviews.h"
 #include "pyramid.h"
 #include "kmeans_pass.h"
 #include "split_tile_labeler.h"
@@ -15,6 +16,7 @@
 #include "fuzzy_cuda.h"
 #include "gradient_pass_cuda.h"
 #include "hog_pass_cuda.h"
+#include "overview_pass_cuda.h"
 #include "pyramid_pass_cuda.h"
 #include "kmeans_pass_cuda.h"
 #include "tile_labeler_cuda.h"
@@ -119,6 +121,10 @@ static std::unique_ptr<FuzzyEngine> make_cuda_fuzzy_engine_on(int device) { retu
 
 std::unique_ptr<FuzzyEngine> make_fuzzy_engine(Backend backend) {
   return select_pass<FuzzyEngine>(backend, &make_cpu_fuzzy_engine, LSM_CUDA_PASS(make_cuda_fuzzy_engine_on));
+}
+
+std::unique_ptr<OverviewPass> make_overview_pass(Backend backend) {
+  return select_pass<OverviewPass>(backend, &make_cpu_overview_pass, LSM_CUDA_PASS(make_cuda_overview_pass));
 }
 
 std::unique_ptr<PyramidPass> make_pyramid_pass(Backend backend) {
