@@ -171,5 +171,73 @@ TEST_F(CliImage, PedestrianPhotosEndToEnd) {
   }
 }
 
+// lsm pyramid --overviews: the same overviews as gdaladdo -ro on copies of
+// the same raster (mode on a categorical raster of odd size; average on
+// Float32 with nodata, odd size: identical floats), and clear refusals.
+TEST_F(CliImage, OverviewsEqualGdaladdo) {
+  struct Case {
+    const char* method;
+    GDALDataType type;
+  };
+  for (const Case& c : {Case{"mode", GDT_Byte}, Case{"average", GDT_Float32}}) {
+    const std::string ours = path(std::string(c.method) + "_lsm.tif"), theirs = path(std::string(c.method) + "_gdal.tif");
+    for (const std::string& file : {ours, theirs}) {
+      GDALAllRegister();
+      GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(file.c_str(), 1001, 611, 1, c.type, nullptr);
+      std::vector<float> v(1001 * 611);
+      for (size_t i = 0; i < v.size(); ++i) {
+        const size_t x = i % 1001, y = i / 1001;
+        v[i] = c.type == GDT_Byte ? static_cast<float>((x / 7 + y / 5 + (x * y) % 3) % 6)
+                                  : ((x * 31 + y * 17) % 23 == 0 ? -9999.0f : std::sin(0.01f * x) * 50.0f + 0.1f * y);
+      }
+      d->GetRasterBand(1)->SetNoDataValue(c.type == GDT_Byte ? 0.0 : -9999.0);
+      EXPECT_EQ(d->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 1001, 611, v.data(), 1001, 611, GDT_Float32, 0, 0), CE_None);
+      GDALClose(d);
+    }
+    const CliRun r = run_lsm("pyramid " + ours + " --overviews " + c.method + " -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_EQ(run_shell("gdaladdo -q -ro -r " + std::string(c.method) + " " + theirs + " 2 4").code, 0);
+    GDALDataset* a = static_cast<GDALDataset*>(GDALOpen(ours.c_str(), GA_ReadOnly));
+    GDALDataset* b = static_cast<GDALDataset*>(GDALOpen(theirs.c_str(), GA_ReadOnly));
+    ASSERT_TRUE(a && b);
+    ASSERT_EQ(a->GetRasterBand(1)->GetOverviewCount(), 2) << c.method;  // 501 x 306, 251 x 153
+    for (int k = 0; k < 2; ++k) {
+      GDALRasterBand* oa = a->GetRasterBand(1)->GetOverview(k);
+      GDALRasterBand* ob = b->GetRasterBand(1)->GetOverview(k);
+      ASSERT_EQ(oa->GetXSize(), ob->GetXSize());
+      std::vector<float> va(static_cast<size_t>(oa->GetXSize()) * oa->GetYSize()), vb(va.size());
+      EXPECT_EQ(oa->RasterIO(GF_Read, 0, 0, oa->GetXSize(), oa->GetYSize(), va.data(), oa->GetXSize(), oa->GetYSize(),
+                             GDT_Float32, 0, 0), CE_None);
+      EXPECT_EQ(ob->RasterIO(GF_Read, 0, 0, ob->GetXSize(), ob->GetYSize(), vb.data(), ob->GetXSize(), ob->GetYSize(),
+                             GDT_Float32, 0, 0), CE_None);
+      // Mode: identical. Average: GDAL sums its weighted terms in another
+      // order in double, which can move the rounded float by one ulp.
+      int64_t differing = 0;
+      double worst = 0;
+      for (size_t i = 0; i < va.size(); ++i)
+        if (va[i] != vb[i]) {
+          ++differing;
+          worst = std::max(worst, std::fabs(double(va[i]) - vb[i]) / std::max(1.0, std::fabs(double(vb[i]))));
+        }
+      if (c.type == GDT_Byte) EXPECT_EQ(differing, 0) << c.method << " level " << k;
+      EXPECT_LE(worst, 1.2e-7) << c.method << " level " << k;
+      EXPECT_LE(differing, static_cast<int64_t>(va.size() / 100)) << c.method << " level " << k;
+    }
+    GDALClose(a);
+    GDALClose(b);
+  }
+  const auto before = files();
+  const std::string m = path("mode_lsm.tif");
+  expect_clean_failure(run_lsm("pyramid " + m + " --overviews mode"), "already has overviews", before);
+  expect_clean_failure(run_lsm("pyramid " + path("average_gdal.tif") + " --overviews average"), "already has overviews", before);
+  expect_clean_failure(run_lsm("pyramid " + m + " " + path("dir") + " --overviews mode"), "give no OUTDIR", before);
+  expect_clean_failure(run_lsm("pyramid " + m + " --overviews nearest"), "average or mode", before);
+  expect_clean_failure(run_lsm("pyramid " + m), "give an OUTDIR", before);
+  const std::string small = make_raster("small.tif", 200, 100, 1, [](int x, int, int) { return float(x); });
+  const CliRun none = run_lsm("pyramid " + small + " --overviews average");
+  EXPECT_EQ(none.code, 0);
+  EXPECT_NE(none.out.find("no overviews needed"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace lsm::test
