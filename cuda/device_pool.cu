@@ -19,6 +19,18 @@ void prepare_device_pool(int device) {
   prepared.insert(device);
 }
 
+DeviceStream::DeviceStream(int device) : device_(device) {
+  LSM_CUDA_CHECK(cudaSetDevice(device_));
+  prepare_device_pool(device_);
+  LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+}
+
+DeviceStream::~DeviceStream() {
+  if (stream_) cudaStreamDestroy(stream_);  // called from destructors: nothing to report to
+}
+
+void DeviceStream::activate() const { LSM_CUDA_CHECK(cudaSetDevice(device_)); }
+
 DeviceBuffer::~DeviceBuffer() { release(); }
 
 void DeviceBuffer::release() noexcept {

@@ -36,6 +36,27 @@ class DeviceBuffer {
   cudaStream_t stream_ = nullptr;
 };
 
+/// The stream of one operation on one device: makes the device current,
+/// prepares its pool and creates a non-blocking stream, which it destroys
+/// last. Declare it before the DeviceBuffers ordered on it, so that they are
+/// released (stream-ordered) before the stream goes. Converts to
+/// cudaStream_t. Throws lsm::Error(Device) when the device cannot be set up.
+class DeviceStream {
+ public:
+  explicit DeviceStream(int device);
+  ~DeviceStream();
+  DeviceStream(const DeviceStream&) = delete;
+  DeviceStream& operator=(const DeviceStream&) = delete;
+  operator cudaStream_t() const { return stream_; }
+  int device() const { return device_; }
+  /// Makes the device current for this thread (before work on the stream).
+  void activate() const;
+
+ private:
+  int device_ = 0;
+  cudaStream_t stream_ = nullptr;
+};
+
 /// Pinned (page-locked) host memory for asynchronous copies, grown on demand.
 class PinnedBuffer {
  public:

@@ -276,26 +276,14 @@ unsigned blocks_for(long long threads, int per_block) {
 
 class CudaFuzzyEngine final : public FuzzyEngine {
  public:
-  CudaFuzzyEngine(int device, int64_t max_slab_voxels) : device_(device), max_slab_voxels_(max_slab_voxels) {
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
-    prepare_device_pool(device_);
-    LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  CudaFuzzyEngine(int device, int64_t max_slab_voxels) : stream_(device), max_slab_voxels_(max_slab_voxels) {
     flag_host_.reserve(sizeof(int));
-  }
-  ~CudaFuzzyEngine() override {
-    values_.release();
-    scene_.release();
-    active_.release();
-    touched_.release();
-    seeds_.release();
-    flag_.release();
-    if (stream_) cudaStreamDestroy(stream_);
   }
 
   void run(const VolumeView& volume, const AffinityParameters& affinity, const std::vector<Voxel>& seeds,
            float* scene, const ProgressFn& progress) override {
     check_seeds(volume, seeds);
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    stream_.activate();
     rounds_ = 0;
     transfer_seconds_ = propagate_seconds_ = 0;
     // An image is a volume of one-row slices: its rows become slices, so the
@@ -442,9 +430,8 @@ class CudaFuzzyEngine final : public FuzzyEngine {
     }
   }
 
-  int device_ = 0;
+  DeviceStream stream_;  // first: the buffers below are released on it before it goes
   int64_t max_slab_voxels_ = 0;
-  cudaStream_t stream_ = nullptr;
   DeviceBuffer values_, scene_, flag_, active_, touched_, seeds_;
   PinnedBuffer flag_host_;
   int64_t rounds_ = 0;

@@ -92,20 +92,11 @@ namespace {
 
 class CudaGradientPass final : public GradientPass {
  public:
-  explicit CudaGradientPass(int device) : device_(device) {
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
-    prepare_device_pool(device_);
-    LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  }
-  ~CudaGradientPass() override {
-    input_.release();
-    planes_.release();
-    if (stream_) cudaStreamDestroy(stream_);
-  }
+  explicit CudaGradientPass(int device) : stream_(device) {}
 
   void run(const GradientKernels& k, const float* padded, int64_t width, int64_t rows, float* out) override {
     if (width == 0 || rows == 0) return;
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    stream_.activate();
     const int64_t padded_rows = rows + 2 * k.radius;
     const size_t in_bytes = sizeof(float) * padded_rows * width, out_bytes = sizeof(float) * kGradientPlanes * rows * width;
     input_.reserve(in_bytes, stream_);
@@ -119,8 +110,7 @@ class CudaGradientPass final : public GradientPass {
   const char* name() const override { return "cuda"; }
 
  private:
-  int device_ = 0;
-  cudaStream_t stream_ = nullptr;
+  DeviceStream stream_;  // first: the buffers below are released on it before it goes
   DeviceBuffer input_, planes_;
 };
 

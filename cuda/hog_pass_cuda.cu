@@ -161,21 +161,11 @@ namespace {
 
 class CudaHogPass final : public HogPass {
  public:
-  explicit CudaHogPass(int device) : device_(device) {
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
-    prepare_device_pool(device_);
-    LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  }
-  ~CudaHogPass() override {
-    grey_.release();
-    histograms_.release();
-    descriptors_.release();
-    if (stream_) cudaStreamDestroy(stream_);
-  }
+  explicit CudaHogPass(int device) : stream_(device) {}
 
   void cell_histograms(const HogOptions& o, const HogGeometry& g, const double* grey, int64_t y0, int64_t cell_rows,
                        float* histograms) override {
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    stream_.activate();
     const size_t grey_bytes = sizeof(double) * (cell_rows * o.cell + 2) * g.width;
     const size_t hist_bytes = sizeof(float) * cell_rows * g.cells_x * o.bins;
     grey_.reserve(grey_bytes, stream_);
@@ -188,7 +178,7 @@ class CudaHogPass final : public HogPass {
 
   void normalize_blocks(const HogOptions& o, const HogGeometry& g, const float* histograms, int64_t cell_rows,
                         double* descriptors) override {
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    stream_.activate();
     const size_t hist_bytes = sizeof(float) * cell_rows * g.cells_x * o.bins;
     const size_t out_bytes = sizeof(double) * (cell_rows - o.block + 1) * g.blocks_x * g.descriptor_length;
     histograms_.reserve(hist_bytes, stream_);
@@ -202,8 +192,7 @@ class CudaHogPass final : public HogPass {
   const char* name() const override { return "cuda"; }
 
  private:
-  int device_ = 0;
-  cudaStream_t stream_ = nullptr;
+  DeviceStream stream_;  // first: the buffers below are released on it before it goes
   DeviceBuffer grey_, histograms_, descriptors_;
 };
 

@@ -24,20 +24,11 @@ __global__ void k_overview(OverviewGeometry g, bool mode, const float* __restric
 
 class CudaOverviewPass final : public OverviewPass {
  public:
-  explicit CudaOverviewPass(int device) : device_(device) {
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
-    prepare_device_pool(device_);
-    LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  }
-  ~CudaOverviewPass() override {
-    in_.release();
-    out_.release();
-    if (stream_) cudaStreamDestroy(stream_);
-  }
+  explicit CudaOverviewPass(int device) : stream_(device) {}
   void reduce(const OverviewGeometry& g, OverviewMethod method, const float* source, int64_t source_row0,
               int64_t source_rows, int64_t y0, int64_t rows, float* out) override {
     if (g.width == 0 || rows == 0) return;
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    stream_.activate();
     const size_t in_bytes = sizeof(float) * g.source_width * source_rows, out_bytes = sizeof(float) * g.width * rows;
     in_.reserve(in_bytes, stream_);
     out_.reserve(out_bytes, stream_);
@@ -52,8 +43,7 @@ class CudaOverviewPass final : public OverviewPass {
   const char* name() const override { return "cuda"; }
 
  private:
-  int device_ = 0;
-  cudaStream_t stream_ = nullptr;
+  DeviceStream stream_;  // first: the buffers below are released on it before it goes
   DeviceBuffer in_, out_;
 };
 

@@ -81,20 +81,11 @@ namespace {
 
 class CudaPyramidPass final : public PyramidPass {
  public:
-  explicit CudaPyramidPass(int device) : device_(device) {
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
-    prepare_device_pool(device_);
-    LSM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  }
-  ~CudaPyramidPass() override {
-    source_.release();
-    level_.release();
-    if (stream_) cudaStreamDestroy(stream_);
-  }
+  explicit CudaPyramidPass(int device) : stream_(device) {}
 
   void resample(const LevelMapping& m, int bands, const float* source, int64_t source_y0, int64_t source_rows,
                 int64_t y0, int64_t rows, float* level) override {
-    LSM_CUDA_CHECK(cudaSetDevice(device_));
+    stream_.activate();
     const size_t in_bytes = sizeof(float) * source_rows * m.source_width * bands;
     const size_t out_bytes = sizeof(float) * rows * m.width * bands;
     source_.reserve(in_bytes, stream_);
@@ -108,8 +99,7 @@ class CudaPyramidPass final : public PyramidPass {
   const char* name() const override { return "cuda"; }
 
  private:
-  int device_ = 0;
-  cudaStream_t stream_ = nullptr;
+  DeviceStream stream_;  // first: the buffers below are released on it before it goes
   DeviceBuffer source_, level_;
 };
 
