@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <string>
 
 #include "cuda_check.h"
 #include "device_pool.h"
@@ -26,8 +27,9 @@ struct Taps {
 // padded rows with R columns each side (clamped) go to shared memory, then
 // the horizontal correlations of all its rows, then the vertical ones. The
 // operations and their order are correlate_row's and correlate_column's.
-constexpr int kTileX = 32, kTileY = 8;
+constexpr int kTileX = 32;
 
+template <int kTileY>
 __global__ void __launch_bounds__(kTileX* kTileY) k_gradient(const float* __restrict__ padded, long long width,
                                                              long long rows, const Taps taps, int radius,
                                                              float* __restrict__ out) {
@@ -79,12 +81,24 @@ void launch_gradient(const GradientKernels& k, const float* padded, int64_t widt
   Taps taps{};
   std::copy(k.smooth.begin(), k.smooth.end(), taps.smooth);
   std::copy(k.derivative.begin(), k.derivative.end(), taps.derivative);
-  const int span = kTileX + 2 * k.radius, tall = kTileY + 2 * k.radius;
-  const size_t shared = sizeof(float) * (size_t(tall) * span + 2 * size_t(tall) * kTileX);  // <= 46 KB at R = 32
-  const long long tiles_y = (rows + kTileY - 1) / kTileY;
-  if (tiles_y > 65535) throw Error(ErrorKind::BadInput, "gradient strips are limited to 524280 rows");
+  // Taller tiles load fewer halo rows per output row (22 rows for 16 at the
+  // paper's R = 3, against 14 for 8); they need more shared memory, so
+  // large radii keep 8-row tiles within the default 48 KB.
+  const int span = kTileX + 2 * k.radius;
+  auto shared_for = [&](int tile_y) {
+    const int tall = tile_y + 2 * k.radius;
+    return sizeof(float) * (size_t(tall) * span + 2 * size_t(tall) * kTileX);
+  };
+  const bool tall_tiles = shared_for(16) <= 48 * 1024;
+  const int tile_y = tall_tiles ? 16 : 8;
+  const long long tiles_y = (rows + tile_y - 1) / tile_y;
+  if (tiles_y > 65535)
+    throw Error(ErrorKind::BadInput, "gradient strips are limited to " + std::to_string(65535LL * tile_y) + " rows");
   const dim3 grid(static_cast<unsigned>((width + kTileX - 1) / kTileX), static_cast<unsigned>(tiles_y));
-  k_gradient<<<grid, dim3(kTileX, kTileY), shared, stream>>>(padded, width, rows, taps, k.radius, planes);
+  if (tall_tiles)
+    k_gradient<16><<<grid, dim3(kTileX, 16), shared_for(16), stream>>>(padded, width, rows, taps, k.radius, planes);
+  else
+    k_gradient<8><<<grid, dim3(kTileX, 8), shared_for(8), stream>>>(padded, width, rows, taps, k.radius, planes);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
