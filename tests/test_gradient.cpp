@@ -166,7 +166,7 @@ TEST(GradientCuda, SameAsCpu) {
   const int64_t w = 1031, h = 517;
   std::vector<float> image = random_image(w, h, 11);
   image[200 * w + 300] = kNaN;
-  for (int radius : {3, 7, 32}) {  // 32: the 8-row tiles
+  for (int radius : {3, 7, 28, 32}) {  // 3 to 28: 16-row tiles; 32: 8 rows
     GradientOptions o;
     o.radius = radius;
     o.sigma = radius / 3.0;
