@@ -3,7 +3,9 @@
 // thread per (cell, bin) sums that bin over the cell's pixels in row-major
 // order: the CPU's order, so the single-precision totals agree. Blocks: one
 // thread per block position gathers its cells into the output and normalises
-// it in place.
+// it in place. Dalal-Triggs: one thread per pixel makes its vote, one thread
+// per (block, cell of the block) sums the votes weighing into that cell in
+// the CPU's order (hog_dalal_triggs_math.h), one thread per block normalises.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include "cuda_check.h"
 #include "device_pool.h"
 #include "error.h"
+#include "hog_dalal_triggs.h"
 #include "hog_math.h"
 #include "hog_pass_cuda.h"
 
@@ -116,6 +119,45 @@ __global__ void __launch_bounds__(kThreads) k_normalize_blocks(const float* __re
   for (int i = lane; i < length; i += 32) out[k * length + i] = v[i];
 }
 
+struct DalalTriggsParams {
+  long long width, height, y0, pixels, plane;  // plane: (rows + 2) * width values
+  int bands, bins, cell, block, side;
+  double angle_scale;
+};
+
+__global__ void k_dalal_triggs_votes(const double* __restrict__ planes, DalalTriggsParams p, int* __restrict__ bin,
+                                     double* __restrict__ lower, double* __restrict__ upper) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= p.pixels) return;
+  const long long y = p.y0 + i / p.width, x = i % p.width;
+  const double* band_planes[3] = {planes + p.width, planes + p.plane + p.width, planes + 2 * p.plane + p.width};
+  const bool row_edge = y == 0 || y == p.height - 1, col_edge = x == 0 || x == p.width - 1;
+  const dalal_triggs::Vote v = dalal_triggs::pixel_vote(band_planes, p.bands, i, row_edge ? 0 : p.width,
+                                                        col_edge ? 0 : 1, p.bins, p.angle_scale);
+  bin[i] = v.bin;
+  lower[i] = v.lower;
+  upper[i] = v.upper;
+}
+
+__global__ void k_dalal_triggs_cells(dalal_triggs::WindowView window, DalalTriggsParams p, long long blocks,
+                                     long long blocks_x, const int* __restrict__ bin, const double* __restrict__ lower,
+                                     const double* __restrict__ upper, double* __restrict__ out) {
+  const int cells = p.block * p.block;
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= blocks * cells) return;
+  const long long k = t / cells, by = k / blocks_x, bx = k % blocks_x;
+  const int c = static_cast<int>(t % cells);
+  dalal_triggs::block_cell(window, p.side, p.cell, bin, lower, upper, p.width, by * p.cell, bx * p.cell, c / p.block,
+                           c % p.block, p.bins, out + k * cells * p.bins + c * p.bins);
+}
+
+__global__ void k_dalal_triggs_normalize(long long blocks, int length, int norm, double* __restrict__ out) {
+  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < blocks) dalal_triggs::normalize_block(out + k * length, length, norm);
+}
+
+unsigned grid_of(long long threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
+
 // Several cells per thread block, so that the per-bin sums keep many threads busy.
 int cells_per_thread_block(int cell) { return std::max(1, 4 * kThreads / (cell * cell)); }
 
@@ -189,11 +231,51 @@ class CudaHogPass final : public HogPass {
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
+  void dalal_triggs_blocks(const HogOptions& o, const HogGeometry& g, const double* planes, int bands,
+                           int64_t first_block_row, int64_t block_rows, double* descriptors) override {
+    stream_.activate();
+    const DalalTriggsWindow window = dalal_triggs_window(o);
+    const int64_t rows = (block_rows + o.block - 1) * o.cell;
+    DalalTriggsParams p{g.width, g.height, first_block_row * o.cell, rows * g.width, (rows + 2) * g.width,
+                        bands, o.bins, o.cell, o.block, window.side, dalal_triggs_angle_scale(o)};
+    const long long blocks = block_rows * g.blocks_x;
+    const size_t plane_bytes = sizeof(double) * p.plane * bands, side = window.side;
+    const size_t out_bytes = sizeof(double) * blocks * g.descriptor_length;
+    grey_.reserve(plane_bytes, stream_);
+    votes_.reserve((2 * sizeof(double) + sizeof(int)) * p.pixels, stream_);
+    window_.reserve((2 * sizeof(double) + sizeof(int)) * side, stream_);
+    descriptors_.reserve(out_bytes, stream_);
+    double* lower = votes_.as<double>();
+    double* upper = lower + p.pixels;
+    int* bin = reinterpret_cast<int*>(upper + p.pixels);
+    double* weights = window_.as<double>();
+    int* first_cell = reinterpret_cast<int*>(weights + 2 * side);
+    LSM_CUDA_CHECK(cudaMemcpyAsync(grey_.get(), planes, plane_bytes, cudaMemcpyHostToDevice, stream_));
+    LSM_CUDA_CHECK(cudaMemcpyAsync(weights, window.first_weight.data(), sizeof(double) * side, cudaMemcpyHostToDevice,
+                                   stream_));
+    LSM_CUDA_CHECK(cudaMemcpyAsync(weights + side, window.next_weight.data(), sizeof(double) * side,
+                                   cudaMemcpyHostToDevice, stream_));
+    LSM_CUDA_CHECK(cudaMemcpyAsync(first_cell, window.first_cell.data(), sizeof(int) * side, cudaMemcpyHostToDevice,
+                                   stream_));
+    k_dalal_triggs_votes<<<grid_of(p.pixels), kThreads, 0, stream_>>>(grey_.as<double>(), p, bin, lower, upper);
+    LSM_CUDA_CHECK_LAUNCH();
+    const dalal_triggs::WindowView view{first_cell, weights, weights + side};
+    k_dalal_triggs_cells<<<grid_of(blocks * o.block * o.block), kThreads, 0, stream_>>>(
+        view, p, blocks, g.blocks_x, bin, lower, upper, descriptors_.as<double>());
+    LSM_CUDA_CHECK_LAUNCH();
+    k_dalal_triggs_normalize<<<grid_of(blocks), kThreads, 0, stream_>>>(blocks, g.descriptor_length,
+                                                                         static_cast<int>(o.norm),
+                                                                         descriptors_.as<double>());
+    LSM_CUDA_CHECK_LAUNCH();
+    LSM_CUDA_CHECK(cudaMemcpyAsync(descriptors, descriptors_.get(), out_bytes, cudaMemcpyDeviceToHost, stream_));
+    LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // also keeps the host window alive until copied
+  }
+
   const char* name() const override { return "cuda"; }
 
  private:
   DeviceStream stream_;  // first: the buffers below are released on it before it goes
-  DeviceBuffer grey_, histograms_, descriptors_;
+  DeviceBuffer grey_, histograms_, descriptors_, votes_, window_;
 };
 
 }  // namespace

@@ -18,11 +18,18 @@ HogNorm parse_hog_norm(const std::string& name) {
   throw Error(ErrorKind::BadInput, "--norm must be L1, L1-sqrt, L2 or L2-Hys, not '" + name + "'");
 }
 
+HogVariant parse_hog_variant(const std::string& name) {
+  if (name == "skimage") return HogVariant::Skimage;
+  if (name == "dalal-triggs") return HogVariant::DalalTriggs;
+  throw Error(ErrorKind::BadInput, "--variant must be skimage or dalal-triggs, not '" + name + "'");
+}
+
 HogGeometry hog_geometry(int64_t width, int64_t height, const HogOptions& o) {
   if (o.cell < 1 || o.cell > 64) throw Error(ErrorKind::BadInput, "--cell must be between 1 and 64 pixels");
   if (o.block < 1 || o.block > 8) throw Error(ErrorKind::BadInput, "--block must be between 1 and 8 cells");
   if (o.bins < 1 || o.bins > 180) throw Error(ErrorKind::BadInput, "--bins must be between 1 and 180");
   if (!(o.value_divisor > 0)) throw Error(ErrorKind::BadInput, "the grey-level divisor must be positive");
+  if (!(o.window_sigma >= 0)) throw Error(ErrorKind::BadInput, "--window-sigma must be 0 (the default) or positive");
   if (o.strip_cells < 1) throw Error(ErrorKind::BadInput, "the strip height must be positive");
   HogGeometry g;
   g.width = width;
@@ -44,36 +51,45 @@ HogGeometry hog_geometry(int64_t width, int64_t height, const HogOptions& o) {
 
 namespace {
 
+// Image rows y0 - 1 .. y0 + rows as `planes` planes of (rows + 2) x width
+// values (0 where a row is outside the image): the luma of the bands
+// (skimage), or each band on its own (Dalal-Triggs), each divided by the divisor.
+std::vector<double> read_rows(FeatureRasterSource& source, const HogOptions& o, int64_t y0, int64_t rows) {
+  const FeatureRasterInfo info = source.info();
+  const int64_t width = info.width, bands = info.bands;
+  const bool luma = o.variant == HogVariant::Skimage;
+  const int64_t planes = luma ? 1 : bands, plane = (rows + 2) * width;
+  const int64_t first = std::max<int64_t>(0, y0 - 1), last = std::min(info.height, y0 + rows + 1);
+  std::vector<float> values(static_cast<size_t>((last - first) * width * bands));
+  source.read(Window{0, first, width, last - first}, values.data());
+  std::vector<double> out(static_cast<size_t>(planes * plane), 0.0);
+  const int64_t offset = (first - (y0 - 1)) * width, n = (last - first) * width;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const float* v = values.data() + i * bands;
+    if (luma) {
+      out[offset + i] = grey_level(v, int(bands), o.value_divisor);
+    } else {
+      for (int64_t b = 0; b < bands; ++b) out[b * plane + offset + i] = v[b] / o.value_divisor;
+    }
+  }
+  return out;
+}
+
 // A strip's grey rows with their one-row halo, and which cell rows they make.
 struct GreyStrip {
   int64_t first_cell_row = 0, cell_rows = 0;
   std::vector<double> grey;  // (cell_rows * cell + 2) x width
 };
 
-}  // namespace
-
-void run_hog(FeatureRasterSource& source, const HogOptions& o, HogPass& pass, const HogSink& sink,
-             const ProgressFn& progress) {
-  const FeatureRasterInfo info = source.info();
-  if (info.bands != 1 && info.bands != 3)
-    throw Error(ErrorKind::BadInput, "HOG takes 1 band or 3 (R, G, B); the input has " + std::to_string(info.bands));
-  const HogGeometry g = hog_geometry(info.width, info.height, o);
-  const int64_t width = g.width, bands = info.bands;
+void run_skimage_hog(FeatureRasterSource& source, const HogOptions& o, const HogGeometry& g, HogPass& pass,
+                     const HogSink& sink, const ProgressFn& progress) {
   const int64_t strips = (g.cells_y + o.strip_cells - 1) / o.strip_cells;
   auto read = [&](int64_t s) {
     GreyStrip strip;
     strip.first_cell_row = s * o.strip_cells;
     strip.cell_rows = std::min(o.strip_cells, g.cells_y - strip.first_cell_row);
-    const int64_t y0 = strip.first_cell_row * o.cell, rows = strip.cell_rows * o.cell;
-    // Rows y0-1 .. y0+rows, those inside the image; the pass ignores the others.
-    const int64_t first = std::max<int64_t>(0, y0 - 1), last = std::min(g.height, y0 + rows + 1);
-    std::vector<float> values(static_cast<size_t>((last - first) * width * bands));
-    source.read(Window{0, first, width, last - first}, values.data());
-    strip.grey.assign(static_cast<size_t>((rows + 2) * width), 0.0);
-    double* out = strip.grey.data() + (first - (y0 - 1)) * width;
-    const int64_t n = (last - first) * width;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) out[i] = grey_level(values.data() + i * bands, int(bands), o.value_divisor);
+    strip.grey = read_rows(source, o, strip.first_cell_row * o.cell, strip.cell_rows * o.cell);
     return strip;
   };
   // The last block - 1 cell rows wait for the next strip to complete their blocks.
@@ -98,6 +114,50 @@ void run_hog(FeatureRasterSource& source, const HogOptions& o, HogPass& pass, co
         std::copy(histograms.end() - carried * cell_values, histograms.end(), histograms.begin());
       },
       progress);
+}
+
+// Dalal-Triggs blocks do not share cell histograms: each strip of block
+// rows reads its pixels with the block - 1 cell rows below it again.
+struct BlockStrip {
+  int64_t first_block_row = 0, block_rows = 0;
+  std::vector<double> planes;
+};
+
+void run_dalal_triggs_hog(FeatureRasterSource& source, const HogOptions& o, const HogGeometry& g, HogPass& pass,
+                          const HogSink& sink, const ProgressFn& progress) {
+  const int bands = source.info().bands;
+  const int64_t strips = (g.blocks_y + o.strip_cells - 1) / o.strip_cells;
+  auto read = [&](int64_t s) {
+    BlockStrip strip;
+    strip.first_block_row = s * o.strip_cells;
+    strip.block_rows = std::min(o.strip_cells, g.blocks_y - strip.first_block_row);
+    strip.planes = read_rows(source, o, strip.first_block_row * o.cell, (strip.block_rows + o.block - 1) * o.cell);
+    return strip;
+  };
+  std::vector<double> descriptors;
+  stream_rows<BlockStrip>(
+      strips, read,
+      [&](int64_t, BlockStrip& strip) {
+        descriptors.resize(static_cast<size_t>(strip.block_rows * g.blocks_x * g.descriptor_length));
+        pass.dalal_triggs_blocks(o, g, strip.planes.data(), bands, strip.first_block_row, strip.block_rows,
+                                 descriptors.data());
+        sink(strip.first_block_row, strip.block_rows, descriptors.data());
+      },
+      progress);
+}
+
+}  // namespace
+
+void run_hog(FeatureRasterSource& source, const HogOptions& o, HogPass& pass, const HogSink& sink,
+             const ProgressFn& progress) {
+  const FeatureRasterInfo info = source.info();
+  if (info.bands != 1 && info.bands != 3)
+    throw Error(ErrorKind::BadInput, "HOG takes 1 band or 3 (R, G, B); the input has " + std::to_string(info.bands));
+  const HogGeometry g = hog_geometry(info.width, info.height, o);
+  if (o.variant == HogVariant::DalalTriggs)
+    run_dalal_triggs_hog(source, o, g, pass, sink, progress);
+  else
+    run_skimage_hog(source, o, g, pass, sink, progress);
 }
 
 }  // namespace lsm

@@ -1,8 +1,13 @@
 #pragma once
 // Histograms of oriented gradients (`lsm hog`, issue 6): Dalal & Triggs
-// (2005) descriptors as scikit-image's skimage.feature.hog computes them
-// (0.19; the operations are listed in hog_math.h), over rasters of any size.
+// (2005) descriptors over rasters of any size, in two variants:
+//   * skimage (the default): as scikit-image's skimage.feature.hog computes
+//     them (0.19; the operations are listed in hog_math.h);
+//   * dalal-triggs: with the paper's Gaussian block window and trilinear
+//     (orientation and cell) vote interpolation, as OpenCV's
+//     cv::HOGDescriptor (hog_dalal_triggs_math.h).
 //
+// The skimage variant:
 // The image is cut into cells of `cell` x `cell` pixels from its top-left
 // corner (rows and columns beyond the last whole cell are ignored, except as
 // the neighbours of central differences). Each cell gets a histogram of
@@ -13,7 +18,12 @@
 // L1-sqrt, L2 or L2-Hys). A block's descriptor is its cells' histograms in
 // row-major cell order, bins innermost: block x block x bins values, the
 // layout of skimage's `feature_vector=False` output [block_row][block_col]
-// [cell_row][cell_col][bin].
+// [cell_row][cell_col][bin]. The dalal-triggs variant has the same blocks,
+// layout and normalisations, but a pixel votes into the (up to four) cells of
+// a block whose centres surround it, weighted by its distance to them and by
+// a Gaussian centred on the block, so a block is not a sum of fixed cell
+// histograms. (OpenCV orders a block's cells column-major and its blocks
+// column-major; lsm keeps skimage's row-major order for both.)
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -31,17 +41,30 @@ enum class HogNorm : int { L1 = 0, L1Sqrt = 1, L2 = 2, L2Hys = 3 };
 /// "L1", "L1-sqrt", "L2" or "L2-Hys"; throws lsm::Error(BadInput) otherwise.
 HogNorm parse_hog_norm(const std::string& name);
 
+/// How votes are made (see the top of this file).
+enum class HogVariant : int { Skimage = 0, DalalTriggs = 1 };
+
+/// "skimage" or "dalal-triggs"; throws lsm::Error(BadInput) otherwise.
+HogVariant parse_hog_variant(const std::string& name);
+
 struct HogOptions {
   int cell = 8;    ///< pixels per cell side (1..64)
   int block = 3;   ///< cells per block side (1..8)
   int bins = 9;    ///< orientation bins (1..180)
   bool signed_orientation = false;  ///< bins over [0, 360) instead of [0, 180)
   HogNorm norm = HogNorm::L2Hys;
-  /// Grey levels: a 1-band source's value, or the BT.709 luma of a 3-band
-  /// one (grey.h), after dividing each band by this (255 for 8-bit photos,
-  /// as skimage's img_as_float).
+  HogVariant variant = HogVariant::Skimage;
+  /// Dalal-Triggs: sigma of the Gaussian block window in pixels; 0 means
+  /// OpenCV's default, block * cell / 4 (Dalal & Triggs quote 0.5 * block
+  /// width). Ignored by the skimage variant.
+  double window_sigma = 0;
+  /// Each band is divided by this first. skimage: the grey levels are a
+  /// 1-band source's value, or the BT.709 luma of a 3-band one (grey.h);
+  /// use 255 for 8-bit photos, as skimage's img_as_float. Dalal-Triggs: each
+  /// band's own gradient (the largest wins); use 1, as OpenCV, whose L2-Hys
+  /// constants assume 0..255 values.
   double value_divisor = 1.0;
-  int64_t strip_cells = 64;  ///< cell rows per strip through the scheduler (> 0)
+  int64_t strip_cells = 64;  ///< cell (skimage) or block (Dalal-Triggs) rows per strip (> 0)
 };
 
 /// The sizes derived from an image's size and the options.
@@ -75,6 +98,15 @@ class HogPass {
   /// histograms: (cell_rows - block + 1) x blocks_x x descriptor_length doubles.
   virtual void normalize_blocks(const HogOptions& o, const HogGeometry& g, const float* histograms,
                                 int64_t cell_rows, double* descriptors) = 0;
+  /// The Dalal-Triggs variant in one step: the normalised descriptors of
+  /// `block_rows` rows of block positions from block row `first_block_row`.
+  /// `planes`: `bands` (1 or 3, in R, G, B order) planes one after the
+  /// other, each (rows + 2) x width values, rows = (block_rows + block - 1)
+  /// * cell: image rows first_block_row * cell - 1 .. first_block_row * cell
+  /// + rows, any value where a row is outside the image. `descriptors`:
+  /// block_rows x blocks_x x descriptor_length doubles. Throws lsm::Error(Device).
+  virtual void dalal_triggs_blocks(const HogOptions& o, const HogGeometry& g, const double* planes, int bands,
+                                   int64_t first_block_row, int64_t block_rows, double* descriptors) = 0;
   virtual const char* name() const = 0;
 };
 
@@ -94,7 +126,8 @@ using HogSink = std::function<void(int64_t first_block_row, int64_t block_rows, 
 /// lsm::Error(BadInput) for bad options, another band count or an image
 /// smaller than a block, and whatever the source, pass or sink throw.
 /// Nodata (NaN) spreads as in skimage: a pixel whose gradient touches one
-/// votes NaN into every bin of its cell, so the blocks holding that cell are NaN.
+/// votes NaN into every bin of its cell (Dalal-Triggs: of every cell it
+/// weighs into), so the blocks holding that cell are NaN.
 void run_hog(FeatureRasterSource& source, const HogOptions& options, HogPass& pass, const HogSink& sink,
              const ProgressFn& progress = {});
 

@@ -1,9 +1,12 @@
-// HOG on the CPU: the reference pass (hog_math.h), one cell per iteration,
-// OpenMP over the cells of a strip.
+// HOG on the CPU: the reference pass. skimage variant (hog_math.h): one
+// cell per iteration, OpenMP over the cells of a strip. Dalal-Triggs
+// (hog_dalal_triggs_math.h): every pixel's vote first, then one (block,
+// cell of the block) per iteration.
 #include <cmath>
 #include <vector>
 
 #include "hog.h"
+#include "hog_dalal_triggs.h"
 #include "hog_math.h"
 
 namespace lsm {
@@ -59,6 +62,40 @@ class CpuHogPass final : public HogPass {
       }
       hog_math::normalize_block(v, static_cast<int>(length), static_cast<int>(o.norm));
     }
+  }
+
+  void dalal_triggs_blocks(const HogOptions& o, const HogGeometry& g, const double* planes, int bands,
+                           int64_t first_block_row, int64_t block_rows, double* descriptors) override {
+    const DalalTriggsWindow window = dalal_triggs_window(o);
+    const double angle_scale = dalal_triggs_angle_scale(o);
+    const int64_t width = g.width, rows = (block_rows + o.block - 1) * o.cell, plane = (rows + 2) * width;
+    const int64_t y0 = first_block_row * o.cell, pixels = rows * width;
+    const double* band_planes[3] = {planes + width, planes + plane + width, planes + 2 * plane + width};
+    std::vector<int> bin(static_cast<size_t>(pixels));
+    std::vector<double> lower(bin.size()), upper(bin.size());
+#pragma omp parallel for schedule(static)
+    for (int64_t p = 0; p < pixels; ++p) {
+      const int64_t y = y0 + p / width, x = p % width;
+      const bool row_edge = y == 0 || y == g.height - 1, col_edge = x == 0 || x == width - 1;
+      const dalal_triggs::Vote v = dalal_triggs::pixel_vote(band_planes, bands, p, row_edge ? 0 : width,
+                                                            col_edge ? 0 : 1, o.bins, angle_scale);
+      bin[p] = v.bin;
+      lower[p] = v.lower;
+      upper[p] = v.upper;
+    }
+    const int cells = o.block * o.block;
+    const int64_t blocks = block_rows * g.blocks_x, length = g.descriptor_length;
+#pragma omp parallel for schedule(static)
+    for (int64_t t = 0; t < blocks * cells; ++t) {
+      const int64_t k = t / cells, by = k / g.blocks_x, bx = k % g.blocks_x;
+      const int c = static_cast<int>(t % cells);
+      dalal_triggs::block_cell(window.view(), window.side, o.cell, bin.data(), lower.data(), upper.data(), width,
+                               by * o.cell, bx * o.cell, c / o.block, c % o.block, o.bins,
+                               descriptors + k * length + c * o.bins);
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < blocks; ++k)
+      dalal_triggs::normalize_block(descriptors + k * length, static_cast<int>(length), static_cast<int>(o.norm));
   }
 
   const char* name() const override { return "cpu"; }

@@ -77,6 +77,35 @@ TEST_F(CliImage, HogOnEveryPyramidLevel) {
                        "level 8 (20 x 20) is smaller than one HOG block; use at most 8 levels", before);
 }
 
+// --variant dalal-triggs against OpenCV's HOGDescriptor (gamma correction
+// off, one window over the whole photo, blocks one cell apart) on a colour
+// pedestrian frame. OpenCV's cartToPolar approximates atan2, which moves a
+// normalised value by up to a few 1e-4; the exact arithmetic is tested
+// against the direct sums in test_hog_dalal_triggs.cpp.
+TEST_F(CliImage, HogDalalTriggsEqualsOpenCv) {
+  const std::string photo = shared_data_dir() + "/photos/pedestrian/opencv_vtest_pets2009_frame100.png";
+  LSM_REQUIRE_SHARED_FILE(photo);
+  const std::string script = std::string(LSM_SOURCE_DIR) + "/tests/opencv_hog_reference.py";
+  struct Case {
+    const char* opencv;  // cell block bins signed
+    const char* lsm;
+  };
+  for (const Case& c : {Case{"8 2 9 0", "--block 2"}, Case{"8 3 9 0", "--block 3 --tile-size 7"},
+                        Case{"6 2 12 1", "--cell 6 --block 2 --bins 12 --signed --backend cpu"}}) {
+    const CliRun reference = run_shell("/usr/bin/python3 " + script + " " + photo + " " + path("cv.npy") + " " + c.opencv);
+    if (reference.code == 3) GTEST_SKIP() << "OpenCV's Python bindings (Debian: python3-opencv) are missing";
+    ASSERT_EQ(reference.code, 0) << reference.err;
+    ASSERT_EQ(run_lsm("hog " + photo + " " + path("dt.npy") + " --variant dalal-triggs -q " + c.lsm).code, 0);
+    const NpyArray ours = read_npy(path("dt.npy")), theirs = read_npy(path("cv.npy"));
+    ASSERT_EQ(ours.shape, theirs.shape) << c.lsm;
+    double mean = 0;
+    for (size_t i = 0; i < ours.values.size(); ++i) mean += std::fabs(ours.values[i] - theirs.values[i]);
+    mean /= double(ours.values.size());
+    EXPECT_LE(max_difference(ours.values, theirs.values), 1e-3) << c.lsm;
+    EXPECT_LE(mean, 5e-5) << c.lsm;
+  }
+}
+
 TEST_F(CliImage, PyramidLevelsAndTheirCells) {
   const std::string in = make_raster("in.tif", 40, 30, 2, [](int x, int y, int b) { return float(x + 100 * y + 1000 * b); });
   ASSERT_EQ(run_lsm("pyramid " + in + " " + path("pyr") + " --levels 4 --scale 1.5 -q --tile-size 7").code, 0);
@@ -139,6 +168,8 @@ TEST_F(CliImage, HogBadInput) {
   expect_clean_failure(run_lsm("hog " + in + " " + path("h.npy") + " -q"), "smaller than one HOG block", before);
   expect_clean_failure(run_lsm("hog " + in + " " + path("h.npy") + " --cell 4 --norm L3 -q"), "--norm", before);
   expect_clean_failure(run_lsm("hog " + in + " " + path("h.npy") + " --cell 4 --variant other -q"), "--variant", before);
+  expect_clean_failure(run_lsm("hog " + in + " " + path("h.npy") + " --cell 4 --variant dalal-triggs --window-sigma -2 -q"),
+                       "--window-sigma", before);
   expect_clean_failure(run_lsm("hog " + in + " " + path("h.npy") + " --cell 4 --pyramid 3 -q"), "LEVELS,SCALE", before);
 }
 

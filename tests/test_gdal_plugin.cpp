@@ -115,6 +115,13 @@ TEST_F(GdalPlugin, HogDescriptorsEqualLsmHog) {
   EXPECT_EQ(drv.bands, 2 * 2 * 9);
   EXPECT_TRUE(same_bits(cli, drv));
   EXPECT_EQ(drv.names, cli.names);
+  // The Dalal-Triggs variant and its window.
+  ASSERT_EQ(run_lsm("hog " + sample() + " " + path("dt.tif") + " --cell 6 --block 2 --variant dalal-triggs "
+                    "--window-sigma 5 -q").code, 0);
+  ASSERT_EQ(gdal("gdal_translate -q LSM:hog:cell=6:block=2:variant=dalal-triggs:window_sigma=5:" + sample() + " " +
+                 path("dt_drv.tif")).code, 0);
+  const Raster dt_cli = read(path("dt.tif")), dt_drv = read(path("dt_drv.tif"));
+  EXPECT_TRUE(same_bits(dt_cli, dt_drv));
 }
 
 // Every cell of LSM:patchmetric holds its patch's value in lsm metrics' patch

@@ -1,4 +1,5 @@
-// lsm hog INPUT OUTPUT: HOG descriptors (scikit-image's variant) as a .npy
+// lsm hog INPUT OUTPUT: HOG descriptors (scikit-image's variant, or Dalal &
+// Triggs' with OpenCV's constants) as a .npy
 // array in skimage's feature_vector=False layout, or as a georeferenced
 // raster of one band per descriptor element and one cell per block position;
 // --pyramid N,S does it on every pyramid level.
@@ -87,7 +88,11 @@ int run_hog(const std::vector<std::string>& args) {
       ("bins", po::value(&o.bins)->default_value(9), "orientation bins")
       ("signed", po::bool_switch(&o.signed_orientation), "orientations over 0-360 degrees instead of 0-180")
       ("norm", po::value(&norm)->default_value("L2-Hys"), "block normalisation: L1, L1-sqrt, L2 or L2-Hys (clip 0.2)")
-      ("variant", po::value(&variant)->default_value("skimage"), "skimage: scikit-image's hog() exactly")
+      ("variant", po::value(&variant)->default_value("skimage"),
+       "skimage: scikit-image's hog() exactly, on grey levels in [0, 1]; dalal-triggs: Gaussian block window and "
+       "trilinear votes as OpenCV's HOGDescriptor, on the values as stored, each band's own gradient")
+      ("window-sigma", po::value(&o.window_sigma)->default_value(0),
+       "dalal-triggs: sigma of the block's Gaussian window in pixels (0: block * cell / 4, OpenCV's default)")
       ("band", po::value(&band), "use this band (default: the grey levels of bands 1-3, or band 1 of a 1-band input)")
       ("pyramid", po::value(&pyramid),
        "LEVELS,SCALE: descriptors of every bilinear pyramid level, to OUTPUT_level_NN (level 00 = the input)")
@@ -100,9 +105,7 @@ int run_hog(const std::vector<std::string>& args) {
   if (!parse(args, desc, pos, "usage: lsm hog INPUT OUTPUT[.npy] [--cell 8] [--block 3] [--norm L2-Hys] [options]"))
     return 0;
   o.norm = parse_hog_norm(norm);
-  if (variant == "dalal-triggs")
-    throw Error(ErrorKind::BadInput, "--variant dalal-triggs is not implemented yet; use skimage");
-  if (variant != "skimage") throw Error(ErrorKind::BadInput, "--variant must be skimage, not '" + variant + "'");
+  o.variant = parse_hog_variant(variant);
 
   std::vector<int> bands{band};
   if (!band) {
@@ -110,7 +113,9 @@ int run_hog(const std::vector<std::string>& args) {
     bands = probe.info().bands >= 3 ? std::vector<int>{1, 2, 3} : std::vector<int>{1};
   }
   GdalFeatureRaster raster(input, bands);
-  o.value_divisor = raster.unit_range_divisor();
+  // skimage works on img_as_float's [0, 1]; OpenCV's HOG on the stored values
+  // (its L2-Hys constants assume 0..255 for 8-bit photos).
+  o.value_divisor = o.variant == HogVariant::Skimage ? raster.unit_range_divisor() : 1.0;
   const FeatureRasterInfo info = raster.info();
   const GeoReference georef = georeference_of(raster.dataset());
   auto pass = make_hog_pass(parse_backend(backend));

@@ -4,6 +4,9 @@
 #   bash tools/setup.sh --deps-only  install packages only
 #   --with-qgis (with either)        also QGIS (qgis, python3-qgis), for the
 #                                    QGIS provider and its tests
+#   --with-opencv (with either)      also OpenCV's Python bindings
+#                                    (python3-opencv), the reference of the
+#                                    HOG Dalal-Triggs test
 # CUDA is used when nvcc is found (PATH or /usr/local/cuda); without it the
 # CPU backend is built alone.
 set -euo pipefail
@@ -14,6 +17,7 @@ for a in "$@"; do
   case "$a" in
     --deps-only) deps_only=true ;;
     --with-qgis) packages+=(qgis python3-qgis) ;;
+    --with-opencv) packages+=(python3-opencv) ;;
     *) echo "setup.sh: unknown option $a" >&2; exit 1 ;;
   esac
 done

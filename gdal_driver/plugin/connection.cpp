@@ -31,7 +31,7 @@ const std::map<std::string, std::vector<std::string>>& operation_options() {
       {"label", {"band", "neighbors", "backend"}},
       {"patchmetric", {"metric", "band", "neighbors", "edge_depth", "backend"}},
       {"gradient", {"band", "grey", "sigma", "radius", "backend"}},
-      {"hog", {"cell", "block", "bins", "signed", "norm", "band", "backend"}},
+      {"hog", {"cell", "block", "bins", "signed", "norm", "variant", "window_sigma", "band", "backend"}},
       {"pyramid", {"level", "scale", "resampling", "backend"}},
       {"kmeans", {"k", "color_space", "seed", "n_init", "max_iter", "backend"}},
       {"fuzzy", {"band", "volume", "seeds", "adjacency", "seed_radius", "mean", "sd", "sd_diff", "backend"}},

@@ -308,7 +308,10 @@ class HogRaster final : public DerivedRaster {
     o_.bins = static_cast<int>(c.get_integer("bins", 9));
     o_.signed_orientation = c.get_flag("signed");
     o_.norm = parse_hog_norm(c.get("norm", "L2-Hys"));
-    o_.value_divisor = source_.unit_range_divisor();
+    o_.variant = parse_hog_variant(c.get("variant", "skimage"));
+    o_.window_sigma = c.get_real("window_sigma", 0);
+    // As lsm hog: skimage on [0, 1] grey levels, Dalal-Triggs on the stored values.
+    o_.value_divisor = o_.variant == HogVariant::Skimage ? source_.unit_range_divisor() : 1.0;
     const FeatureRasterInfo info = source_.info();
     geometry_ = hog_geometry(info.width, info.height, o_);  // refuses images smaller than a block
     width = geometry_.blocks_x;

@@ -96,7 +96,9 @@ GDALDataset* open(GDALOpenInfo* info) {
 std::string open_option_list() {
   std::string xml = "<OpenOptionList>";
   auto add = [&](const char* name, const char* type, const char* text) {
-    xml += std::string("<Option name='") + name + "' type='" + type + "' description='" + text + "'/>";
+    char* escaped = CPLEscapeString(text, -1, CPLES_XML);  // descriptions may hold quotes and apostrophes
+    xml += std::string("<Option name='") + name + "' type='" + type + "' description=\"" + escaped + "\"/>";
+    CPLFree(escaped);
   };
   add("BAND", "int", "1-based source band (label, gradient, fuzzy without VOLUME); default 1");
   add("NEIGHBORS", "int", "label, patchmetric: neighbour rule, 4 or 8 (default 8, FRAGSTATS)");
@@ -116,6 +118,8 @@ std::string open_option_list() {
   add("BINS", "int", "hog: orientation bins (default 9)");
   add("SIGNED", "boolean", "hog: orientations over 360 degrees");
   add("NORM", "string", "hog: L1, L1-sqrt, L2 or L2-Hys (default L2-Hys)");
+  add("VARIANT", "string", "hog: skimage (default) or dalal-triggs (OpenCV's HOGDescriptor)");
+  add("WINDOW_SIGMA", "float", "hog dalal-triggs: block window sigma in pixels (default block * cell / 4)");
   add("LEVEL", "int", "pyramid: the level, 0 = the base (required)");
   add("SCALE", "float", "pyramid: size ratio of consecutive levels (default 1.05)");
   add("RESAMPLING", "string", "pyramid: bilinear, area or gaussian (default bilinear)");
