@@ -2,8 +2,8 @@
 // thread finds the bin and magnitude of pixels into shared memory, then one
 // thread per (cell, bin) sums that bin over the cell's pixels in row-major
 // order: the CPU's order, so the single-precision totals agree. Blocks: one
-// thread per block position gathers its cells into the output and normalises
-// it in place. Dalal-Triggs: one thread per pixel makes its vote, one thread
+// warp per block position gathers its cells into the output and normalises
+// it in place. The levels of a resident pyramid go in one launch per step. Dalal-Triggs: one thread per pixel makes its vote, one thread
 // per (block, cell of the block) sums the votes weighing into that cell in
 // the CPU's order (hog_dalal_triggs_math.h), one thread per block normalises.
 #include <cuda_runtime.h>
@@ -29,18 +29,44 @@ struct CellParams {
   long long width, height, cells_x, y0, cells;
   int cell, bins, cells_per_block;
   double period;
-  float bin_width;
+  float bin_width, inv_bin_width;
 };
 
-// Grey levels as double (the host's skimage-exact grey), or as float (pyramid
-// levels on the device), widened exactly before any arithmetic.
+// The bin of a pixel's gradient, equal to hog_math's exact one. Most pixels
+// take a single-precision angle: its error is below 1e-4 degrees (atan2f's
+// 3 ulp and the rounding of the gradient to float), so a pixel further
+// than kEdgeMargin from both edges of its bin has the exact path's bin, and
+// the double-precision atan2 (most of this kernel's FP64 work) is spent only
+// on pixels near an edge, on zero gradients (angle 0, an edge) and on nodata.
+constexpr float kEdgeMargin = 1e-3f;  // degrees
+
+__device__ signed char pixel_bin(double g_row, double g_col, const CellParams& p) {
+  float o = atan2f(static_cast<float>(g_row), static_cast<float>(g_col)) * 57.29577951f;
+  if (o < 0) o += static_cast<float>(p.period);
+  if (o == o) {
+    const int guess = static_cast<int>(o * p.inv_bin_width);
+    if (guess >= 0 && guess < p.bins) {
+      const float end = p.bin_width * static_cast<float>(guess), start = p.bin_width * static_cast<float>(guess + 1);
+      if (o - end > kEdgeMargin && start - o > kEdgeMargin) return static_cast<signed char>(guess);
+    }
+  }
+  const double orientation = hog_math::orientation_degrees(g_row, g_col, p.period);
+  return isnan(orientation) ? kAllBins
+                            : static_cast<signed char>(hog_math::orientation_bin(orientation, p.bin_width, p.bins));
+}
+
+// The histograms of cells first_cell .. first_cell + cells_per_block - 1 by
+// one thread block: each thread finds the bin and magnitude of pixels into
+// shared memory, then one thread per (cell, bin) sums that bin over the
+// cell's pixels in row-major order (the CPU's order: the same float totals).
+// Grey levels as double (the host's skimage-exact grey), or as float
+// (pyramid levels on the device), widened exactly before any arithmetic.
 template <class Grey>
-__global__ void k_cell_histograms(const Grey* __restrict__ grey, CellParams p, float* __restrict__ histograms) {
-  extern __shared__ unsigned char shared[];
+__device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams& p, long long first_cell,
+                                float* __restrict__ histograms, unsigned char* shared) {
   const int pixels_per_cell = p.cell * p.cell, pixels = p.cells_per_block * pixels_per_cell;
   double* magnitude = reinterpret_cast<double*>(shared);
   signed char* bin = reinterpret_cast<signed char*>(magnitude + pixels);
-  const long long first_cell = static_cast<long long>(blockIdx.x) * p.cells_per_block;
   for (int i = threadIdx.x; i < pixels; i += blockDim.x) {
     const long long c = first_cell + i / pixels_per_cell;
     if (c >= p.cells) break;
@@ -53,9 +79,7 @@ __global__ void k_cell_histograms(const Grey* __restrict__ grey, CellParams p, f
         (y == 0 || y == p.height - 1) ? 0.0 : double(here[x + p.width]) - double(here[x - p.width]);
     const double g_col = (x == 0 || x == p.width - 1) ? 0.0 : double(here[x + 1]) - double(here[x - 1]);
     magnitude[i] = hypot(g_col, g_row);
-    const double orientation = hog_math::orientation_degrees(g_row, g_col, p.period);
-    bin[i] = isnan(orientation) ? kAllBins
-                                : static_cast<signed char>(hog_math::orientation_bin(orientation, p.bin_width, p.bins));
+    bin[i] = pixel_bin(g_row, g_col, p);
   }
   __syncthreads();
   for (int j = threadIdx.x; j < p.cells_per_block * p.bins; j += blockDim.x) {
@@ -71,23 +95,29 @@ __global__ void k_cell_histograms(const Grey* __restrict__ grey, CellParams p, f
   }
 }
 
+template <class Grey>
+__global__ void k_cell_histograms(const Grey* __restrict__ grey, CellParams p, float* __restrict__ histograms) {
+  extern __shared__ unsigned char shared[];
+  cell_histograms(grey, p, static_cast<long long>(blockIdx.x) * p.cells_per_block, histograms, shared);
+}
+
 // One warp per block position: the lanes gather the block's cells into
 // shared memory, lane 0 forms each sum in the CPU's order (the same bits),
 // and the lanes divide and store side by side (coalesced).
 constexpr int kWarpsPerBlock = kThreads / 32;
 
-__global__ void __launch_bounds__(kThreads) k_normalize_blocks(const float* __restrict__ histograms, long long blocks,
-                                                               long long blocks_x, long long row_values, int block,
-                                                               int bins, int norm, double* __restrict__ out) {
-  extern __shared__ double values[];  // kWarpsPerBlock x length
-  __shared__ double divisor[kWarpsPerBlock];
+struct BlockParams {
+  long long blocks, blocks_x, row_values;
+  int block, bins, norm;
+};
+
+__device__ void normalize_block(const float* __restrict__ histograms, const BlockParams& p, long long k,
+                                double* values, double* divisor, double* __restrict__ out) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const long long k = static_cast<long long>(blockIdx.x) * kWarpsPerBlock + warp;
-  if (k >= blocks) return;  // whole warps leave together: no __syncthreads below
-  const long long by = k / blocks_x, bx = k % blocks_x;
-  const int run = block * bins, length = block * run;
+  const long long by = k / p.blocks_x, bx = k % p.blocks_x;
+  const int run = p.block * p.bins, length = p.block * run, norm = p.norm;
   double* v = values + warp * length;
-  for (int i = lane; i < length; i += 32) v[i] = histograms[(by + i / run) * row_values + bx * bins + i % run];
+  for (int i = lane; i < length; i += 32) v[i] = histograms[(by + i / run) * p.row_values + bx * p.bins + i % run];
   __syncwarp();
   constexpr double eps = 1e-5;
   if (lane == 0) {
@@ -117,6 +147,57 @@ __global__ void __launch_bounds__(kThreads) k_normalize_blocks(const float* __re
   }
   __syncwarp();
   for (int i = lane; i < length; i += 32) out[k * length + i] = v[i];
+}
+
+__global__ void __launch_bounds__(kThreads) k_normalize_blocks(const float* __restrict__ histograms, BlockParams p,
+                                                               double* __restrict__ out) {
+  extern __shared__ double values[];  // kWarpsPerBlock x length
+  __shared__ double divisor[kWarpsPerBlock];
+  const long long k = static_cast<long long>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
+  if (k >= p.blocks) return;  // whole warps leave together: no __syncthreads below
+  normalize_block(histograms, p, k, values, divisor, out);
+}
+
+// All levels of a pyramid in one launch per step: thread block b works for
+// the level whose range of thread blocks holds b.
+__device__ int level_of(const long long* first, int count) {
+  int level = 0;
+  while (level + 1 < count && first[level + 1] <= static_cast<long long>(blockIdx.x)) ++level;
+  return level;
+}
+
+// Each step's table apart, so that a kernel's parameters stay under 4 KB.
+struct CellLevels {
+  int count;
+  const float* grey[HogLevelTable::kMaxLevels];
+  float* histograms[HogLevelTable::kMaxLevels];
+  CellParams cells[HogLevelTable::kMaxLevels];
+  long long first[HogLevelTable::kMaxLevels];  // the level's first thread block
+};
+
+struct BlockLevels {
+  int count;
+  const float* histograms[HogLevelTable::kMaxLevels];
+  double* descriptors[HogLevelTable::kMaxLevels];
+  BlockParams blocks[HogLevelTable::kMaxLevels];
+  long long first[HogLevelTable::kMaxLevels];
+};
+
+__global__ void k_level_cell_histograms(CellLevels t) {
+  extern __shared__ unsigned char shared[];
+  const int l = level_of(t.first, t.count);
+  const CellParams& p = t.cells[l];
+  cell_histograms(t.grey[l], p, (static_cast<long long>(blockIdx.x) - t.first[l]) * p.cells_per_block,
+                  t.histograms[l], shared);
+}
+
+__global__ void __launch_bounds__(kThreads) k_level_normalize_blocks(BlockLevels t) {
+  extern __shared__ double values[];
+  __shared__ double divisor[kWarpsPerBlock];
+  const int l = level_of(t.first, t.count);
+  const long long k = (static_cast<long long>(blockIdx.x) - t.first[l]) * kWarpsPerBlock + threadIdx.x / 32;
+  if (k >= t.blocks[l].blocks) return;
+  normalize_block(t.histograms[l], t.blocks[l], k, values, divisor, t.descriptors[l]);
 }
 
 struct DalalTriggsParams {
@@ -161,16 +242,37 @@ unsigned grid_of(long long threads) { return static_cast<unsigned>((threads + kT
 // Several cells per thread block, so that the per-bin sums keep many threads busy.
 int cells_per_thread_block(int cell) { return std::max(1, 4 * kThreads / (cell * cell)); }
 
+CellParams cell_params(const HogOptions& o, const HogGeometry& g, int64_t y0, int64_t cell_rows) {
+  CellParams p{g.width, g.height, g.cells_x, y0, cell_rows * g.cells_x, o.cell, o.bins, cells_per_thread_block(o.cell),
+               o.signed_orientation ? 360.0 : 180.0, 0.0f, 0.0f};
+  p.bin_width = static_cast<float>(p.period / o.bins);
+  p.inv_bin_width = 1.0f / p.bin_width;  // only for a first guess: the edges are checked
+  return p;
+}
+
+size_t cell_shared_bytes(const HogOptions& o) {
+  return static_cast<size_t>(cells_per_thread_block(o.cell)) * o.cell * o.cell * (sizeof(double) + 1);
+}
+
+BlockParams block_params(const HogOptions& o, const HogGeometry& g, int64_t cell_rows) {
+  return BlockParams{(cell_rows - o.block + 1) * g.blocks_x, g.blocks_x, g.cells_x * o.bins, o.block, o.bins,
+                     static_cast<int>(o.norm)};
+}
+
+size_t block_shared_bytes(const HogGeometry& g) {
+  const size_t shared = sizeof(double) * kWarpsPerBlock * g.descriptor_length;
+  if (shared > 48 * 1024)
+    throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes blocks of at most 768 values (block x block x bins)");
+  return shared;
+}
+
 template <class Grey>
 void launch_cells(const HogOptions& o, const HogGeometry& g, const Grey* grey, int64_t y0, int64_t cell_rows,
                   float* histograms, cudaStream_t stream) {
-  CellParams p{g.width, g.height, g.cells_x, y0, cell_rows * g.cells_x, o.cell, o.bins, cells_per_thread_block(o.cell),
-               o.signed_orientation ? 360.0 : 180.0, 0.0f};
-  p.bin_width = static_cast<float>(p.period / o.bins);
+  const CellParams p = cell_params(o, g, y0, cell_rows);
   if (p.cells == 0) return;
-  const size_t shared = static_cast<size_t>(p.cells_per_block) * o.cell * o.cell * (sizeof(double) + 1);
   const long long blocks = (p.cells + p.cells_per_block - 1) / p.cells_per_block;
-  k_cell_histograms<<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(grey, p, histograms);
+  k_cell_histograms<<<static_cast<unsigned>(blocks), kThreads, cell_shared_bytes(o), stream>>>(grey, p, histograms);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
@@ -188,14 +290,40 @@ void launch_hog_cell_histograms(const HogOptions& o, const HogGeometry& g, const
 
 void launch_hog_normalize_blocks(const HogOptions& o, const HogGeometry& g, const float* histograms, int64_t cell_rows,
                                  double* descriptors, cudaStream_t stream) {
-  const long long blocks = (cell_rows - o.block + 1) * g.blocks_x;
-  if (blocks <= 0) return;
-  const size_t shared = sizeof(double) * kWarpsPerBlock * g.descriptor_length;
-  if (shared > 48 * 1024)
-    throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes blocks of at most 768 values (block x block x bins)");
-  k_normalize_blocks<<<static_cast<unsigned>((blocks + kWarpsPerBlock - 1) / kWarpsPerBlock), kThreads, shared,
-                       stream>>>(histograms, blocks, g.blocks_x, g.cells_x * o.bins, o.block, o.bins,
-                                 static_cast<int>(o.norm), descriptors);
+  const BlockParams p = block_params(o, g, cell_rows);
+  if (p.blocks <= 0) return;
+  k_normalize_blocks<<<static_cast<unsigned>((p.blocks + kWarpsPerBlock - 1) / kWarpsPerBlock), kThreads,
+                       block_shared_bytes(g), stream>>>(histograms, p, descriptors);
+  LSM_CUDA_CHECK_LAUNCH();
+}
+
+void launch_hog_levels(const HogOptions& o, const HogLevelTable& table, cudaStream_t stream) {
+  if (table.count < 1 || table.count > HogLevelTable::kMaxLevels)
+    throw Error(ErrorKind::BadInput, "a HOG level table holds 1 to 32 levels");
+  if (o.variant != HogVariant::Skimage)
+    throw Error(ErrorKind::BadInput, "the resident HOG levels are computed in the skimage variant only");
+  CellLevels cells{};
+  BlockLevels blocks{};
+  static_assert(sizeof(CellLevels) <= 4096 && sizeof(BlockLevels) <= 4096, "kernel parameters over 4 KB");
+  cells.count = blocks.count = table.count;
+  long long cell_blocks = 0, block_blocks = 0;
+  for (int l = 0; l < table.count; ++l) {
+    const HogGeometry& g = table.levels[l];
+    cells.grey[l] = table.grey[l];
+    cells.histograms[l] = table.histograms[l];
+    blocks.histograms[l] = table.histograms[l];
+    blocks.descriptors[l] = table.descriptors[l];
+    cells.cells[l] = cell_params(o, g, 0, g.cells_y);
+    blocks.blocks[l] = block_params(o, g, g.cells_y);
+    cells.first[l] = cell_blocks;
+    blocks.first[l] = block_blocks;
+    cell_blocks += (cells.cells[l].cells + cells.cells[l].cells_per_block - 1) / cells.cells[l].cells_per_block;
+    block_blocks += (blocks.blocks[l].blocks + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  }
+  k_level_cell_histograms<<<static_cast<unsigned>(cell_blocks), kThreads, cell_shared_bytes(o), stream>>>(cells);
+  LSM_CUDA_CHECK_LAUNCH();
+  k_level_normalize_blocks<<<static_cast<unsigned>(block_blocks), kThreads, block_shared_bytes(table.levels[0]),
+                             stream>>>(blocks);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
