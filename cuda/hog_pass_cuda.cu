@@ -102,8 +102,9 @@ __global__ void k_cell_histograms(const Grey* __restrict__ grey, CellParams p, f
 }
 
 // One warp per block position: the lanes gather the block's cells into
-// shared memory, lane 0 forms each sum in the CPU's order (the same bits),
-// and the lanes divide and store side by side (coalesced).
+// shared memory, lanes 0-7 form the eight partial sums of its norm and lane 0
+// combines them (hog_math's order: the CPU's bits), and the lanes divide
+// and store side by side (coalesced).
 constexpr int kWarpsPerBlock = kThreads / 32;
 
 struct BlockParams {
@@ -111,8 +112,19 @@ struct BlockParams {
   int block, bins, norm;
 };
 
+// The norm of the warp's n values `v`, in every lane.
+__device__ double warp_block_norm(const double* v, int n, bool squared) {
+  const int lane = threadIdx.x % 32;
+  double r = 0;
+  if (n >= 8 && lane < 8) r = hog_math::partial_norm(v, n, squared, lane);
+  double partial[8];
+  for (int j = 0; j < 8; ++j) partial[j] = __shfl_sync(0xffffffffu, r, j);
+  const double sum = lane == 0 ? hog_math::combine_norm(partial, v, n, squared) : 0.0;
+  return __shfl_sync(0xffffffffu, sum, 0);
+}
+
 __device__ void normalize_block(const float* __restrict__ histograms, const BlockParams& p, long long k,
-                                double* values, double* divisor, double* __restrict__ out) {
+                                double* values, double* __restrict__ out) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long by = k / p.blocks_x, bx = k % p.blocks_x;
   const int run = p.block * p.bins, length = p.block * run, norm = p.norm;
@@ -120,42 +132,27 @@ __device__ void normalize_block(const float* __restrict__ histograms, const Bloc
   for (int i = lane; i < length; i += 32) v[i] = histograms[(by + i / run) * p.row_values + bx * p.bins + i % run];
   __syncwarp();
   constexpr double eps = 1e-5;
-  if (lane == 0) {
-    double sum = 0;
-    if (norm <= 1)
-      for (int i = 0; i < length; ++i) sum = kmeans_math::add(sum, fabs(v[i]));
-    else
-      for (int i = 0; i < length; ++i) sum = kmeans_math::add(sum, kmeans_math::mul(v[i], v[i]));
-    divisor[warp] = norm <= 1 ? kmeans_math::add(sum, eps) : sqrt(kmeans_math::add(sum, eps * eps));
-  }
-  __syncwarp();
-  const double d = divisor[warp];
+  const double sum = warp_block_norm(v, length, norm > 1);
+  const double d = norm <= 1 ? kmeans_math::add(sum, eps) : sqrt(kmeans_math::add(sum, eps * eps));
   for (int i = lane; i < length; i += 32) {
     const double x = v[i] / d;
     v[i] = norm == 1 ? sqrt(x) : norm == 3 ? (x > 0.2 ? 0.2 : x) : x;
   }
-  if (norm == 3) {  // L2-Hys: clipped, then normalised again
-    __syncwarp();
-    if (lane == 0) {
-      double sum = 0;
-      for (int i = 0; i < length; ++i) sum = kmeans_math::add(sum, kmeans_math::mul(v[i], v[i]));
-      divisor[warp] = sqrt(kmeans_math::add(sum, eps * eps));
-    }
-    __syncwarp();
-    const double d2 = divisor[warp];
-    for (int i = lane; i < length; i += 32) v[i] = v[i] / d2;
-  }
   __syncwarp();
+  if (norm == 3) {  // L2-Hys: clipped, then normalised again
+    const double d2 = sqrt(kmeans_math::add(warp_block_norm(v, length, true), eps * eps));
+    for (int i = lane; i < length; i += 32) v[i] = v[i] / d2;
+    __syncwarp();
+  }
   for (int i = lane; i < length; i += 32) out[k * length + i] = v[i];
 }
 
 __global__ void __launch_bounds__(kThreads) k_normalize_blocks(const float* __restrict__ histograms, BlockParams p,
                                                                double* __restrict__ out) {
   extern __shared__ double values[];  // kWarpsPerBlock x length
-  __shared__ double divisor[kWarpsPerBlock];
   const long long k = static_cast<long long>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
   if (k >= p.blocks) return;  // whole warps leave together: no __syncthreads below
-  normalize_block(histograms, p, k, values, divisor, out);
+  normalize_block(histograms, p, k, values, out);
 }
 
 // All levels of a pyramid in one launch per step: thread block b works for
@@ -193,11 +190,10 @@ __global__ void k_level_cell_histograms(CellLevels t) {
 
 __global__ void __launch_bounds__(kThreads) k_level_normalize_blocks(BlockLevels t) {
   extern __shared__ double values[];
-  __shared__ double divisor[kWarpsPerBlock];
   const int l = level_of(t.first, t.count);
   const long long k = (static_cast<long long>(blockIdx.x) - t.first[l]) * kWarpsPerBlock + threadIdx.x / 32;
   if (k >= t.blocks[l].blocks) return;
-  normalize_block(t.histograms[l], t.blocks[l], k, values, divisor, t.descriptors[l]);
+  normalize_block(t.histograms[l], t.blocks[l], k, values, t.descriptors[l]);
 }
 
 struct DalalTriggsParams {

@@ -12,7 +12,9 @@
 //   * a bin's total is a single-precision sum, cell rows then columns in
 //     order, each addition done in double then rounded to float, divided by
 //     the cell's pixel count in single precision;
-//   * block normalisation in double with eps = 1e-5 (_hog_normalize_block).
+//   * block normalisation in double with eps = 1e-5 (_hog_normalize_block),
+//     the norm summed in numpy's pairwise order for up to 128 values (eight
+//     strided partial sums, then a fixed tree).
 #include <cmath>
 #include <cstdint>
 
@@ -52,28 +54,56 @@ LSM_HOST_DEVICE inline float accumulate(float total, double magnitude) {
   return static_cast<float>(kmeans_math::add(static_cast<double>(total), magnitude));
 }
 
+/// |x| (L1 norms) or x * x (L2 norms), the terms of a block's norm.
+LSM_HOST_DEVICE inline double norm_term(double x, bool squared) { return squared ? kmeans_math::mul(x, x) : ::fabs(x); }
+
+/// Lane j's partial sum of a block's norm (j = 0..7): the terms of values
+/// j, j + 8, j + 16, ... below n - n % 8, in order. numpy's pairwise sum
+/// (np.sum in _hog_normalize_block) keeps eight such accumulators for up to
+/// 128 values; here the GPU gives each to a lane.
+LSM_HOST_DEVICE inline double partial_norm(const double* v, int n, bool squared, int j) {
+  double r = norm_term(v[j], squared);
+  for (int i = 8 + j; i < n - n % 8; i += 8) r = kmeans_math::add(r, norm_term(v[i], squared));
+  return r;
+}
+
+/// A block's norm from the eight partial sums: ((r0 + r1) + (r2 + r3)) +
+/// ((r4 + r5) + (r6 + r7)), then the last n % 8 terms in order; n < 8 is
+/// summed in order from 0. The same order on every backend.
+LSM_HOST_DEVICE inline double combine_norm(const double* r, const double* v, int n, bool squared) {
+  using kmeans_math::add;
+  if (n < 8) {
+    double sum = 0;
+    for (int i = 0; i < n; ++i) sum = add(sum, norm_term(v[i], squared));
+    return sum;
+  }
+  double sum = add(add(add(r[0], r[1]), add(r[2], r[3])), add(add(r[4], r[5]), add(r[6], r[7])));
+  for (int i = n - n % 8; i < n; ++i) sum = add(sum, norm_term(v[i], squared));
+  return sum;
+}
+
+/// sum_i |v_i| or sum_i v_i^2 over n values, in the order above.
+LSM_HOST_DEVICE inline double block_norm(const double* v, int n, bool squared) {
+  double r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (n >= 8)
+    for (int j = 0; j < 8; ++j) r[j] = partial_norm(v, n, squared, j);
+  return combine_norm(r, v, n, squared);
+}
+
 /// Normalises one block of n values in place (skimage's _hog_normalize_block,
 /// eps = 1e-5). `norm`: 0 L1, 1 L1-sqrt, 2 L2, 3 L2-Hys (clip 0.2).
 LSM_HOST_DEVICE inline void normalize_block(double* v, int n, int norm) {
   constexpr double eps = 1e-5;
   if (norm <= 1) {
-    double sum = 0;
-    for (int i = 0; i < n; ++i) sum = kmeans_math::add(sum, ::fabs(v[i]));
-    const double d = kmeans_math::add(sum, eps);
+    const double d = kmeans_math::add(block_norm(v, n, false), eps);
     for (int i = 0; i < n; ++i) v[i] = norm == 0 ? v[i] / d : ::sqrt(v[i] / d);
     return;
   }
-  double sum = 0;
-  for (int i = 0; i < n; ++i) sum = kmeans_math::add(sum, kmeans_math::mul(v[i], v[i]));
-  double d = ::sqrt(kmeans_math::add(sum, eps * eps));
+  double d = ::sqrt(kmeans_math::add(block_norm(v, n, true), eps * eps));
   for (int i = 0; i < n; ++i) v[i] = v[i] / d;
   if (norm == 2) return;
-  sum = 0;
-  for (int i = 0; i < n; ++i) {
-    v[i] = v[i] > 0.2 ? 0.2 : v[i];  // np.minimum(out, 0.2), which keeps NaN
-    sum = kmeans_math::add(sum, kmeans_math::mul(v[i], v[i]));
-  }
-  d = ::sqrt(kmeans_math::add(sum, eps * eps));
+  for (int i = 0; i < n; ++i) v[i] = v[i] > 0.2 ? 0.2 : v[i];  // np.minimum(out, 0.2), which keeps NaN
+  d = ::sqrt(kmeans_math::add(block_norm(v, n, true), eps * eps));
   for (int i = 0; i < n; ++i) v[i] = v[i] / d;
 }
 
