@@ -14,6 +14,7 @@
 #include "cuda_check.h"
 #include "device_pool.h"
 #include "error.h"
+#include "fast_divmod.h"
 #include "hog_dalal_triggs.h"
 #include "hog_math.h"
 #include "hog_pass_cuda.h"
@@ -26,10 +27,11 @@ constexpr int kThreads = 256;
 constexpr signed char kAllBins = -2;  // nodata: the vote goes to every bin
 
 struct CellParams {
-  long long width, height, cells_x, y0, cells;
+  long long width, height, cells_x, y0, cells;  // cells < 2^31 (cell_params checks)
   int cell, bins, cells_per_block;
   double period;
   float bin_width, inv_bin_width;
+  FastDivmod by_cell, by_pixels_per_cell, by_cells_x, by_bins;
 };
 
 // The bin of a pixel's gradient, equal to hog_math's exact one. Most pixels
@@ -68,11 +70,15 @@ __device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams&
   double* magnitude = reinterpret_cast<double*>(shared);
   signed char* bin = reinterpret_cast<signed char*>(magnitude + pixels);
   for (int i = threadIdx.x; i < pixels; i += blockDim.x) {
-    const long long c = first_cell + i / pixels_per_cell;
+    const uint32_t local = p.by_pixels_per_cell.div(i);
+    const long long c = first_cell + local;
     if (c >= p.cells) break;
-    const int within = i % pixels_per_cell;
-    const long long cy = c / p.cells_x, cx = c % p.cells_x;
-    const long long row = cy * p.cell + within / p.cell, x = cx * p.cell + within % p.cell;
+    const uint32_t within = i - local * pixels_per_cell;
+    const uint32_t cy = p.by_cells_x.div(static_cast<uint32_t>(c));
+    const uint32_t cx = static_cast<uint32_t>(c) - cy * static_cast<uint32_t>(p.cells_x);
+    const uint32_t r = p.by_cell.div(within);
+    const long long row = static_cast<long long>(cy) * p.cell + r;
+    const long long x = static_cast<long long>(cx) * p.cell + (within - r * p.cell);
     const long long y = p.y0 + row;
     const Grey* here = grey + (row + 1) * p.width;
     const double g_row =
@@ -83,11 +89,12 @@ __device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams&
   }
   __syncthreads();
   for (int j = threadIdx.x; j < p.cells_per_block * p.bins; j += blockDim.x) {
-    const long long c = first_cell + j / p.bins;
+    const uint32_t local = p.by_bins.div(j);
+    const long long c = first_cell + local;
     if (c >= p.cells) break;
-    const int b = j % p.bins;
-    const double* m = magnitude + (j / p.bins) * pixels_per_cell;
-    const signed char* v = bin + (j / p.bins) * pixels_per_cell;
+    const int b = j - static_cast<int>(local) * p.bins;
+    const double* m = magnitude + local * pixels_per_cell;
+    const signed char* v = bin + local * pixels_per_cell;
     float total = 0;
     for (int i = 0; i < pixels_per_cell; ++i)
       if (v[i] == b || v[i] == kAllBins) total = hog_math::accumulate(total, m[i]);
@@ -108,8 +115,9 @@ __global__ void k_cell_histograms(const Grey* __restrict__ grey, CellParams p, f
 constexpr int kWarpsPerBlock = kThreads / 32;
 
 struct BlockParams {
-  long long blocks, blocks_x, row_values;
+  long long blocks, blocks_x, row_values;  // blocks < 2^31 (block_params checks)
   int block, bins, norm;
+  FastDivmod by_blocks_x, by_run;  // run = block * bins values of a block's cell row
 };
 
 // The norm of the warp's n values `v`, in every lane.
@@ -126,10 +134,14 @@ __device__ double warp_block_norm(const double* v, int n, bool squared) {
 __device__ void normalize_block(const float* __restrict__ histograms, const BlockParams& p, long long k,
                                 double* values, double* __restrict__ out) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const long long by = k / p.blocks_x, bx = k % p.blocks_x;
+  const uint32_t by = p.by_blocks_x.div(static_cast<uint32_t>(k));
+  const uint32_t bx = static_cast<uint32_t>(k) - by * static_cast<uint32_t>(p.blocks_x);
   const int run = p.block * p.bins, length = p.block * run, norm = p.norm;
   double* v = values + warp * length;
-  for (int i = lane; i < length; i += 32) v[i] = histograms[(by + i / run) * p.row_values + bx * p.bins + i % run];
+  for (int i = lane; i < length; i += 32) {
+    const uint32_t r = p.by_run.div(i);
+    v[i] = histograms[(by + r) * p.row_values + static_cast<long long>(bx) * p.bins + (i - r * run)];
+  }
   __syncwarp();
   constexpr double eps = 1e-5;
   const double sum = warp_block_norm(v, length, norm > 1);
@@ -156,20 +168,32 @@ __global__ void __launch_bounds__(kThreads) k_normalize_blocks(const float* __re
 }
 
 // All levels of a pyramid in one launch per step: thread block b works for
-// the level whose range of thread blocks holds b.
+// the level whose range of thread blocks holds b (a binary search: the last
+// level whose first block is at most b).
 __device__ int level_of(const long long* first, int count) {
-  int level = 0;
-  while (level + 1 < count && first[level + 1] <= static_cast<long long>(blockIdx.x)) ++level;
-  return level;
+  const long long b = blockIdx.x;
+  int lo = 0, hi = count - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (first[mid] <= b) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
-// Each step's table apart, so that a kernel's parameters stay under 4 KB.
+// Each step's table apart, and the cells' parameters common to all levels
+// once, so that a kernel's parameters stay under 4 KB.
+struct LevelCells {
+  const float* grey;
+  float* histograms;
+  long long width, height, cells_x, cells, first;  // first: the level's first thread block
+  FastDivmod by_cells_x;
+};
+
 struct CellLevels {
   int count;
-  const float* grey[HogLevelTable::kMaxLevels];
-  float* histograms[HogLevelTable::kMaxLevels];
-  CellParams cells[HogLevelTable::kMaxLevels];
-  long long first[HogLevelTable::kMaxLevels];  // the level's first thread block
+  CellParams common;  // the options' fields; the sizes come from the level
+  LevelCells level[HogLevelTable::kMaxLevels];
 };
 
 struct BlockLevels {
@@ -180,12 +204,28 @@ struct BlockLevels {
   long long first[HogLevelTable::kMaxLevels];
 };
 
+__device__ int level_of(const CellLevels& t) {
+  const long long b = blockIdx.x;
+  int lo = 0, hi = t.count - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (t.level[mid].first <= b) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 __global__ void k_level_cell_histograms(CellLevels t) {
   extern __shared__ unsigned char shared[];
-  const int l = level_of(t.first, t.count);
-  const CellParams& p = t.cells[l];
-  cell_histograms(t.grey[l], p, (static_cast<long long>(blockIdx.x) - t.first[l]) * p.cells_per_block,
-                  t.histograms[l], shared);
+  const LevelCells& level = t.level[level_of(t)];
+  CellParams p = t.common;
+  p.width = level.width;
+  p.height = level.height;
+  p.cells_x = level.cells_x;
+  p.cells = level.cells;
+  p.by_cells_x = level.by_cells_x;
+  cell_histograms(level.grey, p, (static_cast<long long>(blockIdx.x) - level.first) * p.cells_per_block,
+                  level.histograms, shared);
 }
 
 __global__ void __launch_bounds__(kThreads) k_level_normalize_blocks(BlockLevels t) {
@@ -243,6 +283,12 @@ CellParams cell_params(const HogOptions& o, const HogGeometry& g, int64_t y0, in
                o.signed_orientation ? 360.0 : 180.0, 0.0f, 0.0f};
   p.bin_width = static_cast<float>(p.period / o.bins);
   p.inv_bin_width = 1.0f / p.bin_width;  // only for a first guess: the edges are checked
+  if (p.cells >= (int64_t(1) << 31) || g.cells_x >= (int64_t(1) << 31))
+    throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes fewer than 2^31 cells per strip");
+  p.by_cell = FastDivmod(o.cell);
+  p.by_pixels_per_cell = FastDivmod(o.cell * o.cell);
+  p.by_cells_x = FastDivmod(static_cast<uint32_t>(g.cells_x));
+  p.by_bins = FastDivmod(o.bins);
   return p;
 }
 
@@ -251,8 +297,13 @@ size_t cell_shared_bytes(const HogOptions& o) {
 }
 
 BlockParams block_params(const HogOptions& o, const HogGeometry& g, int64_t cell_rows) {
-  return BlockParams{(cell_rows - o.block + 1) * g.blocks_x, g.blocks_x, g.cells_x * o.bins, o.block, o.bins,
-                     static_cast<int>(o.norm)};
+  BlockParams p{(cell_rows - o.block + 1) * g.blocks_x, g.blocks_x, g.cells_x * o.bins, o.block, o.bins,
+                static_cast<int>(o.norm), FastDivmod(), FastDivmod()};
+  if (p.blocks >= (int64_t(1) << 31))
+    throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes fewer than 2^31 blocks per strip");
+  p.by_blocks_x = FastDivmod(static_cast<uint32_t>(g.blocks_x));
+  p.by_run = FastDivmod(o.block * o.bins);
+  return p;
 }
 
 size_t block_shared_bytes(const HogGeometry& g) {
@@ -305,15 +356,15 @@ void launch_hog_levels(const HogOptions& o, const HogLevelTable& table, cudaStre
   long long cell_blocks = 0, block_blocks = 0;
   for (int l = 0; l < table.count; ++l) {
     const HogGeometry& g = table.levels[l];
-    cells.grey[l] = table.grey[l];
-    cells.histograms[l] = table.histograms[l];
+    const CellParams p = cell_params(o, g, 0, g.cells_y);
+    if (l == 0) cells.common = p;
+    cells.level[l] = LevelCells{table.grey[l], table.histograms[l], p.width, p.height, p.cells_x, p.cells, cell_blocks,
+                                p.by_cells_x};
     blocks.histograms[l] = table.histograms[l];
     blocks.descriptors[l] = table.descriptors[l];
-    cells.cells[l] = cell_params(o, g, 0, g.cells_y);
     blocks.blocks[l] = block_params(o, g, g.cells_y);
-    cells.first[l] = cell_blocks;
     blocks.first[l] = block_blocks;
-    cell_blocks += (cells.cells[l].cells + cells.cells[l].cells_per_block - 1) / cells.cells[l].cells_per_block;
+    cell_blocks += (p.cells + p.cells_per_block - 1) / p.cells_per_block;
     block_blocks += (blocks.blocks[l].blocks + kWarpsPerBlock - 1) / kWarpsPerBlock;
   }
   k_level_cell_histograms<<<static_cast<unsigned>(cell_blocks), kThreads, cell_shared_bytes(o), stream>>>(cells);

@@ -29,8 +29,12 @@ __global__ void k_resample(const LevelMapping m, int bands, const float* __restr
 constexpr int kRowsPerThread = 8;
 
 __global__ void k_levels(const PyramidLevelTable t, const float* __restrict__ source) {
-  int l = 0;
-  while (l + 1 < t.count && blockIdx.x >= t.first_block[l + 1]) ++l;
+  int l = 0, hi = t.count - 1;  // the last level whose first block is at most this one (binary search)
+  while (l < hi) {
+    const int mid = (l + hi + 1) / 2;
+    if (t.first_block[mid] <= static_cast<long long>(blockIdx.x)) l = mid;
+    else hi = mid - 1;
+  }
   const LevelGeometry& g = t.levels[l];
   const unsigned tiles_x = static_cast<unsigned>((g.width + kThreads - 1) / kThreads);
   const unsigned tile = static_cast<unsigned>(blockIdx.x - t.first_block[l]);
