@@ -44,6 +44,20 @@ __global__ void k_levels(const PyramidLevelTable t, const float* __restrict__ so
   const pyramid_math::SourceRows s{source, g.source_width, g.source_height, 0, t.bands};
   pyramid_math::LinearTaps taps;
   pyramid_math::column_taps(g, x, &taps);
+  if (t.resampling == Resampling::Bilinear && t.bands == 1) {
+    // One band: interpolate()'s arithmetic on two row pointers, without its
+    // per-tap index products and band lookups (the kernel is issue-bound).
+    float* out = t.out[l] + y0 * g.width + x;
+    for (long long y = y0; y < y0 + kRowsPerThread && y < g.height; ++y, out += g.width) {
+      pyramid_math::row_taps(g, y, &taps);
+      const float* r0 = source + taps.j * g.source_width;
+      const float* r1 = source + taps.j1 * g.source_width;
+      const float top = pyramid_math::lerp(r0[taps.i], r0[taps.i1], taps.a);
+      const float bottom = pyramid_math::lerp(r1[taps.i], r1[taps.i1], taps.a);
+      *out = pyramid_math::lerp(top, bottom, taps.c);
+    }
+    return;
+  }
   for (long long y = y0; y < y0 + kRowsPerThread && y < g.height; ++y) {
     float* out = t.out[l] + (y * g.width + x) * t.bands;
     if (t.resampling == Resampling::Area) {
