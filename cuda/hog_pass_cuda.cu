@@ -108,63 +108,77 @@ __global__ void k_cell_histograms(const Grey* __restrict__ grey, CellParams p, f
   cell_histograms(grey, p, static_cast<long long>(blockIdx.x) * p.cells_per_block, histograms, shared);
 }
 
-// One warp per block position: the lanes gather the block's cells into
-// shared memory, lanes 0-7 form the eight partial sums of its norm and lane 0
-// combines them (hog_math's order: the CPU's bits), and the lanes divide
-// and store side by side (coalesced).
-constexpr int kWarpsPerBlock = kThreads / 32;
+// Block normalisation: each warp takes kBlocksPerWarp consecutive block
+// positions. Its lanes gather their cells into shared memory; the eight
+// lanes of group q form the eight partial sums of block q's norm, and each
+// of them combines them (hog_math's order: the CPU's bits); then the lanes
+// divide and store side by side (coalesced: the blocks are consecutive in
+// the output). Four blocks per warp keep all lanes busy in the sums.
+constexpr int kWarpsPerBlock = kThreads / 32;  // at most; fewer where a block has many values
+constexpr int kBlocksPerWarp = 4;
 
 struct BlockParams {
   long long blocks, blocks_x, row_values;  // blocks < 2^31 (block_params checks)
   int block, bins, norm;
-  FastDivmod by_blocks_x, by_run;  // run = block * bins values of a block's cell row
+  FastDivmod by_blocks_x, by_run, by_length;  // run = block * bins, length = block * run
 };
 
-// The norm of the warp's n values `v`, in every lane.
-__device__ double warp_block_norm(const double* v, int n, bool squared) {
-  const int lane = threadIdx.x % 32;
-  double r = 0;
-  if (n >= 8 && lane < 8) r = hog_math::partial_norm(v, n, squared, lane);
+// Every lane's group's norm of its block `v` (n values); all lanes call it.
+__device__ double group_block_norm(const double* v, int n, bool squared) {
+  const int lane = threadIdx.x % 32, group = lane & ~7;
+  const double r = n >= 8 ? hog_math::partial_norm(v, n, squared, lane & 7) : 0.0;
   double partial[8];
-  for (int j = 0; j < 8; ++j) partial[j] = __shfl_sync(0xffffffffu, r, j);
-  const double sum = lane == 0 ? hog_math::combine_norm(partial, v, n, squared) : 0.0;
-  return __shfl_sync(0xffffffffu, sum, 0);
+  for (int j = 0; j < 8; ++j) partial[j] = __shfl_sync(0xffffffffu, r, group + j);
+  return hog_math::combine_norm(partial, v, n, squared);
 }
 
-__device__ void normalize_block(const float* __restrict__ histograms, const BlockParams& p, long long k,
-                                double* values, double* __restrict__ out) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const uint32_t by = p.by_blocks_x.div(static_cast<uint32_t>(k));
-  const uint32_t bx = static_cast<uint32_t>(k) - by * static_cast<uint32_t>(p.blocks_x);
+// Normalises blocks k0 .. k0 + kBlocksPerWarp - 1 (those below p.blocks).
+// `values`: the warp's kBlocksPerWarp x length doubles; `divisor`: its kBlocksPerWarp doubles.
+__device__ void normalize_warp_blocks(const float* __restrict__ histograms, const BlockParams& p, long long k0,
+                                      double* values, double* divisor, double* __restrict__ out) {
+  const int lane = threadIdx.x % 32, q = lane / 8;
   const int run = p.block * p.bins, length = p.block * run, norm = p.norm;
-  double* v = values + warp * length;
-  for (int i = lane; i < length; i += 32) {
+  const long long left = p.blocks - k0;
+  const int count = left < kBlocksPerWarp ? static_cast<int>(left) : kBlocksPerWarp, n = count * length;
+  for (int e = lane; e < n; e += 32) {
+    const uint32_t b = p.by_length.div(e), i = e - b * length;
+    const uint32_t k = static_cast<uint32_t>(k0) + b;
+    const uint32_t by = p.by_blocks_x.div(k), bx = k - by * static_cast<uint32_t>(p.blocks_x);
     const uint32_t r = p.by_run.div(i);
-    v[i] = histograms[(by + r) * p.row_values + static_cast<long long>(bx) * p.bins + (i - r * run)];
+    values[e] = histograms[(by + r) * p.row_values + static_cast<long long>(bx) * p.bins + (i - r * run)];
   }
   __syncwarp();
+  // Groups past `count` sum a neighbour's values (kept in bounds) and are not used.
+  double* mine = values + (q < count ? q : 0) * length;
   constexpr double eps = 1e-5;
-  const double sum = warp_block_norm(v, length, norm > 1);
-  const double d = norm <= 1 ? kmeans_math::add(sum, eps) : sqrt(kmeans_math::add(sum, eps * eps));
-  for (int i = lane; i < length; i += 32) {
-    const double x = v[i] / d;
-    v[i] = norm == 1 ? sqrt(x) : norm == 3 ? (x > 0.2 ? 0.2 : x) : x;
+  const double sum = group_block_norm(mine, length, norm > 1);
+  if ((lane & 7) == 0) divisor[q] = norm <= 1 ? kmeans_math::add(sum, eps) : sqrt(kmeans_math::add(sum, eps * eps));
+  __syncwarp();
+  for (int e = lane; e < n; e += 32) {
+    const double x = values[e] / divisor[p.by_length.div(e)];
+    values[e] = norm == 1 ? sqrt(x) : norm == 3 ? (x > 0.2 ? 0.2 : x) : x;
   }
   __syncwarp();
   if (norm == 3) {  // L2-Hys: clipped, then normalised again
-    const double d2 = sqrt(kmeans_math::add(warp_block_norm(v, length, true), eps * eps));
-    for (int i = lane; i < length; i += 32) v[i] = v[i] / d2;
+    const double sum2 = group_block_norm(mine, length, true);
+    __syncwarp();
+    if ((lane & 7) == 0) divisor[q] = sqrt(kmeans_math::add(sum2, eps * eps));
+    __syncwarp();
+    for (int e = lane; e < n; e += 32) values[e] = values[e] / divisor[p.by_length.div(e)];
     __syncwarp();
   }
-  for (int i = lane; i < length; i += 32) out[k * length + i] = v[i];
+  for (int e = lane; e < n; e += 32) out[k0 * length + e] = values[e];
 }
 
 __global__ void __launch_bounds__(kThreads) k_normalize_blocks(const float* __restrict__ histograms, BlockParams p,
                                                                double* __restrict__ out) {
-  extern __shared__ double values[];  // kWarpsPerBlock x length
-  const long long k = static_cast<long long>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
-  if (k >= p.blocks) return;  // whole warps leave together: no __syncthreads below
-  normalize_block(histograms, p, k, values, out);
+  extern __shared__ double values[];  // warps x kBlocksPerWarp x length
+  __shared__ double divisor[kWarpsPerBlock][kBlocksPerWarp];
+  const int warp = threadIdx.x / 32;
+  const long long k0 = (static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + warp) * kBlocksPerWarp;
+  if (k0 >= p.blocks) return;  // whole warps leave together: no __syncthreads below
+  normalize_warp_blocks(histograms, p, k0, values + warp * kBlocksPerWarp * (p.block * p.block * p.bins),
+                        divisor[warp], out);
 }
 
 // All levels of a pyramid in one launch per step: thread block b works for
@@ -230,10 +244,14 @@ __global__ void k_level_cell_histograms(CellLevels t) {
 
 __global__ void __launch_bounds__(kThreads) k_level_normalize_blocks(BlockLevels t) {
   extern __shared__ double values[];
-  const int l = level_of(t.first, t.count);
-  const long long k = (static_cast<long long>(blockIdx.x) - t.first[l]) * kWarpsPerBlock + threadIdx.x / 32;
-  if (k >= t.blocks[l].blocks) return;
-  normalize_block(t.histograms[l], t.blocks[l], k, values, t.descriptors[l]);
+  __shared__ double divisor[kWarpsPerBlock][kBlocksPerWarp];
+  const int l = level_of(t.first, t.count), warp = threadIdx.x / 32;
+  const BlockParams& p = t.blocks[l];
+  const long long k0 =
+      ((static_cast<long long>(blockIdx.x) - t.first[l]) * (blockDim.x / 32) + warp) * kBlocksPerWarp;
+  if (k0 >= p.blocks) return;
+  normalize_warp_blocks(t.histograms[l], p, k0, values + warp * kBlocksPerWarp * (p.block * p.block * p.bins),
+                        divisor[warp], t.descriptors[l]);
 }
 
 struct DalalTriggsParams {
@@ -298,19 +316,23 @@ size_t cell_shared_bytes(const HogOptions& o) {
 
 BlockParams block_params(const HogOptions& o, const HogGeometry& g, int64_t cell_rows) {
   BlockParams p{(cell_rows - o.block + 1) * g.blocks_x, g.blocks_x, g.cells_x * o.bins, o.block, o.bins,
-                static_cast<int>(o.norm), FastDivmod(), FastDivmod()};
+                static_cast<int>(o.norm), FastDivmod(), FastDivmod(), FastDivmod()};
   if (p.blocks >= (int64_t(1) << 31))
     throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes fewer than 2^31 blocks per strip");
   p.by_blocks_x = FastDivmod(static_cast<uint32_t>(g.blocks_x));
   p.by_run = FastDivmod(o.block * o.bins);
+  p.by_length = FastDivmod(g.descriptor_length);
   return p;
 }
 
-size_t block_shared_bytes(const HogGeometry& g) {
-  const size_t shared = sizeof(double) * kWarpsPerBlock * g.descriptor_length;
-  if (shared > 48 * 1024)
-    throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes blocks of at most 768 values (block x block x bins)");
-  return shared;
+// Warps per thread block of the normalisation: 8, or fewer so that their
+// blocks' values fit in 48 KB of shared memory.
+int normalize_warps(const HogGeometry& g) {
+  const size_t per_warp = sizeof(double) * kBlocksPerWarp * g.descriptor_length;
+  const int warps = static_cast<int>(std::min<size_t>(kWarpsPerBlock, 48 * 1024 / per_warp));
+  if (warps < 1)
+    throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes blocks of at most 1536 values (block x block x bins)");
+  return warps;
 }
 
 template <class Grey>
@@ -339,8 +361,9 @@ void launch_hog_normalize_blocks(const HogOptions& o, const HogGeometry& g, cons
                                  double* descriptors, cudaStream_t stream) {
   const BlockParams p = block_params(o, g, cell_rows);
   if (p.blocks <= 0) return;
-  k_normalize_blocks<<<static_cast<unsigned>((p.blocks + kWarpsPerBlock - 1) / kWarpsPerBlock), kThreads,
-                       block_shared_bytes(g), stream>>>(histograms, p, descriptors);
+  const int warps = normalize_warps(g), per_thread_block = warps * kBlocksPerWarp;
+  k_normalize_blocks<<<static_cast<unsigned>((p.blocks + per_thread_block - 1) / per_thread_block), 32 * warps,
+                       sizeof(double) * per_thread_block * g.descriptor_length, stream>>>(histograms, p, descriptors);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
@@ -349,6 +372,7 @@ void launch_hog_levels(const HogOptions& o, const HogLevelTable& table, cudaStre
     throw Error(ErrorKind::BadInput, "a HOG level table holds 1 to 32 levels");
   if (o.variant != HogVariant::Skimage)
     throw Error(ErrorKind::BadInput, "the resident HOG levels are computed in the skimage variant only");
+  const int warps = normalize_warps(table.levels[0]), per_thread_block = warps * kBlocksPerWarp;
   CellLevels cells{};
   BlockLevels blocks{};
   static_assert(sizeof(CellLevels) <= 4096 && sizeof(BlockLevels) <= 4096, "kernel parameters over 4 KB");
@@ -365,12 +389,12 @@ void launch_hog_levels(const HogOptions& o, const HogLevelTable& table, cudaStre
     blocks.blocks[l] = block_params(o, g, g.cells_y);
     blocks.first[l] = block_blocks;
     cell_blocks += (p.cells + p.cells_per_block - 1) / p.cells_per_block;
-    block_blocks += (blocks.blocks[l].blocks + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    block_blocks += (blocks.blocks[l].blocks + per_thread_block - 1) / per_thread_block;
   }
   k_level_cell_histograms<<<static_cast<unsigned>(cell_blocks), kThreads, cell_shared_bytes(o), stream>>>(cells);
   LSM_CUDA_CHECK_LAUNCH();
-  k_level_normalize_blocks<<<static_cast<unsigned>(block_blocks), kThreads, block_shared_bytes(table.levels[0]),
-                             stream>>>(blocks);
+  k_level_normalize_blocks<<<static_cast<unsigned>(block_blocks), 32 * warps,
+                             sizeof(double) * per_thread_block * table.levels[0].descriptor_length, stream>>>(blocks);
   LSM_CUDA_CHECK_LAUNCH();
 }
 

@@ -221,13 +221,13 @@ TEST(HogCuda, SameAsCpu) {
   const int64_t w = 333, h = 261;
   auto img = random_image(w, h, 11);
   img[100 * w + 50] = kNaN;
-  for (int variant = 0; variant < 4; ++variant) {
+  for (int variant = 0; variant < 5; ++variant) {
     HogOptions o;
-    o.norm = static_cast<HogNorm>(variant);
-    o.bins = variant == 1 ? 7 : 9;
+    o.norm = static_cast<HogNorm>(variant % 4);
+    o.bins = variant == 1 ? 7 : variant == 4 ? 30 : 9;
     o.signed_orientation = variant == 2;
-    o.cell = variant == 3 ? 16 : 8;
-    o.block = variant == 3 ? 2 : 3;
+    o.cell = variant == 3 ? 16 : variant == 4 ? 4 : 8;
+    o.block = variant == 3 ? 2 : variant == 4 ? 6 : 3;  // variant 4: 1080 values a block, one warp per thread block
     o.strip_cells = 7;
     const Hog cpu = hog(img, w, h, o), gpu = hog(img, w, h, o, Backend::Cuda);
     ASSERT_EQ(cpu.d.size(), gpu.d.size());
