@@ -96,8 +96,27 @@ __device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams&
     const double* m = magnitude + local * pixels_per_cell;
     const signed char* v = bin + local * pixels_per_cell;
     float total = 0;
-    for (int i = 0; i < pixels_per_cell; ++i)
-      if (v[i] == b || v[i] == kAllBins) total = hog_math::accumulate(total, m[i]);
+    if (pixels_per_cell % 8 == 0) {
+      // Eight bins at a time: a byte mask of the pixels voting into b (or into
+      // every bin), then their magnitudes in pixel order, so that a warp's
+      // lanes wait only for the pixels that match, not for all of them.
+      const uint32_t want = 0x01010101u * static_cast<uint8_t>(b), all = 0x01010101u * static_cast<uint8_t>(kAllBins);
+      for (int i0 = 0; i0 < pixels_per_cell; i0 += 8) {
+        const uint2 eight = *reinterpret_cast<const uint2*>(v + i0);
+        for (int half = 0; half < 2; ++half) {
+          const uint32_t word = half ? eight.y : eight.x;
+          uint32_t match = __vcmpeq4(word, want) | __vcmpeq4(word, all);  // 0xFF in each matching byte
+          while (match) {
+            const int k = (__ffs(match) - 1) >> 3;
+            total = hog_math::accumulate(total, m[i0 + 4 * half + k]);
+            match &= ~(0xFFu << (8 * k));
+          }
+        }
+      }
+    } else {
+      for (int i = 0; i < pixels_per_cell; ++i)
+        if (v[i] == b || v[i] == kAllBins) total = hog_math::accumulate(total, m[i]);
+    }
     histograms[c * p.bins + b] = __fdiv_rn(total, static_cast<float>(pixels_per_cell));
   }
 }
