@@ -57,18 +57,39 @@ __device__ signed char pixel_bin(double g_row, double g_col, const CellParams& p
                             : static_cast<signed char>(hog_math::orientation_bin(orientation, p.bin_width, p.bins));
 }
 
+// The shared-memory layout of a thread block's cells: magnitudes and bins
+// pixel-major ([pixel of the cell][cell]) so that the per-cell sums read
+// consecutive cells side by side, each row padded so that the writes of
+// consecutive pixels fall in different banks; then each cell's running totals.
+struct CellLayout {
+  int magnitude_stride, bin_stride;  // doubles and bytes per pixel row
+  size_t bin_offset, totals_offset, bytes;
+};
+
+LSM_HOST_DEVICE inline CellLayout cell_layout(int cells_per_block, int pixels_per_cell, int bins) {
+  CellLayout l;
+  l.magnitude_stride = cells_per_block > 1 ? cells_per_block + 1 : 1;
+  l.bin_stride = cells_per_block > 1 ? (cells_per_block + 3) / 4 * 4 + 4 : 1;
+  l.bin_offset = sizeof(double) * l.magnitude_stride * pixels_per_cell;
+  l.totals_offset = (l.bin_offset + static_cast<size_t>(l.bin_stride) * pixels_per_cell + 3) / 4 * 4;
+  l.bytes = l.totals_offset + sizeof(float) * cells_per_block * bins;
+  return l;
+}
+
 // The histograms of cells first_cell .. first_cell + cells_per_block - 1 by
 // one thread block: each thread finds the bin and magnitude of pixels into
-// shared memory, then one thread per (cell, bin) sums that bin over the
-// cell's pixels in row-major order (the CPU's order: the same float totals).
-// Grey levels as double (the host's skimage-exact grey), or as float
-// (pyramid levels on the device), widened exactly before any arithmetic.
+// shared memory, then one thread per cell adds each pixel's magnitude to its
+// bin's total, pixels in row-major order (the CPU's order: the same float
+// totals). Grey levels as double (the host's skimage-exact grey), or as
+// float (pyramid levels on the device), widened exactly before any arithmetic.
 template <class Grey>
 __device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams& p, long long first_cell,
                                 float* __restrict__ histograms, unsigned char* shared) {
   const int pixels_per_cell = p.cell * p.cell, pixels = p.cells_per_block * pixels_per_cell;
+  const CellLayout layout = cell_layout(p.cells_per_block, pixels_per_cell, p.bins);
   double* magnitude = reinterpret_cast<double*>(shared);
-  signed char* bin = reinterpret_cast<signed char*>(magnitude + pixels);
+  signed char* bin = reinterpret_cast<signed char*>(shared + layout.bin_offset);
+  float* totals = reinterpret_cast<float*>(shared + layout.totals_offset);
   for (int i = threadIdx.x; i < pixels; i += blockDim.x) {
     const uint32_t local = p.by_pixels_per_cell.div(i);
     const long long c = first_cell + local;
@@ -84,40 +105,26 @@ __device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams&
     const double g_row =
         (y == 0 || y == p.height - 1) ? 0.0 : double(here[x + p.width]) - double(here[x - p.width]);
     const double g_col = (x == 0 || x == p.width - 1) ? 0.0 : double(here[x + 1]) - double(here[x - 1]);
-    magnitude[i] = hypot(g_col, g_row);
-    bin[i] = pixel_bin(g_row, g_col, p);
+    magnitude[within * layout.magnitude_stride + local] = hypot(g_col, g_row);
+    bin[within * layout.bin_stride + local] = pixel_bin(g_row, g_col, p);
   }
   __syncthreads();
-  for (int j = threadIdx.x; j < p.cells_per_block * p.bins; j += blockDim.x) {
-    const uint32_t local = p.by_bins.div(j);
+  for (int local = threadIdx.x; local < p.cells_per_block; local += blockDim.x) {
     const long long c = first_cell + local;
     if (c >= p.cells) break;
-    const int b = j - static_cast<int>(local) * p.bins;
-    const double* m = magnitude + local * pixels_per_cell;
-    const signed char* v = bin + local * pixels_per_cell;
-    float total = 0;
-    if (pixels_per_cell % 8 == 0) {
-      // Eight bins at a time: a byte mask of the pixels voting into b (or into
-      // every bin), then their magnitudes in pixel order, so that a warp's
-      // lanes wait only for the pixels that match, not for all of them.
-      const uint32_t want = 0x01010101u * static_cast<uint8_t>(b), all = 0x01010101u * static_cast<uint8_t>(kAllBins);
-      for (int i0 = 0; i0 < pixels_per_cell; i0 += 8) {
-        const uint2 eight = *reinterpret_cast<const uint2*>(v + i0);
-        for (int half = 0; half < 2; ++half) {
-          const uint32_t word = half ? eight.y : eight.x;
-          uint32_t match = __vcmpeq4(word, want) | __vcmpeq4(word, all);  // 0xFF in each matching byte
-          while (match) {
-            const int k = (__ffs(match) - 1) >> 3;
-            total = hog_math::accumulate(total, m[i0 + 4 * half + k]);
-            match &= ~(0xFFu << (8 * k));
-          }
-        }
+    float* total = totals + local * p.bins;
+    for (int b = 0; b < p.bins; ++b) total[b] = 0;
+    for (int i = 0; i < pixels_per_cell; ++i) {
+      const int b = bin[i * layout.bin_stride + local];
+      const double m = magnitude[i * layout.magnitude_stride + local];
+      if (b >= 0) {
+        total[b] = hog_math::accumulate(total[b], m);
+      } else if (b == kAllBins) {
+        for (int q = 0; q < p.bins; ++q) total[q] = hog_math::accumulate(total[q], m);
       }
-    } else {
-      for (int i = 0; i < pixels_per_cell; ++i)
-        if (v[i] == b || v[i] == kAllBins) total = hog_math::accumulate(total, m[i]);
     }
-    histograms[c * p.bins + b] = __fdiv_rn(total, static_cast<float>(pixels_per_cell));
+    for (int b = 0; b < p.bins; ++b)
+      histograms[c * p.bins + b] = __fdiv_rn(total[b], static_cast<float>(pixels_per_cell));
   }
 }
 
@@ -312,8 +319,9 @@ __global__ void k_dalal_triggs_normalize(long long blocks, int length, int norm,
 
 unsigned grid_of(long long threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
-// Several cells per thread block, so that the per-bin sums keep many threads busy.
-int cells_per_thread_block(int cell) { return std::max(1, 4 * kThreads / (cell * cell)); }
+// Up to 32 cells per thread block (the per-cell sums: one warp), with about
+// eight pixels per thread.
+int cells_per_thread_block(int cell) { return std::max(1, std::min(32, 8 * kThreads / (cell * cell))); }
 
 CellParams cell_params(const HogOptions& o, const HogGeometry& g, int64_t y0, int64_t cell_rows) {
   CellParams p{g.width, g.height, g.cells_x, y0, cell_rows * g.cells_x, o.cell, o.bins, cells_per_thread_block(o.cell),
@@ -330,7 +338,9 @@ CellParams cell_params(const HogOptions& o, const HogGeometry& g, int64_t y0, in
 }
 
 size_t cell_shared_bytes(const HogOptions& o) {
-  return static_cast<size_t>(cells_per_thread_block(o.cell)) * o.cell * o.cell * (sizeof(double) + 1);
+  const size_t bytes = cell_layout(cells_per_thread_block(o.cell), o.cell * o.cell, o.bins).bytes;
+  if (bytes > 48 * 1024) throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes cells of at most 64 x 64 pixels");
+  return bytes;
 }
 
 BlockParams block_params(const HogOptions& o, const HogGeometry& g, int64_t cell_rows) {
