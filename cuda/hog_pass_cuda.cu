@@ -128,8 +128,12 @@ __device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams&
   }
 }
 
+// Six thread blocks of 256 per SM (at most 40 registers): the kernel is
+// issue-bound, and 50 % occupancy left too few warps to fill the issue slots.
+constexpr int kCellBlocksPerSm = 6;
+
 template <class Grey>
-__global__ void k_cell_histograms(const Grey* __restrict__ grey, CellParams p, float* __restrict__ histograms) {
+__global__ void __launch_bounds__(kThreads, kCellBlocksPerSm) k_cell_histograms(const Grey* __restrict__ grey, CellParams p, float* __restrict__ histograms) {
   extern __shared__ unsigned char shared[];
   cell_histograms(grey, p, static_cast<long long>(blockIdx.x) * p.cells_per_block, histograms, shared);
 }
@@ -196,7 +200,7 @@ __device__ void normalize_warp_blocks(const float* __restrict__ histograms, cons
   for (int e = lane; e < n; e += 32) out[k0 * length + e] = values[e];
 }
 
-__global__ void __launch_bounds__(kThreads) k_normalize_blocks(const float* __restrict__ histograms, BlockParams p,
+__global__ void __launch_bounds__(kThreads, 6) k_normalize_blocks(const float* __restrict__ histograms, BlockParams p,
                                                                double* __restrict__ out) {
   extern __shared__ double values[];  // warps x kBlocksPerWarp x length
   __shared__ double divisor[kWarpsPerBlock][kBlocksPerWarp];
@@ -255,7 +259,7 @@ __device__ int level_of(const CellLevels& t) {
   return lo;
 }
 
-__global__ void k_level_cell_histograms(CellLevels t) {
+__global__ void __launch_bounds__(kThreads, kCellBlocksPerSm) k_level_cell_histograms(CellLevels t) {
   extern __shared__ unsigned char shared[];
   const LevelCells& level = t.level[level_of(t)];
   CellParams p = t.common;
@@ -268,7 +272,7 @@ __global__ void k_level_cell_histograms(CellLevels t) {
                   level.histograms, shared);
 }
 
-__global__ void __launch_bounds__(kThreads) k_level_normalize_blocks(BlockLevels t) {
+__global__ void __launch_bounds__(kThreads, 6) k_level_normalize_blocks(BlockLevels t) {
   extern __shared__ double values[];
   __shared__ double divisor[kWarpsPerBlock][kBlocksPerWarp];
   const int l = level_of(t.first, t.count), warp = threadIdx.x / 32;
