@@ -86,6 +86,7 @@ std::string choices_of(const std::string& name, const std::string& usage) {
       {"from", "[\"base\",\"previous\"]"},
       {"norm", "[\"L1\",\"L1-sqrt\",\"L2\",\"L2-Hys\"]"},
       {"color-space", "[\"none\",\"lab\"]"},
+      {"variant", "[\"skimage\",\"dalal-triggs\"]"},
   };
   if (name == "backend" && usage.find("lsm fuzzy") == 0) return "[\"auto\",\"cpu\",\"cuda\",\"reference\"]";
   if (name == "adjacency") return "[4,8,6,26]";
