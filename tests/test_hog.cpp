@@ -11,6 +11,7 @@
 #include "error.h"
 #include "hog.h"
 #include "hog_math.h"
+#include "hog_test_helpers.h"
 #include "test_helpers.h"
 
 namespace lsm {
@@ -18,24 +19,10 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-struct Hog {
-  HogGeometry g;
-  std::vector<double> d;  // blocks_y x blocks_x x descriptor_length
-  double at(int64_t by, int64_t bx, int e) const { return d[(by * g.blocks_x + bx) * g.descriptor_length + e]; }
-};
+using Hog = HogResult;
 
 Hog hog(const std::vector<float>& image, int64_t w, int64_t h, const HogOptions& o, Backend backend = Backend::Cpu) {
-  MemoryFeatureRaster r(w, h, 1, image);
-  auto pass = make_hog_pass(backend);
-  Hog out{hog_geometry(w, h, o), {}};
-  int64_t next = 0;
-  run_hog(r, o, *pass, [&](int64_t first, int64_t rows, const double* d) {
-    EXPECT_EQ(first, next);
-    next += rows;
-    out.d.insert(out.d.end(), d, d + rows * out.g.blocks_x * out.g.descriptor_length);
-  });
-  EXPECT_EQ(next, out.g.blocks_y);
-  return out;
+  return run_hog_on(image, w, h, 1, o, backend);
 }
 
 // The raw cell histograms: 1x1 blocks normalised by L1 are h / (h + 1e-5)
@@ -226,21 +213,10 @@ TEST(HogCuda, SameAsCpu) {
     o.norm = static_cast<HogNorm>(variant % 4);
     o.bins = variant == 1 ? 7 : variant == 4 ? 30 : 9;
     o.signed_orientation = variant == 2;
-    o.cell = variant == 3 ? 16 : variant == 4 ? 4 : variant == 2 ? 6 : 8;  // 6: 36 pixels, the plain sum loop
+    o.cell = variant == 3 ? 16 : variant == 4 ? 4 : variant == 2 ? 6 : 8;  // 6: 36 pixels a cell
     o.block = variant == 3 ? 2 : variant == 4 ? 6 : 3;  // variant 4: 1080 values a block, one warp per thread block
     o.strip_cells = 7;
-    const Hog cpu = hog(img, w, h, o), gpu = hog(img, w, h, o, Backend::Cuda);
-    ASSERT_EQ(cpu.d.size(), gpu.d.size());
-    size_t differing = 0;
-    for (size_t i = 0; i < cpu.d.size(); ++i) {
-      if (std::isnan(cpu.d[i])) {
-        EXPECT_TRUE(std::isnan(gpu.d[i])) << i;
-        continue;
-      }
-      EXPECT_NEAR(gpu.d[i], cpu.d[i], 1e-5 * std::max(1e-3, std::fabs(cpu.d[i]))) << "variant " << variant << " at " << i;
-      differing += gpu.d[i] != cpu.d[i];
-    }
-    std::printf("variant %d: %zu of %zu values differ in the last bits\n", variant, differing, cpu.d.size());
+    expect_gpu_matches_cpu(hog(img, w, h, o), hog(img, w, h, o, Backend::Cuda), "variant " + std::to_string(variant));
   }
 }
 

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "hog.h"
 #include "hog_dalal_triggs.h"
+#include "hog_test_helpers.h"
 #include "test_helpers.h"
 
 namespace lsm {
@@ -19,11 +20,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-struct Descriptors {
-  HogGeometry g;
-  std::vector<double> d;  // blocks_y x blocks_x x descriptor_length
-  double at(int64_t by, int64_t bx, int e) const { return d[(by * g.blocks_x + bx) * g.descriptor_length + e]; }
-};
+using Descriptors = HogResult;
 
 HogOptions dalal_triggs(int cell, int block, HogNorm norm = HogNorm::L2Hys) {
   HogOptions o;
@@ -36,17 +33,7 @@ HogOptions dalal_triggs(int cell, int block, HogNorm norm = HogNorm::L2Hys) {
 
 Descriptors run(const std::vector<float>& image, int64_t w, int64_t h, int bands, const HogOptions& o,
                 Backend backend = Backend::Cpu) {
-  MemoryFeatureRaster r(w, h, bands, image);
-  auto pass = make_hog_pass(backend);
-  Descriptors out{hog_geometry(w, h, o), {}};
-  int64_t next = 0;
-  run_hog(r, o, *pass, [&](int64_t first, int64_t rows, const double* d) {
-    EXPECT_EQ(first, next);
-    next += rows;
-    out.d.insert(out.d.end(), d, d + rows * out.g.blocks_x * out.g.descriptor_length);
-  });
-  EXPECT_EQ(next, out.g.blocks_y);
-  return out;
+  return run_hog_on(image, w, h, bands, o, backend);
 }
 
 std::vector<float> random_image(int64_t w, int64_t h, int bands, uint64_t seed) {
@@ -246,20 +233,8 @@ TEST(HogDalalTriggsCuda, SameAsCpu) {
       o.signed_orientation = variant == 1;
       o.bins = variant == 2 ? 12 : 9;
       o.strip_cells = 9;
-      const Descriptors cpu = run(img, w, h, bands, o), gpu = run(img, w, h, bands, o, Backend::Cuda);
-      ASSERT_EQ(cpu.d.size(), gpu.d.size());
-      size_t differing = 0;
-      for (size_t i = 0; i < cpu.d.size(); ++i) {
-        if (std::isnan(cpu.d[i])) {
-          EXPECT_TRUE(std::isnan(gpu.d[i])) << i;
-          continue;
-        }
-        EXPECT_NEAR(gpu.d[i], cpu.d[i], 1e-5 * std::max(1e-3, std::fabs(cpu.d[i])))
-            << bands << " bands, variant " << variant << " at " << i;
-        differing += gpu.d[i] != cpu.d[i];
-      }
-      std::printf("%d bands, variant %d: %zu of %zu values differ in the last bits\n", bands, variant, differing,
-                  cpu.d.size());
+      expect_gpu_matches_cpu(run(img, w, h, bands, o), run(img, w, h, bands, o, Backend::Cuda),
+                             std::to_string(bands) + " bands, variant " + std::to_string(variant));
     }
   }
 }
