@@ -1,11 +1,15 @@
-// HOG on the GPU. Cell histograms: a thread block takes a few cells; each
-// thread finds the bin and magnitude of pixels into shared memory, then one
-// thread per (cell, bin) sums that bin over the cell's pixels in row-major
-// order: the CPU's order, so the single-precision totals agree. Blocks: one
-// warp per block position gathers its cells into the output and normalises
-// it in place. The levels of a resident pyramid go in one launch per step. Dalal-Triggs: one thread per pixel makes its vote, one thread
-// per (block, cell of the block) sums the votes weighing into that cell in
-// the CPU's order (hog_dalal_triggs_math.h), one thread per block normalises.
+// HOG on the GPU.
+// skimage variant:
+//   * cell histograms: a thread block takes up to 32 cells; each thread
+//     finds the bin and magnitude of pixels into shared memory, then one
+//     thread per cell adds them to its bins' running totals in row-major
+//     pixel order (the CPU's order, so the single-precision totals agree);
+//   * blocks: a warp takes four block positions, gathers their cells and
+//     normalises them (norms in hog_math's pairwise order);
+//   * the levels of a resident pyramid go in one launch per step.
+// Dalal-Triggs: one thread per pixel makes its vote, one thread per (block,
+// cell of the block) sums the votes weighing into that cell in the CPU's
+// order (hog_dalal_triggs_math.h), one thread per block normalises.
 #include <cuda_runtime.h>
 
 #include <algorithm>
