@@ -30,25 +30,35 @@ namespace {
 constexpr int kThreads = 256;
 constexpr signed char kAllBins = -2;  // nodata: the vote goes to every bin
 
+// A strip's or level's sizes, in registers. Every size is below 2^31
+// (cell_params checks), so the per-pixel index arithmetic runs in 32 bits.
+struct CellSizes {
+  uint32_t width, height, cells_x, cells;
+  FastDivmod by_cells_x;
+};
+
 struct CellParams {
-  long long width, height, cells_x, y0, cells;  // cells < 2^31 (cell_params checks)
+  CellSizes size;  // the strip's; a level table gives each level its own
+  uint32_t y0;     // the strip's first row in the image
   int cell, bins, cells_per_block;
   double period;
-  float bin_width, inv_bin_width;
-  FastDivmod by_cell, by_pixels_per_cell, by_cells_x, by_bins;
+  float period_f, bin_width, inv_bin_width;
+  FastDivmod by_cell, by_pixels_per_cell;
 };
 
 // The bin of a pixel's gradient, equal to hog_math's exact one. Most pixels
-// take a single-precision angle: its error is below 1e-4 degrees (atan2f's
-// 3 ulp and the rounding of the gradient to float), so a pixel further
-// than kEdgeMargin from both edges of its bin has the exact path's bin, and
-// the double-precision atan2 (most of this kernel's FP64 work) is spent only
-// on pixels near an edge, on zero gradients (angle 0, an edge) and on nodata.
+// take hog_math::approximate_degrees: its error is below 1e-4 degrees with
+// the rounding of the gradient to float, so a pixel further than
+// kEdgeMargin from both edges of its bin has the exact path's bin, and the
+// double-precision atan2 (most of this kernel's FP64 work) is spent only on
+// pixels near an edge and on nodata. A zero gradient takes bin 0 at once:
+// the exact path's bin, and its magnitude 0 changes no total anyway.
 constexpr float kEdgeMargin = 1e-3f;  // degrees
 
 __device__ signed char pixel_bin(double g_row, double g_col, const CellParams& p) {
-  float o = atan2f(static_cast<float>(g_row), static_cast<float>(g_col)) * 57.29577951f;
-  if (o < 0) o += static_cast<float>(p.period);
+  if (g_row == 0 && g_col == 0) return 0;
+  float o = hog_math::approximate_degrees(static_cast<float>(g_row), static_cast<float>(g_col));
+  if (o < 0) o += p.period_f;
   if (o == o) {
     const int guess = static_cast<int>(o * p.inv_bin_width);
     if (guess >= 0 && guess < p.bins) {
@@ -86,39 +96,34 @@ LSM_HOST_DEVICE inline CellLayout cell_layout(int cells_per_block, int pixels_pe
 // bin's total, pixels in row-major order (the CPU's order: the same float
 // totals). Grey levels as double (the host's skimage-exact grey), or as
 // float (pyramid levels on the device), widened exactly before any arithmetic.
+// `size` comes by value so that the sizes live in registers.
 template <class Grey>
-__device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams& p, long long first_cell,
-                                float* __restrict__ histograms, unsigned char* shared) {
-  const int pixels_per_cell = p.cell * p.cell, pixels = p.cells_per_block * pixels_per_cell;
+__device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams& p, const CellSizes size,
+                                uint32_t first_cell, float* __restrict__ histograms, unsigned char* shared) {
+  const uint32_t cell = p.cell, pixels_per_cell = cell * cell, pixels = p.cells_per_block * pixels_per_cell;
   const CellLayout layout = cell_layout(p.cells_per_block, pixels_per_cell, p.bins);
   double* magnitude = reinterpret_cast<double*>(shared);
   signed char* bin = reinterpret_cast<signed char*>(shared + layout.bin_offset);
   float* totals = reinterpret_cast<float*>(shared + layout.totals_offset);
-  for (int i = threadIdx.x; i < pixels; i += blockDim.x) {
-    const uint32_t local = p.by_pixels_per_cell.div(i);
-    const long long c = first_cell + local;
-    if (c >= p.cells) break;
-    const uint32_t within = i - local * pixels_per_cell;
-    const uint32_t cy = p.by_cells_x.div(static_cast<uint32_t>(c));
-    const uint32_t cx = static_cast<uint32_t>(c) - cy * static_cast<uint32_t>(p.cells_x);
-    const uint32_t r = p.by_cell.div(within);
-    const long long row = static_cast<long long>(cy) * p.cell + r;
-    const long long x = static_cast<long long>(cx) * p.cell + (within - r * p.cell);
-    const long long y = p.y0 + row;
-    const Grey* here = grey + (row + 1) * p.width;
-    const double g_row =
-        (y == 0 || y == p.height - 1) ? 0.0 : double(here[x + p.width]) - double(here[x - p.width]);
-    const double g_col = (x == 0 || x == p.width - 1) ? 0.0 : double(here[x + 1]) - double(here[x - 1]);
+  for (uint32_t i = threadIdx.x; i < pixels; i += blockDim.x) {
+    const uint32_t local = p.by_pixels_per_cell.div(i), c = first_cell + local;
+    if (c >= size.cells) break;
+    const uint32_t within = i - local * pixels_per_cell, r = p.by_cell.div(within);
+    const uint32_t cy = size.by_cells_x.div(c), cx = c - cy * size.cells_x;
+    const uint32_t row = cy * cell + r, x = cx * cell + (within - r * cell), y = p.y0 + row;
+    const Grey* here = grey + static_cast<size_t>(row + 1) * size.width + x;
+    const double g_row = (y == 0 || y == size.height - 1) ? 0.0 : double(here[size.width]) - double(*(here - size.width));
+    const double g_col = (x == 0 || x == size.width - 1) ? 0.0 : double(here[1]) - double(here[-1]);
     magnitude[within * layout.magnitude_stride + local] = hypot(g_col, g_row);
     bin[within * layout.bin_stride + local] = pixel_bin(g_row, g_col, p);
   }
   __syncthreads();
-  for (int local = threadIdx.x; local < p.cells_per_block; local += blockDim.x) {
-    const long long c = first_cell + local;
-    if (c >= p.cells) break;
+  for (uint32_t local = threadIdx.x; local < static_cast<uint32_t>(p.cells_per_block); local += blockDim.x) {
+    const uint32_t c = first_cell + local;
+    if (c >= size.cells) break;
     float* total = totals + local * p.bins;
     for (int b = 0; b < p.bins; ++b) total[b] = 0;
-    for (int i = 0; i < pixels_per_cell; ++i) {
+    for (uint32_t i = 0; i < pixels_per_cell; ++i) {
       const int b = bin[i * layout.bin_stride + local];
       const double m = magnitude[i * layout.magnitude_stride + local];
       if (b >= 0) {
@@ -127,8 +132,11 @@ __device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams&
         for (int q = 0; q < p.bins; ++q) total[q] = hog_math::accumulate(total[q], m);
       }
     }
+    // A zero total skips the division: 0 / n is 0, and the IEEE division
+    // takes its slow path on a zero dividend.
     for (int b = 0; b < p.bins; ++b)
-      histograms[c * p.bins + b] = __fdiv_rn(total[b], static_cast<float>(pixels_per_cell));
+      histograms[static_cast<size_t>(c) * p.bins + b] =
+          total[b] == 0 ? 0.0f : __fdiv_rn(total[b], static_cast<float>(pixels_per_cell));
   }
 }
 
@@ -139,7 +147,7 @@ constexpr int kCellBlocksPerSm = 6;
 template <class Grey>
 __global__ void __launch_bounds__(kThreads, kCellBlocksPerSm) k_cell_histograms(const Grey* __restrict__ grey, CellParams p, float* __restrict__ histograms) {
   extern __shared__ unsigned char shared[];
-  cell_histograms(grey, p, static_cast<long long>(blockIdx.x) * p.cells_per_block, histograms, shared);
+  cell_histograms(grey, p, p.size, blockIdx.x * p.cells_per_block, histograms, shared);
 }
 
 // Block normalisation: each warp takes kBlocksPerWarp consecutive block
@@ -189,7 +197,7 @@ __device__ void normalize_warp_blocks(const float* __restrict__ histograms, cons
   if ((lane & 7) == 0) divisor[q] = norm <= 1 ? kmeans_math::add(sum, eps) : sqrt(kmeans_math::add(sum, eps * eps));
   __syncwarp();
   for (int e = lane; e < n; e += 32) {
-    const double x = values[e] / divisor[p.by_length.div(e)];
+    const double x = hog_math::divide_by_norm(values[e], divisor[p.by_length.div(e)]);
     values[e] = norm == 1 ? sqrt(x) : norm == 3 ? (x > 0.2 ? 0.2 : x) : x;
   }
   __syncwarp();
@@ -198,7 +206,7 @@ __device__ void normalize_warp_blocks(const float* __restrict__ histograms, cons
     __syncwarp();
     if ((lane & 7) == 0) divisor[q] = sqrt(kmeans_math::add(sum2, eps * eps));
     __syncwarp();
-    for (int e = lane; e < n; e += 32) values[e] = values[e] / divisor[p.by_length.div(e)];
+    for (int e = lane; e < n; e += 32) values[e] = hog_math::divide_by_norm(values[e], divisor[p.by_length.div(e)]);
     __syncwarp();
   }
   for (int e = lane; e < n; e += 32) out[k0 * length + e] = values[e];
@@ -234,8 +242,8 @@ __device__ int level_of(const long long* first, int count) {
 struct LevelCells {
   const float* grey;
   float* histograms;
-  long long width, height, cells_x, cells, first;  // first: the level's first thread block
-  FastDivmod by_cells_x;
+  CellSizes size;
+  long long first;  // the level's first thread block
 };
 
 struct CellLevels {
@@ -266,14 +274,8 @@ __device__ int level_of(const CellLevels& t) {
 __global__ void __launch_bounds__(kThreads, kCellBlocksPerSm) k_level_cell_histograms(CellLevels t) {
   extern __shared__ unsigned char shared[];
   const LevelCells& level = t.level[level_of(t)];
-  CellParams p = t.common;
-  p.width = level.width;
-  p.height = level.height;
-  p.cells_x = level.cells_x;
-  p.cells = level.cells;
-  p.by_cells_x = level.by_cells_x;
-  cell_histograms(level.grey, p, (static_cast<long long>(blockIdx.x) - level.first) * p.cells_per_block,
-                  level.histograms, shared);
+  cell_histograms(level.grey, t.common, level.size,
+                  static_cast<uint32_t>(blockIdx.x - level.first) * t.common.cells_per_block, level.histograms, shared);
 }
 
 __global__ void __launch_bounds__(kThreads, 6) k_level_normalize_blocks(BlockLevels t) {
@@ -332,16 +334,23 @@ unsigned grid_of(long long threads) { return static_cast<unsigned>((threads + kT
 int cells_per_thread_block(int cell) { return std::max(1, std::min(32, 8 * kThreads / (cell * cell))); }
 
 CellParams cell_params(const HogOptions& o, const HogGeometry& g, int64_t y0, int64_t cell_rows) {
-  CellParams p{g.width, g.height, g.cells_x, y0, cell_rows * g.cells_x, o.cell, o.bins, cells_per_thread_block(o.cell),
-               o.signed_orientation ? 360.0 : 180.0, 0.0f, 0.0f};
+  constexpr int64_t limit = int64_t(1) << 31;
+  const int64_t cells = cell_rows * g.cells_x;
+  if (g.width >= limit || g.height >= limit || cells >= limit)
+    throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes images below 2^31 pixels a side and fewer than 2^31 cells per strip");
+  CellParams p{};
+  p.size = CellSizes{static_cast<uint32_t>(g.width), static_cast<uint32_t>(g.height), static_cast<uint32_t>(g.cells_x),
+                     static_cast<uint32_t>(cells), FastDivmod(static_cast<uint32_t>(g.cells_x))};
+  p.y0 = static_cast<uint32_t>(y0);
+  p.cell = o.cell;
+  p.bins = o.bins;
+  p.cells_per_block = cells_per_thread_block(o.cell);
+  p.period = o.signed_orientation ? 360.0 : 180.0;
+  p.period_f = static_cast<float>(p.period);
   p.bin_width = static_cast<float>(p.period / o.bins);
   p.inv_bin_width = 1.0f / p.bin_width;  // only for a first guess: the edges are checked
-  if (p.cells >= (int64_t(1) << 31) || g.cells_x >= (int64_t(1) << 31))
-    throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes fewer than 2^31 cells per strip");
   p.by_cell = FastDivmod(o.cell);
   p.by_pixels_per_cell = FastDivmod(o.cell * o.cell);
-  p.by_cells_x = FastDivmod(static_cast<uint32_t>(g.cells_x));
-  p.by_bins = FastDivmod(o.bins);
   return p;
 }
 
@@ -376,8 +385,8 @@ template <class Grey>
 void launch_cells(const HogOptions& o, const HogGeometry& g, const Grey* grey, int64_t y0, int64_t cell_rows,
                   float* histograms, cudaStream_t stream) {
   const CellParams p = cell_params(o, g, y0, cell_rows);
-  if (p.cells == 0) return;
-  const long long blocks = (p.cells + p.cells_per_block - 1) / p.cells_per_block;
+  if (p.size.cells == 0) return;
+  const long long blocks = (p.size.cells + p.cells_per_block - 1) / p.cells_per_block;
   k_cell_histograms<<<static_cast<unsigned>(blocks), kThreads, cell_shared_bytes(o), stream>>>(grey, p, histograms);
   LSM_CUDA_CHECK_LAUNCH();
 }
@@ -419,13 +428,12 @@ void launch_hog_levels(const HogOptions& o, const HogLevelTable& table, cudaStre
     const HogGeometry& g = table.levels[l];
     const CellParams p = cell_params(o, g, 0, g.cells_y);
     if (l == 0) cells.common = p;
-    cells.level[l] = LevelCells{table.grey[l], table.histograms[l], p.width, p.height, p.cells_x, p.cells, cell_blocks,
-                                p.by_cells_x};
+    cells.level[l] = LevelCells{table.grey[l], table.histograms[l], p.size, cell_blocks};
     blocks.histograms[l] = table.histograms[l];
     blocks.descriptors[l] = table.descriptors[l];
     blocks.blocks[l] = block_params(o, g, g.cells_y);
     blocks.first[l] = block_blocks;
-    cell_blocks += (p.cells + p.cells_per_block - 1) / p.cells_per_block;
+    cell_blocks += (p.size.cells + p.cells_per_block - 1) / p.cells_per_block;
     block_blocks += (blocks.blocks[l].blocks + per_thread_block - 1) / per_thread_block;
   }
   k_level_cell_histograms<<<static_cast<unsigned>(cell_blocks), kThreads, cell_shared_bytes(o), stream>>>(cells);

@@ -111,6 +111,28 @@ TEST(HogMath, OrientationsAndBinEdges) {
   EXPECT_EQ(hog_math::orientation_bin(179.99999999, w7, 7), 6);
 }
 
+
+// The CUDA pass picks most bins from approximate_degrees and trusts it only
+// 1e-3 degrees away from an edge: its error must stay well below that in
+// every octant, at every scale of gradient.
+TEST(HogMath, ApproximateDegreesWithin1e4OfAtan2) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0), exponent(-20.0, 20.0);
+  double worst = 0;
+  for (int i = 0; i < 2000000; ++i) {
+    const double scale = std::pow(2.0, exponent(rng));
+    const float g_row = static_cast<float>(unit(rng) * scale), g_col = static_cast<float>(unit(rng) * scale);
+    if (g_row == 0 && g_col == 0) continue;
+    const double exact = std::atan2(double(g_row), double(g_col)) * 180.0 / 3.14159265358979323846;
+    worst = std::max(worst, std::fabs(hog_math::approximate_degrees(g_row, g_col) - exact));
+  }
+  EXPECT_LT(worst, 1e-4);
+  EXPECT_NEAR(hog_math::approximate_degrees(-1, 0), -90.0, 1e-4);
+  EXPECT_NEAR(hog_math::approximate_degrees(1, -1), 135.0, 1e-4);
+  EXPECT_TRUE(std::isnan(hog_math::approximate_degrees(0, 0)));
+  EXPECT_TRUE(std::isnan(hog_math::approximate_degrees(kNaN, 1)));
+  EXPECT_TRUE(std::isnan(hog_math::approximate_degrees(1, 3e30f)));
+}
 TEST(HogMath, BlockNormalisations) {
   const double in[4] = {1, 0, 3, 0};
   double v[4];
