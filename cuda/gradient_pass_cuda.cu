@@ -27,32 +27,37 @@ struct Taps {
 // padded rows with R columns each side (clamped) go to shared memory, then
 // the horizontal correlations of all its rows, then the vertical ones. The
 // operations and their order are correlate_row's and correlate_column's.
+// kRadius > 0 fixes the radius at compile time (the paper's R = 3: unrolled
+// tap loops whose taps are constant-bank operands); 0 takes `radius`.
 constexpr int kTileX = 32;
 
-template <int kTileY>
-__global__ void __launch_bounds__(kTileX* kTileY) k_gradient(const float* __restrict__ padded, long long width,
+template <int kTileY, int kRadius>
+__global__ void __launch_bounds__(kTileX* kTileY, 2048 / (kTileX * kTileY)) k_gradient(const float* __restrict__ padded, long long width,
                                                              long long rows, const Taps taps, int radius,
                                                              float* __restrict__ out) {
   extern __shared__ float shared[];
+  if (kRadius > 0) radius = kRadius;
   const int span = kTileX + 2 * radius, tall = kTileY + 2 * radius;
   float* input = shared;                   // tall x span
   float* smooth = input + tall * span;     // tall x kTileX
   float* derived = smooth + tall * kTileX;  // tall x kTileX
   const long long x0 = static_cast<long long>(blockIdx.x) * kTileX, y0 = static_cast<long long>(blockIdx.y) * kTileY;
   const long long padded_rows = rows + 2 * radius;
-  const int tid = threadIdx.y * kTileX + threadIdx.x;
-  for (int i = tid; i < tall * span; i += kTileX * kTileY) {
-    const int r = i / span, c = i % span;
-    long long col = x0 + c - radius;
-    col = col < 0 ? 0 : col >= width ? width - 1 : col;
+  for (int r = threadIdx.y; r < tall; r += kTileY) {
     const long long row = y0 + r;
-    input[i] = row < padded_rows ? padded[row * width + col] : 0.0f;
+    const float* source = padded + (row < padded_rows ? row : 0) * width;
+    for (int c = threadIdx.x; c < span; c += kTileX) {
+      long long col = x0 + c - radius;
+      col = col < 0 ? 0 : col >= width ? width - 1 : col;
+      input[r * span + c] = row < padded_rows ? source[col] : 0.0f;
+    }
   }
   __syncthreads();
-  for (int i = tid; i < tall * kTileX; i += kTileX * kTileY) {
-    const int r = i / kTileX, c = i % kTileX;
-    const float* at = input + r * span + c;  // tap -R of column c
+  for (int r = threadIdx.y; r < tall; r += kTileY) {
+    const int i = r * kTileX + threadIdx.x;
+    const float* at = input + r * span + threadIdx.x;  // tap -R of this column
     float s = 0, d = 0;
+#pragma unroll(kRadius > 0 ? 2 * kRadius + 1 : 1)
     for (int t = 0; t <= 2 * radius; ++t) {
       s = kmeans_math::add(s, kmeans_math::mul(taps.smooth[t], at[t]));
       d = kmeans_math::add(d, kmeans_math::mul(taps.derivative[t], at[t]));
@@ -63,13 +68,28 @@ __global__ void __launch_bounds__(kTileX* kTileY) k_gradient(const float* __rest
   __syncthreads();
   const long long x = x0 + threadIdx.x, y = y0 + threadIdx.y;
   if (x >= width || y >= rows) return;
-  const float gx = gradient_math::correlate_column(derived + threadIdx.y * kTileX + threadIdx.x, kTileX, taps.smooth, radius);
-  const float gy = gradient_math::correlate_column(smooth + threadIdx.y * kTileX + threadIdx.x, kTileX, taps.derivative, radius);
+  const float* below_derived = derived + threadIdx.y * kTileX + threadIdx.x;
+  const float* below_smooth = smooth + threadIdx.y * kTileX + threadIdx.x;
+  float gx = 0, gy = 0;
+#pragma unroll(kRadius > 0 ? 2 * kRadius + 1 : 1)
+  for (int j = 0; j <= 2 * radius; ++j) {  // correlate_column's order
+    gx = kmeans_math::add(gx, kmeans_math::mul(taps.smooth[j], below_derived[j * kTileX]));
+    gy = kmeans_math::add(gy, kmeans_math::mul(taps.derivative[j], below_smooth[j * kTileX]));
+  }
   const long long i = y * width + x, plane = rows * width;
   out[kGradientX * plane + i] = gx;
   out[kGradientY * plane + i] = gy;
   out[kGradientMagnitude * plane + i] = gradient_math::magnitude(gx, gy);
   out[kGradientOrientation * plane + i] = atan2f(gy, gx);
+}
+
+template <int kTileY>
+void launch_tiles(const dim3& grid, size_t shared, cudaStream_t stream, const float* padded, long long width,
+                  long long rows, const Taps& taps, int radius, float* out) {
+  if (radius == 3)  // the paper's 7-tap kernels, the default
+    k_gradient<kTileY, 3><<<grid, dim3(kTileX, kTileY), shared, stream>>>(padded, width, rows, taps, radius, out);
+  else
+    k_gradient<kTileY, 0><<<grid, dim3(kTileX, kTileY), shared, stream>>>(padded, width, rows, taps, radius, out);
 }
 
 }  // namespace
@@ -96,9 +116,9 @@ void launch_gradient(const GradientKernels& k, const float* padded, int64_t widt
     throw Error(ErrorKind::BadInput, "gradient strips are limited to " + std::to_string(65535LL * tile_y) + " rows");
   const dim3 grid(static_cast<unsigned>((width + kTileX - 1) / kTileX), static_cast<unsigned>(tiles_y));
   if (tall_tiles)
-    k_gradient<16><<<grid, dim3(kTileX, 16), shared_for(16), stream>>>(padded, width, rows, taps, k.radius, planes);
+    launch_tiles<16>(grid, shared_for(16), stream, padded, width, rows, taps, k.radius, planes);
   else
-    k_gradient<8><<<grid, dim3(kTileX, 8), shared_for(8), stream>>>(padded, width, rows, taps, k.radius, planes);
+    launch_tiles<8>(grid, shared_for(8), stream, padded, width, rows, taps, k.radius, planes);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
