@@ -511,27 +511,41 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
         if (x == g.w - 1) border[2 * w + g.h + y] = out;
       }
     }
-    // Warp first: lanes of one row holding the same label add their counts;
-    // the lowest of them takes the sums to the block's table.
-    // A row inside one patch (most rows of a real landscape) skips the
-    // matching, which costs more than the rest of the warp's work.
-    uint32_t peers = 0xFFFFFFFFu, sum, x_sum = kBlockW * (kBlockW - 1) / 2, cols = 0xFFFFFFFFu;
+    // Warp first: each run of lanes holding the same label along the row
+    // (cells of one class side by side: one patch) adds its counts, and the
+    // run's last lane takes the sums to the block's table. A run's count,
+    // column sum and column mask follow from its ends; only the edge counts
+    // need a segmented scan (five shuffles). __match_any_sync with
+    // __reduce_*_sync over its groups cost far more: the compiler runs the
+    // reductions once per group. A row inside one patch (most rows of a real
+    // landscape) takes a single warp reduction.
+    uint32_t sum, n = kBlockW, x_sum = kBlockW * (kBlockW - 1) / 2, cols = 0xFFFFFFFFu;
+    bool leader = tx == 0;
     if (__all_sync(0xFFFFFFFFu, key == __shfl_sync(0xFFFFFFFFu, key, 0))) {
       sum = __reduce_add_sync(0xFFFFFFFFu, packed);
     } else {
-      peers = __match_any_sync(0xFFFFFFFFu, key);
-      sum = __reduce_add_sync(peers, packed);
-      x_sum = __reduce_add_sync(peers, uint32_t(tx));
-      cols = __reduce_or_sync(peers, 1u << tx);
+      const uint32_t left = __shfl_up_sync(0xFFFFFFFFu, key, 1);
+      const uint32_t starts = __ballot_sync(0xFFFFFFFFu, tx == 0 || left != key);
+      const uint32_t upto = 0xFFFFFFFFu >> (31 - tx);  // lanes 0..tx
+      const int start = 31 - __clz(starts & upto);
+      sum = packed;
+#pragma unroll
+      for (int d = 1; d < kBlockW; d <<= 1) {
+        const uint32_t v = __shfl_up_sync(0xFFFFFFFFu, sum, d);
+        if (tx - d >= start) sum += v;
+      }
+      leader = tx == kBlockW - 1 || ((starts >> (tx + 1)) & 1u);
+      n = uint32_t(tx - start + 1);
+      x_sum = uint32_t(start + tx) * n / 2;
+      cols = upto & (0xFFFFFFFFu << start);
     }
-    if (key == kNone || tx != __ffs(peers) - 1) continue;
+    if (key == kNone || !leader) continue;
     const int slot = slot_of(s, key);
     if (slot != pending.slot) {
       pending.flush(s);
       pending = SlotSums{};
       pending.slot = slot;
     }
-    const uint32_t n = __popc(peers);
     pending.first = min(pending.first, uint32_t(ly * kBlockW + __ffs(cols) - 1));
     using namespace packed_counts;
     pending.counts += static_cast<unsigned long long>(sum & 0xFFu) << kPerimH |
