@@ -26,8 +26,8 @@
 //                     parent entry (flagged), so a cell needs two loads for
 //                     its label; records of merged patches are set up;
 //  4 k_accumulate     every cell writes its label and adds its counts: first
-//                     across the warp (__match_any_sync + __reduce_*_sync),
-//                     then into a per-block hash table in shared memory keyed
+//                     along its run of one label in the warp's row (a
+//                     segmented shuffle scan), then into a per-block hash table in shared memory keyed
 //                     by label; a patch inside the block is then written whole
 //                     with plain stores, a merged one gets one set of global
 //                     atomics per block.
