@@ -31,10 +31,11 @@ struct Taps {
 // tap loops whose taps are constant-bank operands); 0 takes `radius`.
 constexpr int kTileX = 32;
 
+// Launch bounds for a full SM of threads (2048): at most 32 registers.
 template <int kTileY, int kRadius>
-__global__ void __launch_bounds__(kTileX* kTileY, 2048 / (kTileX * kTileY)) k_gradient(const float* __restrict__ padded, long long width,
-                                                             long long rows, const Taps taps, int radius,
-                                                             float* __restrict__ out) {
+__global__ void __launch_bounds__(kTileX* kTileY, 2048 / (kTileX * kTileY))
+    k_gradient(const float* __restrict__ padded, long long width, long long rows, const Taps taps, int radius,
+               float* __restrict__ out) {
   extern __shared__ float shared[];
   if (kRadius > 0) radius = kRadius;
   const int span = kTileX + 2 * radius, tall = kTileY + 2 * radius;

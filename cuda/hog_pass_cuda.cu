@@ -112,8 +112,9 @@ __device__ void cell_histograms(const Grey* __restrict__ grey, const CellParams&
     const uint32_t cy = size.by_cells_x.div(c), cx = c - cy * size.cells_x;
     const uint32_t row = cy * cell + r, x = cx * cell + (within - r * cell), y = p.y0 + row;
     const Grey* here = grey + static_cast<size_t>(row + 1) * size.width + x;
-    const double g_row = (y == 0 || y == size.height - 1) ? 0.0 : double(here[size.width]) - double(*(here - size.width));
-    const double g_col = (x == 0 || x == size.width - 1) ? 0.0 : double(here[1]) - double(here[-1]);
+    const bool row_edge = y == 0 || y == size.height - 1, col_edge = x == 0 || x == size.width - 1;
+    const double g_row = row_edge ? 0.0 : double(here[size.width]) - double(*(here - size.width));
+    const double g_col = col_edge ? 0.0 : double(here[1]) - double(here[-1]);
     magnitude[within * layout.magnitude_stride + local] = hypot(g_col, g_row);
     bin[within * layout.bin_stride + local] = pixel_bin(g_row, g_col, p);
   }
@@ -337,7 +338,8 @@ CellParams cell_params(const HogOptions& o, const HogGeometry& g, int64_t y0, in
   constexpr int64_t limit = int64_t(1) << 31;
   const int64_t cells = cell_rows * g.cells_x;
   if (g.width >= limit || g.height >= limit || cells >= limit)
-    throw Error(ErrorKind::BadInput, "the CUDA HOG pass takes images below 2^31 pixels a side and fewer than 2^31 cells per strip");
+    throw Error(ErrorKind::BadInput,
+                "the CUDA HOG pass takes images below 2^31 pixels a side and fewer than 2^31 cells per strip");
   CellParams p{};
   p.size = CellSizes{static_cast<uint32_t>(g.width), static_cast<uint32_t>(g.height), static_cast<uint32_t>(g.cells_x),
                      static_cast<uint32_t>(cells), FastDivmod(static_cast<uint32_t>(g.cells_x))};
