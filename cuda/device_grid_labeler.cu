@@ -1,15 +1,17 @@
 // Device labeling by class equality with fused per-patch accumulators.
 //
 // The stages (docs/GPU_LABELING.md has the design notes and measurements):
-//  1 k_label_blocks   each 32 x 32 block of cells is labelled in shared memory:
-//                     a warp ballot finds the runs of equal class along each
-//                     row (no atomics), then runs of adjacent rows unite once
-//                     per overlap (union-find after Playne & Hawick 2018, the
-//                     larger root linked under the smaller with atomicMin, so
-//                     a root is its component's first cell in raster order);
-//                     every cell's parent becomes its block-local root, and
-//                     each warp writes one word of the root bitmap (one bit
-//                     per cell, row-major) with a ballot;
+//  1 k_label_blocks   one warp labels each 32 x 32 block of cells row by row,
+//                     like a two-pass scan: a warp ballot finds the runs of
+//                     equal class along the row, a run takes the provisional
+//                     label of the first run above it touches (or starts a
+//                     new one), and only runs touching different labels unite
+//                     them (union-find in shared memory after Playne & Hawick
+//                     2018, the larger root linked under the smaller with
+//                     atomicMin, so a root is its component's first cell in
+//                     raster order); every cell's parent becomes its
+//                     block-local root, and each row writes one word of the
+//                     root bitmap (one bit per cell, row-major) with a ballot;
 //  2 k_join_blocks    only the cells on block borders unite across blocks, and
 //                     only where a neighbour's union does not already imply
 //                     it (about one union per run of cells along a border);
@@ -48,7 +50,7 @@ namespace {
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr int kBlockW = 32;     // one warp per row of a block
 constexpr int kBlockH = 32;     // rows of a block (labeling and accumulation)
-constexpr int kThreadRows = 8;  // blockDim.y: each thread takes kBlockH / kThreadRows rows
+constexpr int kThreadRows = 8;  // k_accumulate's blockDim.y: each thread takes kBlockH / kThreadRows rows
 constexpr int kRowsPerThread = kBlockH / kThreadRows;
 constexpr int kHashSlots = kBlockW * kBlockH;  // one per cell: the table is never full
 constexpr int kHashBits = 10;
@@ -139,79 +141,121 @@ struct BitmapShape {
   }
 };
 
+// One warp labels one 32 x 32 block, row after row, like a two-pass scan:
+// a run of equal class along the row (found with a ballot) takes the
+// provisional label of the first run above that it touches under the rule
+// or, touching none, starts a new one: its first cell's index. Only where a
+// run touches runs above with different labels do those labels unite
+// (union-find in shared memory, the larger root linked under the smaller),
+// so a real landscape needs few unions; the earlier kernel, with eight warps
+// uniting at every overlap of adjacent runs, spent most of its instructions
+// in the finds. Roots are minimum indices: each patch's first cell in the
+// block. The lane's column streams through registers, and the previous
+// row's classes and labels come by shuffles. The row loop stays rolled:
+// unrolled 4 times it ran as fast, unrolled fully (32 copies of its body
+// and the inlined unions) it overflowed the instruction cache and took
+// 2.8 times as long on augusta.
+constexpr int kBlocksPerCta = 4;  // warps per thread block, one 32 x 32 block of cells each
+
 template <class T>
-__global__ void __launch_bounds__(kBlockW* kThreadRows)
+__global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
     k_label_blocks(GridReader<T> g, bool eight, uint32_t* parent, uint32_t* root_bits, uint32_t* local_bits,
                    uint32_t* merged_bits, BitmapShape bm) {
-  __shared__ int32_t cls[kBlockH][kBlockW];
-  __shared__ uint32_t par[kBlockH * kBlockW];
-  const int tx = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH, x = x0 + tx;
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int ly = threadIdx.y + r * kThreadRows, y = y0 + ly;
-    cls[ly][tx] = (x < g.w && y < g.h) ? g.inside(x, y) : kNoClass;
-  }
-  __syncthreads();
-  // Runs: each cell's parent is the first cell of its run of equal class
-  // along the row (a warp ballot finds the run starts, no atomics).
-  int run_start[kRowsPerThread];
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int ly = threadIdx.y + r * kThreadRows;
-    const int32_t c = cls[ly][tx];
-    const bool starts = c != kNoClass && (tx == 0 || cls[ly][tx - 1] != c);
-    const uint32_t mask = __ballot_sync(0xFFFFFFFFu, starts) & (0xFFFFFFFFu >> (31 - tx));
-    run_start[r] = 31 - __clz(mask);
-    par[ly * kBlockW + tx] = c == kNoClass ? kNone : uint32_t(ly * kBlockW + run_start[r]);
-  }
-  __syncthreads();
-  // Runs of adjacent rows unite once per overlap: at the first cell of each
-  // stretch whose edge neighbour above is of its class, and, under the
-  // 8-cell rule, at a run's ends through a corner where no edge neighbour links.
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int ly = threadIdx.y + r * kThreadRows;
-    const int32_t c = cls[ly][tx];
-    if (ly == 0 || c == kNoClass) continue;
-    const uint32_t i = ly * kBlockW + tx;
-    const bool is_start = run_start[r] == tx, is_end = tx == kBlockW - 1 || cls[ly][tx + 1] != c;
-    const int32_t north = cls[ly - 1][tx];
-    const int32_t nw = tx > 0 ? cls[ly - 1][tx - 1] : kNoClass, ne = tx + 1 < kBlockW ? cls[ly - 1][tx + 1] : kNoClass;
-    if (north == c) {
-      if (is_start || nw != c) unite<false>(par, i, i - kBlockW);
-    } else if (eight) {
-      if (is_start && nw == c) unite<false>(par, i, i - kBlockW - 1);
-      if (is_end && ne == c) unite<false>(par, i, i - kBlockW + 1);
+  __shared__ uint32_t uf_of[kBlocksPerCta][kBlockH * kBlockW];  // union-find over run starts
+  __shared__ uint16_t prov_of[kBlocksPerCta][kBlockH][kBlockW];  // provisional label of every cell
+  constexpr uint32_t kAll = 0xFFFFFFFFu;
+  constexpr uint16_t kNoLabel16 = 0xFFFFu;
+  const int tx = threadIdx.x, warp = threadIdx.y;
+  const uint32_t bx = blockIdx.x * kBlocksPerCta + warp;
+  const int x0 = int(bx) * kBlockW, y0 = blockIdx.y * kBlockH, x = x0 + tx;
+  if (x0 >= g.w) return;  // warp-uniform; warps never wait for each other
+  uint32_t* uf = uf_of[warp];
+  uint16_t(*prov)[kBlockW] = prov_of[warp];
+  const bool in_x = x < g.w;
+  const int rows = min(kBlockH, g.h - y0);
+  auto class_at = [&](int r) { return in_x && r < rows ? g.inside(x, y0 + r) : kNoClass; };
+
+  const uint32_t upto = kAll >> (31 - tx), below = upto >> 1;  // lanes 0..tx, lanes 0..tx-1
+  int32_t cc = class_at(0), next = class_at(1);
+  int32_t above = kNoClass, above_left = kNoClass, above_right = kNoClass;
+  uint32_t prov_above = kNone, prov_above_left = kNone, prov_above_right = kNone;
+  uint32_t fresh_rows = 0;  // bit r: this lane starts a new provisional label in row r
+#pragma unroll 1
+  for (int r = 0; r < kBlockH; ++r) {
+    const int32_t ahead = class_at(r + 2);
+    const int32_t left = __shfl_up_sync(kAll, cc, 1), right = __shfl_down_sync(kAll, cc, 1);
+    const bool valid = cc != kNoClass;
+    const bool starts = valid && (tx == 0 || left != cc), ends = valid && (tx == kBlockW - 1 || right != cc);
+    const uint32_t start_bits = __ballot_sync(kAll, starts), end_bits = __ballot_sync(kAll, ends);
+    const int run_start = 31 - __clz(start_bits & upto);
+    const int run_end = __ffs(end_bits & ~below) - 1;  // the first run end at or after this lane
+    // The labels above that this cell touches: its edge neighbour, else
+    // (8-cell rule) the corners beyond its run's ends; a one-cell run may touch two.
+    uint32_t touch = kNone, touch2 = kNone;
+    if (valid) {
+      if (above == cc) {
+        touch = prov_above;
+      } else if (eight) {
+        if (starts && tx > 0 && above_left == cc) touch = prov_above_left;
+        if (ends && tx < kBlockW - 1 && above_right == cc) {
+          if (touch == kNone) touch = prov_above_right;
+          else touch2 = prov_above_right;
+        }
+      }
     }
+    const uint32_t run_mask = valid ? (kAll >> (31 - run_end)) & (kAll << run_start) : 0u;
+    const uint32_t touching = __ballot_sync(kAll, touch != kNone) & run_mask;
+    const uint32_t first_touch = __shfl_sync(kAll, touch, touching ? __ffs(touching) - 1 : tx);
+    const uint32_t touch_left = __shfl_up_sync(kAll, touch, 1);
+    uint32_t label = kNone;
+    if (valid) {
+      label = touching ? first_touch : uint32_t(r * kBlockW + run_start);
+      if (!touching && starts) {
+        uf[label] = label;
+        fresh_rows |= 1u << r;
+      }
+      // Unite each other label touched: once per stretch of equal labels.
+      if (touch != kNone && touch != label && !(tx > run_start && touch_left == touch)) unite<false>(uf, touch, label);
+      if (touch2 != kNone && touch2 != label) unite<false>(uf, touch2, label);
+    }
+    prov[r][tx] = valid ? uint16_t(label) : kNoLabel16;
+    __syncwarp();
+    above = cc;
+    above_left = left;
+    above_right = right;
+    prov_above = label;
+    prov_above_left = __shfl_up_sync(kAll, label, 1);
+    prov_above_right = __shfl_down_sync(kAll, label, 1);
+    cc = next;
+    next = ahead;
   }
-  __syncthreads();
-  // Run starts point straight at their root; every cell is then two hops
-  // from it. Finds only read here: a halving store could overwrite a start
-  // that another thread has just pointed at its root.
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int ly = threadIdx.y + r * kThreadRows;
-    const uint32_t i = ly * kBlockW + tx;
-    if (cls[ly][tx] != kNoClass && run_start[r] == tx) par[i] = find_root(par, i);
+  // Each run start points straight at its root. Row by row, so that a find
+  // mostly ends one step up at a start already pointing at its root; finds
+  // only read (another lane may be storing a root into an entry on the path,
+  // which is an ancestor either way).
+#pragma unroll 4
+  for (int r = 0; r < kBlockH; ++r) {
+    const uint32_t i = uint32_t(r * kBlockW + tx);
+    if ((fresh_rows >> r) & 1u) uf[i] = find_root(uf, i);
+    __syncwarp();
   }
-  __syncthreads();
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int ly = threadIdx.y + r * kThreadRows, y = y0 + ly;
-    const uint32_t i = ly * kBlockW + tx;
+#pragma unroll 4
+  for (int r = 0; r < kBlockH; ++r) {
+    const int y = y0 + r;
+    const uint32_t label = prov[r][tx];
     bool is_root = false;
-    if (x < g.w && y < g.h) {
+    if (in_x && r < rows) {
       uint32_t p = kNone;
-      if (cls[ly][tx] != kNoClass) {
-        const uint32_t root = par[par[i]];
-        is_root = root == i;
+      if (label != kNoLabel16) {
+        const uint32_t root = uf[label];
+        is_root = root == uint32_t(r * kBlockW + tx);
         p = uint32_t(y0 + int(root / kBlockW)) * uint32_t(g.w) + uint32_t(x0 + int(root % kBlockW));
       }
       parent[uint32_t(y) * uint32_t(g.w) + uint32_t(x)] = p;
     }
-    const uint32_t word = __ballot_sync(0xFFFFFFFFu, is_root);
+    const uint32_t word = __ballot_sync(kAll, is_root);
     if (tx == 0 && y < g.h) {
-      const uint32_t k = uint32_t(y) * bm.words_per_row + blockIdx.x;
+      const uint32_t k = uint32_t(y) * bm.words_per_row + bx;
       root_bits[k] = word;
       local_bits[k] = word;
       merged_bits[k] = 0;
@@ -620,9 +664,10 @@ GridReader<T> reader_of(const DeviceClassGrid& grid) {
 template <class T>
 void enqueue_labeling(const GridReader<T>& g, bool eight, uint32_t* parent, uint32_t* bits, uint32_t* local_bits,
                       uint32_t* merged_bits, BitmapShape bm, cudaStream_t st, cudaEvent_t joined) {
-  const dim3 threads(kBlockW, kThreadRows);
   const dim3 blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kBlockH));
-  k_label_blocks<T><<<blocks, threads, 0, st>>>(g, eight, parent, bits, local_bits, merged_bits, bm);
+  const dim3 warp_ctas(ceil_div(blocks.x, kBlocksPerCta), blocks.y);
+  k_label_blocks<T><<<warp_ctas, dim3(kBlockW, kBlocksPerCta), 0, st>>>(g, eight, parent, bits, local_bits,
+                                                                        merged_bits, bm);
   LSM_CUDA_CHECK_LAUNCH();
   if (joined) LSM_CUDA_CHECK(cudaEventRecord(joined, st));
   k_join_blocks<T><<<blocks, kBlockW + kBlockH, 0, st>>>(g, eight, parent, bits, bm);
