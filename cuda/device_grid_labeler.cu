@@ -183,6 +183,15 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
 #pragma unroll 1
   for (int r = 0; r < kBlockH; ++r) {
     const int32_t ahead = class_at(r + 2);
+    if (__all_sync(kAll, cc == above)) {
+      // The row repeats the one above: the same runs, each touching only its
+      // copy above (no corner beyond a run's end is of its class), so the
+      // same labels, and nothing else changes.
+      prov[r][tx] = prov_above == kNone ? kNoLabel16 : uint16_t(prov_above);
+      cc = next;
+      next = ahead;
+      continue;
+    }
     const int32_t left = __shfl_up_sync(kAll, cc, 1), right = __shfl_down_sync(kAll, cc, 1);
     const bool valid = cc != kNoClass;
     const bool starts = valid && (tx == 0 || left != cc), ends = valid && (tx == kBlockW - 1 || right != cc);
