@@ -42,6 +42,7 @@
 
 #include "cuda_check.h"
 #include "device_grid_labeler.h"
+#include "fast_divmod.h"
 #include "raster.h"
 
 namespace lsm {
@@ -52,9 +53,7 @@ constexpr int kBlockW = 32;     // one warp per row of a block
 constexpr int kBlockH = 32;     // rows of a block (labeling and accumulation)
 constexpr int kThreadRows = 8;  // k_accumulate's blockDim.y: each thread takes kBlockH / kThreadRows rows
 constexpr int kRowsPerThread = kBlockH / kThreadRows;
-constexpr int kHashSlots = kBlockW * kBlockH;  // one per cell: the table is never full
-constexpr int kHashBits = 10;
-static_assert(1 << kHashBits == kHashSlots, "hash bits must match the slots");
+constexpr int kBlockCells = kBlockW * kBlockH;
 
 // Reads class codes from a DeviceClassGrid of cell type T; outside the grid
 // (and its halo, when it has one) is nodata.
@@ -303,8 +302,11 @@ __global__ void k_join_blocks(GridReader<T> g, bool eight, uint32_t* parent, uin
   const bool across_prev = g.within(x + ax - sx, y + ay - sy) == c;    // corner, behind
   const bool across_next = g.within(x + ax + sx, y + ay + sy) == c;    // corner, ahead
   const uint32_t w = uint32_t(g.w), i = uint32_t(y) * w + uint32_t(x);
+  // Finds start at the block-local roots, so that their halving never
+  // touches a cell's own parent: k_accumulate finds a cell's block-local
+  // root (its slot) there.
   auto join = [&](int nx, int ny) {
-    const uint32_t linked = unite<true>(parent, i, uint32_t(ny) * w + uint32_t(nx));
+    const uint32_t linked = unite<true>(parent, parent[i], parent[uint32_t(ny) * w + uint32_t(nx)]);
     if (linked != kNone) {
       uint32_t bit;
       const uint32_t word = bm.word_of(linked, &bit);
@@ -424,21 +426,84 @@ __device__ __forceinline__ void store_record(DevicePatchRecord* dst, const Devic
 }
 
 // Per-block sums of the patches present in the block, in shared memory,
-// packed so that six blocks fit on an SM. The counts are one 64-bit word of
-// 12-bit fields (sides: at most 2 per cell, 2048 per block) and the cells
-// (at most 1024) above them; coordinate sums are block-local, the column sum
-// in the low 16 bits and the row sum in the high 16 (each at most
-// 31 * 1024 < 2^16); the columns and rows a patch occupies are bit masks.
+// one slot per cell, used by the block-local roots: the slot of a cell's
+// sums is its block-local root's index in the block, so no key or hash is
+// needed (a patch with several block-local components in the block, joined
+// outside it, has several slots, and spans blocks). Packed so that six
+// blocks fit on an SM with room to spare. The counts are one 64-bit word
+// of 12-bit fields (sides: at most 2 per cell, 2048 per block) and the
+// cells (at most 1024) above them; coordinate sums are block-local, the
+// column sum in the low 16 bits and the row sum in the high 16 (each at
+// most 31 * 1024 < 2^16); the columns and rows a patch occupies are bit masks.
 struct BlockSums {
-  uint32_t key[kHashSlots];
-  uint32_t first[kHashSlots];  // block-local index ly * 32 + lx of the first cell
-  unsigned long long counts[kHashSlots];
-  uint32_t sum_xy[kHashSlots], col_mask[kHashSlots], row_mask[kHashSlots];
+  unsigned long long counts[kBlockCells];
+  uint32_t sum_xy[kBlockCells], col_mask[kBlockCells], row_mask[kBlockCells];
 };
 namespace packed_counts {  // the fields of BlockSums::counts
 constexpr int kPerimH = 0, kClassH = 12, kPerimV = 24, kClassV = 36, kCells = 48;
 __device__ __forceinline__ uint32_t field(unsigned long long v, int at) { return uint32_t(v >> at) & 0xFFFu; }
 }  // namespace packed_counts
+
+// One block's sums of one patch go to its record: written whole when the
+// patch lies inside the block (`inside`), else added with one set of
+// integer atomics to the record that k_label_roots set up. `first` is the
+// patch's first cell in the block (its grid index); counts are packed as in
+// packed_counts, the coordinate sums and masks are block-local.
+__device__ __forceinline__ void emit_block_sums(DevicePatchRecord* rec, bool inside, int32_t class_code, uint32_t first,
+                                                uint32_t w, int x0, int y0, unsigned long long counts, uint32_t sxy,
+                                                uint32_t cols, uint32_t rows) {
+  using namespace packed_counts;
+  const uint32_t n = uint32_t(counts >> kCells);
+  const unsigned long long edges_h =
+      field(counts, kPerimH) | static_cast<unsigned long long>(field(counts, kClassH)) << 32;
+  const unsigned long long edges_v =
+      field(counts, kPerimV) | static_cast<unsigned long long>(field(counts, kClassV)) << 32;
+  const unsigned long long sum_col = (sxy & 0xFFFFu) + static_cast<unsigned long long>(n) * x0;
+  const unsigned long long sum_row = (sxy >> 16) + static_cast<unsigned long long>(n) * y0;
+  const uint32_t col_min = uint32_t(x0 + __ffs(cols) - 1), col_max = uint32_t(x0 + 31 - __clz(cols));
+  const uint32_t row_max = uint32_t(y0 + 31 - __clz(rows));
+  if (inside) {
+    DevicePatchRecord r;
+    r.class_code = class_code;
+    r.first = first;
+    r.cells = n;
+    r.col_min = col_min;
+    r.col_max = col_max;
+    r.row_min = first / w;
+    r.row_max = row_max;
+    r.pad = 0;
+    r.edges_h = edges_h;
+    r.edges_v = edges_v;
+    r.sum_col = sum_col;
+    r.sum_row = sum_row;
+    store_record(rec, r);
+    return;
+  }
+  atomicAdd(&rec->cells, n);
+  atomicAdd(&rec->edges_h, edges_h);
+  atomicAdd(&rec->edges_v, edges_v);
+  atomicAdd(&rec->sum_col, sum_col);
+  atomicAdd(&rec->sum_row, sum_row);
+  atomicMin(&rec->col_min, col_min);
+  atomicMax(&rec->col_max, col_max);
+  atomicMax(&rec->row_max, row_max);
+}
+
+// Where the block-local roots of one patch that spans blocks meet before
+// their sums go out: a patch can have several block-local components in a
+// block, joined outside it (2-class noise: dozens), and one set of global
+// atomics per component on the same record serialises. Keyed by label, open
+// addressing; `root` is the slot in BlockSums of the component that took
+// the key, which the others add into. Small, so that clearing it costs one
+// store per thread: a component that finds it full sends its own sums.
+constexpr int kMergedSlots = 256;
+struct MergedRoots {
+  uint32_t key[kMergedSlots];
+  uint16_t root[kMergedSlots];
+};
+
+__device__ __forceinline__ uint32_t label_hash(uint32_t label) { return (label * 2654435761u) >> 24; }
+static_assert(kMergedSlots == 1 << 8, "label_hash gives 8 bits");
 
 // The block's classes with a ring of one cell around them (nodata outside
 // the grid and its halo), so that neighbours come from shared memory.
@@ -446,28 +511,16 @@ struct BlockClasses {
   int32_t c[kBlockH + 2][kBlockW + 2];
 };
 
-// The slot of `label`, inserting it when new. Every slot's sums start
-// cleared, so the inserter has nothing to set up and adds at once.
-__device__ __forceinline__ int slot_of(BlockSums& s, uint32_t label) {
-  uint32_t h = (label * 2654435761u) >> (32 - kHashBits);
-  while (true) {  // terminates: the table has a slot per cell of the block
-    const uint32_t old = atomicCAS(&s.key[h], kNone, label);
-    if (old == kNone || old == label) return int(h);
-    h = (h + 1) & (kHashSlots - 1);
-  }
-}
-
 // What one thread adds to one slot: its warp rows' sums of one patch, summed
 // over the thread's rows first (a large patch fills a lane's column through
 // the block, so this saves most shared atomics).
 struct SlotSums {
   int slot = -1;
-  uint32_t first = kNone, sum_xy = 0, col_mask = 0, row_mask = 0;
+  uint32_t sum_xy = 0, col_mask = 0, row_mask = 0;
   unsigned long long counts = 0;
 
   __device__ __forceinline__ void flush(BlockSums& s) const {
     if (slot < 0) return;
-    atomicMin(&s.first[slot], first);
     atomicAdd(&s.counts[slot], counts);
     atomicAdd(&s.sum_xy[slot], sum_xy);
     atomicOr(&s.col_mask[slot], col_mask);
@@ -475,13 +528,19 @@ struct SlotSums {
   }
 };
 
+#ifndef LSM_ACC_BLOCKS
+#define LSM_ACC_BLOCKS 6
+#endif
+constexpr int kAccumulateBlocksPerSm = LSM_ACC_BLOCKS;  // 48 registers, no spills
+
 template <class T>
-__global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
+__global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     k_accumulate(GridReader<T> g, bool eight, const uint32_t* parent, const uint32_t* root_bits,
-                 const uint32_t* merged_bits, BitmapShape bm, DevicePatchRecord* records, uint64_t capacity,
-                 uint32_t* labels, uint32_t* border) {
+                 const uint32_t* merged_bits, BitmapShape bm, FastDivmod width, DevicePatchRecord* records,
+                 uint64_t capacity, uint32_t* labels, uint32_t* border) {
   __shared__ BlockSums s;
   __shared__ BlockClasses t;
+  __shared__ MergedRoots merged;
   const int tid = threadIdx.y * kBlockW + threadIdx.x;
   const int tx = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH, x = x0 + tx;
   const uint32_t w = uint32_t(g.w);
@@ -493,22 +552,35 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
     const int ry = k / (kBlockW + 2), rx = k - ry * (kBlockW + 2);
     t.c[ry][rx] = g.at(x0 + rx - 1, y0 + ry - 1);
   }
-  uint32_t label[kRowsPerThread];
+  // A cell's parent is its block-local root, or, at the root itself, the
+  // patch's label (flagged). The root's index in the block is the cell's slot.
+  uint32_t label[kRowsPerThread], root[kRowsPerThread];
+  bool is_root[kRowsPerThread];
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + int(threadIdx.y) + r * kThreadRows;
-    label[r] = (x < g.w && y < g.h) ? parent[uint32_t(y) * w + uint32_t(x)] : kNone;
+    root[r] = (x < g.w && y < g.h) ? parent[uint32_t(y) * w + uint32_t(x)] : kNone;
   }
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
-    const uint32_t p = label[r];
-    if (p != kNone) label[r] = ((p & kLabelFlag) ? p : parent[p]) & ~kLabelFlag;
+    const uint32_t p = root[r];
+    is_root[r] = p != kNone && (p & kLabelFlag);
+    label[r] = p == kNone ? kNone : (is_root[r] ? p : parent[p]) & ~kLabelFlag;
   }
-  for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) {
-    s.key[k] = s.first[k] = kNone;
-    s.counts[k] = 0;
-    s.sum_xy[k] = s.col_mask[k] = s.row_mask[k] = 0;
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int ly = threadIdx.y + r * kThreadRows;
+    if (is_root[r]) {
+      root[r] = uint32_t(ly * kBlockW + tx);
+      s.counts[root[r]] = 0;  // only roots' slots are used
+      s.sum_xy[root[r]] = s.col_mask[root[r]] = s.row_mask[root[r]] = 0;
+    } else if (root[r] != kNone) {
+      const uint32_t ry = width.div(root[r]);
+      root[r] = uint32_t(int(ry) - y0) * kBlockW + uint32_t(int(root[r] - ry * w) - x0);
+    }
   }
+  static_assert(kMergedSlots == kBlockW * kThreadRows, "one key to clear per thread");
+  merged.key[tid] = kNone;
   __syncthreads();
   SlotSums pending;
 #pragma unroll
@@ -518,7 +590,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
     const uint32_t i = uint32_t(y) * w + uint32_t(x);
     const uint32_t label_r = label[r];
     uint32_t packed = 0;
-    uint32_t key = kNone;  // the label, for patches summed in the block's table
+    uint32_t key = kNone;  // the slot (block-local root), for patches summed in the block's table
     if (label_r != kNone) {
       const int32_t c = t.c[ly + 1][tx + 1];
       const int32_t up = t.c[ly][tx + 1], down = t.c[ly + 2][tx + 1], west = t.c[ly + 1][tx], east = t.c[ly + 1][tx + 2];
@@ -550,7 +622,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
           store_record(&records[label_r], rec);
         }
       } else {
-        key = label_r;
+        key = root[r];
         packed = ph | (ch << 8) | (pv << 16) | (cv << 24);  // each field sums to <= 64 over a warp
       }
     }
@@ -564,7 +636,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
         if (x == g.w - 1) border[2 * w + g.h + y] = out;
       }
     }
-    // Warp first: each run of lanes holding the same label along the row
+    // Warp first: each run of lanes holding the same slot along the row
     // (cells of one class side by side: one patch) adds its counts, and the
     // run's last lane takes the sums to the block's table. A run's count,
     // column sum and column mask follow from its ends; only the edge counts
@@ -593,13 +665,12 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
       cols = upto & (0xFFFFFFFFu << start);
     }
     if (key == kNone || !leader) continue;
-    const int slot = slot_of(s, key);
+    const int slot = int(key);
     if (slot != pending.slot) {
       pending.flush(s);
       pending = SlotSums{};
       pending.slot = slot;
     }
-    pending.first = min(pending.first, uint32_t(ly * kBlockW + __ffs(cols) - 1));
     using namespace packed_counts;
     pending.counts += static_cast<unsigned long long>(sum & 0xFFu) << kPerimH |
                       static_cast<unsigned long long>((sum >> 8) & 0xFFu) << kClassH |
@@ -611,54 +682,57 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, 6)
   }
   pending.flush(s);
   __syncthreads();
-  // Then the block's sums go out: a patch inside the block is complete here
-  // and written whole; a patch that spans blocks gets one set of atomics.
-  for (int k = tid; k < kHashSlots; k += kBlockW * kThreadRows) {
-    const uint32_t label = s.key[k];
-    if (label == kNone || label >= capacity) continue;
-    DevicePatchRecord& rec = records[label];
-    using namespace packed_counts;
-    const unsigned long long counts = s.counts[k];
-    const uint32_t n = uint32_t(counts >> kCells), local_first = s.first[k];
-    const uint32_t first = uint32_t(y0 + int(local_first / kBlockW)) * w + uint32_t(x0 + int(local_first % kBlockW));
-    const uint32_t sxy = s.sum_xy[k];
-    const uint32_t cols = s.col_mask[k], rows = s.row_mask[k];
-    const unsigned long long edges_h =
-        field(counts, kPerimH) | static_cast<unsigned long long>(field(counts, kClassH)) << 32;
-    const unsigned long long edges_v =
-        field(counts, kPerimV) | static_cast<unsigned long long>(field(counts, kClassV)) << 32;
-    const unsigned long long sum_col = (sxy & 0xFFFFu) + static_cast<unsigned long long>(n) * x0;
-    const unsigned long long sum_row = (sxy >> 16) + static_cast<unsigned long long>(n) * y0;
-    const uint32_t col_min = uint32_t(x0 + __ffs(cols) - 1), col_max = uint32_t(x0 + 31 - __clz(cols));
-    const uint32_t row_max = uint32_t(y0 + 31 - __clz(rows));
-    uint32_t bit;
-    const uint32_t word = bm.word_of(first, &bit);
-    // Inside the block iff its first cell here is a final root that nothing was merged into.
-    if (((root_bits[word] & ~merged_bits[word]) >> bit) & 1u) {
-      DevicePatchRecord r;
-      r.class_code = t.c[local_first / kBlockW + 1][local_first % kBlockW + 1];
-      r.first = first;
-      r.cells = n;
-      r.col_min = col_min;
-      r.col_max = col_max;
-      r.row_min = first / w;
-      r.row_max = row_max;
-      r.pad = 0;
-      r.edges_h = edges_h;
-      r.edges_v = edges_v;
-      r.sum_col = sum_col;
-      r.sum_row = sum_row;
-      store_record(&rec, r);
+  // Then the block's sums go out, each from its block-local root's thread: a
+  // patch inside the block is complete here and written whole; the
+  // components of a patch that spans blocks first meet in `merged`, by
+  // label, and the first one sends their sums with one set of atomics.
+  // Single-cell patches, written above, have empty slots.
+  uint32_t emit = 0;  // bit r: row r's cell sends its slot; bit 8 + r: written whole
+  bool waiting = false;
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int ly = threadIdx.y + r * kThreadRows;
+    if (!is_root[r] || label[r] >= capacity || s.counts[root[r]] == 0) continue;
+    // Inside the block iff the root is a final root that nothing was merged into.
+    const uint32_t word = uint32_t(y0 + ly) * bm.words_per_row + blockIdx.x;
+    if (((root_bits[word] & ~merged_bits[word]) >> tx) & 1u) {
+      emit |= 0x101u << r;
       continue;
     }
-    atomicAdd(&rec.cells, n);
-    atomicAdd(&rec.edges_h, edges_h);
-    atomicAdd(&rec.edges_v, edges_v);
-    atomicAdd(&rec.sum_col, sum_col);
-    atomicAdd(&rec.sum_row, sum_row);
-    atomicMin(&rec.col_min, col_min);
-    atomicMax(&rec.col_max, col_max);
-    atomicMax(&rec.row_max, row_max);
+    uint32_t h = label_hash(label[r]);
+    emit |= 1u << r;  // unless another component of the patch took the key first
+    for (int probe = 0; probe < kMergedSlots; ++probe, h = (h + 1) & (kMergedSlots - 1)) {
+      const uint32_t old = atomicCAS(&merged.key[h], kNone, label[r]);
+      if (old == kNone) merged.root[h] = uint16_t(root[r]);
+      if (old == label[r]) {
+        emit &= ~(1u << r);
+        root[r] = kBlockCells + h;  // waits to add into the first component's slot
+        waiting = true;
+      }
+      if (old == kNone || old == label[r]) break;
+    }
+  }
+  if (__syncthreads_or(waiting)) {
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      if (!is_root[r] || root[r] < kBlockCells) continue;
+      const uint32_t own = uint32_t((threadIdx.y + r * kThreadRows) * kBlockW + tx);
+      const uint32_t first = merged.root[root[r] - kBlockCells];
+      atomicAdd(&s.counts[first], s.counts[own]);
+      atomicAdd(&s.sum_xy[first], s.sum_xy[own]);
+      atomicOr(&s.col_mask[first], s.col_mask[own]);
+      atomicOr(&s.row_mask[first], s.row_mask[own]);
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    if (!((emit >> r) & 1u)) continue;
+    const int ly = threadIdx.y + r * kThreadRows;
+    const uint32_t k = uint32_t(ly * kBlockW + tx);
+    const uint32_t first = uint32_t(y0 + ly) * w + uint32_t(x);
+    emit_block_sums(&records[label[r]], (emit >> (8 + r)) & 1u, t.c[ly + 1][tx + 1], first, w, x0, y0, s.counts[k],
+                    s.sum_xy[k], s.col_mask[k], s.row_mask[k]);
   }
 }
 
@@ -694,7 +768,8 @@ void enqueue_record_kernels(const GridReader<T>& g, uint32_t* parent, const uint
   if (roots_labelled) LSM_CUDA_CHECK(cudaEventRecord(roots_labelled, st));
   const dim3 threads(kBlockW, kThreadRows);
   const dim3 blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kBlockH));
-  k_accumulate<T><<<blocks, threads, 0, st>>>(g, eight, parent, bits, merged_bits, bm, records, capacity, labels,
+  k_accumulate<T><<<blocks, threads, 0, st>>>(g, eight, parent, bits, merged_bits, bm,
+                                              FastDivmod(static_cast<uint32_t>(g.w)), records, capacity, labels,
                                               border);
   LSM_CUDA_CHECK_LAUNCH();
 }
