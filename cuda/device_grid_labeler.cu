@@ -28,11 +28,12 @@
 //                     parent entry (flagged), so a cell needs two loads for
 //                     its label; records of merged patches are set up;
 //  4 k_accumulate     every cell writes its label and adds its counts: first
-//                     along its run of one label in the warp's row (a
-//                     segmented shuffle scan), then into a per-block hash table in shared memory keyed
-//                     by label; a patch inside the block is then written whole
-//                     with plain stores, a merged one gets one set of global
-//                     atomics per block.
+//                     along its run in the warp's row (a segmented shuffle
+//                     scan), then into its block-local root's slot of a
+//                     per-block table in shared memory; a patch inside the
+//                     block is then written whole with plain stores, the
+//                     components of a merged one meet by label and send one
+//                     set of global atomics per block.
 // Only integer atomics are used, so the records are exact and the same for
 // any thread schedule. Nothing waits on the host until finish().
 #include <cub/device/device_scan.cuh>
@@ -593,7 +594,8 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     uint32_t key = kNone;  // the slot (block-local root), for patches summed in the block's table
     if (label_r != kNone) {
       const int32_t c = t.c[ly + 1][tx + 1];
-      const int32_t up = t.c[ly][tx + 1], down = t.c[ly + 2][tx + 1], west = t.c[ly + 1][tx], east = t.c[ly + 1][tx + 2];
+      const int32_t up = t.c[ly][tx + 1], down = t.c[ly + 2][tx + 1];
+      const int32_t west = t.c[ly + 1][tx], east = t.c[ly + 1][tx + 2];
       const uint32_t ph = (up != c) + (down != c), pv = (west != c) + (east != c);
       const uint32_t ch = (up != c && up != kNoClass) + (down != c && down != kNoClass);
       const uint32_t cv = (west != c && west != kNoClass) + (east != c && east != kNoClass);
@@ -675,7 +677,8 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     pending.counts += static_cast<unsigned long long>(sum & 0xFFu) << kPerimH |
                       static_cast<unsigned long long>((sum >> 8) & 0xFFu) << kClassH |
                       static_cast<unsigned long long>((sum >> 16) & 0xFFu) << kPerimV |
-                      static_cast<unsigned long long>(sum >> 24) << kClassV | static_cast<unsigned long long>(n) << kCells;
+                      static_cast<unsigned long long>(sum >> 24) << kClassV |
+                      static_cast<unsigned long long>(n) << kCells;
     pending.sum_xy += x_sum | (n * uint32_t(ly)) << 16;
     pending.col_mask |= cols;
     pending.row_mask |= 1u << ly;
@@ -830,8 +833,10 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
 
   if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[0], st));
   cudaEvent_t joined = timing_ ? events_[1] : nullptr;
-  if (grid.type == DeviceCellType::UInt8) enqueue_labeling(reader_of<uint8_t>(grid), eight, parent, bits, local, merged, bm, st, joined);
-  else enqueue_labeling(reader_of<int32_t>(grid), eight, parent, bits, local, merged, bm, st, joined);
+  if (grid.type == DeviceCellType::UInt8)
+    enqueue_labeling(reader_of<uint8_t>(grid), eight, parent, bits, local, merged, bm, st, joined);
+  else
+    enqueue_labeling(reader_of<int32_t>(grid), eight, parent, bits, local, merged, bm, st, joined);
   k_flatten_roots<<<ceil_div(words_, 256), 256, 0, st>>>(parent, bits, local, merged, bm, words_);
   LSM_CUDA_CHECK_LAUNCH();
   if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[2], st));
@@ -883,7 +888,8 @@ PatchStats to_patch_stats(const DevicePatchRecord& r, int64_t grid_width, int64_
   PatchStats p;
   p.class_code = r.class_code;
   const uint64_t fx = r.first % static_cast<uint64_t>(grid_width), fy = r.first / static_cast<uint64_t>(grid_width);
-  p.first_cell = (static_cast<uint64_t>(y0) + fy) * static_cast<uint64_t>(raster_width) + static_cast<uint64_t>(x0) + fx;
+  p.first_cell =
+      (static_cast<uint64_t>(y0) + fy) * static_cast<uint64_t>(raster_width) + static_cast<uint64_t>(x0) + fx;
   p.cells = r.cells;
   p.perim_edges_h = r.edges_h & 0xFFFFFFFFull;
   p.class_edges_h = r.edges_h >> 32;
