@@ -24,12 +24,12 @@
 //    rank             an exclusive sum (CUB) of the bitmap's word popcounts:
 //                     a root's label is the prefix of its word plus the roots
 //                     before it in the word, i.e. its rank in raster order;
-//  3 k_label_roots    every block-local root stores its patch's label in its
-//                     parent entry (flagged), so a cell needs two loads for
-//                     its label; records of merged patches are set up;
-//  4 k_accumulate     every cell writes its label and adds its counts: first
-//                     along its run in the warp's row (a segmented shuffle
-//                     scan), then into its block-local root's slot of a
+//  3 k_init_merged_records  records of patches that span blocks are set up;
+//  4 k_accumulate     each block-local root finds its patch's label from the
+//                     bitmaps (its rank, or its final root's) and shares it
+//                     with its block; every cell writes its label and adds
+//                     its counts: first along its run in the warp's row (a
+//                     segmented shuffle scan), then into its block-local root's slot of a
 //                     per-block table in shared memory; a patch inside the
 //                     block is then written whole with plain stores, the
 //                     components of a merged one meet by label and send one
@@ -371,48 +371,31 @@ __global__ void k_count(const uint32_t* root_bits, const uint32_t* root_rank, ui
   *count = root_rank[words - 1] + __popc(root_bits[words - 1]);
 }
 
-constexpr uint32_t kLabelFlag = 0x80000000u;  // parent entry holds a label, not a cell (cells < 2^31)
-
-// Every block-local root learns its patch's label (the rank of its final
-// root), stored flagged in its parent entry, so that a cell finds its label
-// in two loads. Records of patches that span blocks are set up here for the
-// atomics of k_accumulate; a patch inside one block gets its whole record
-// from that block. Idempotent, so that the record pass can run again.
-// One warp takes 32 words of the root bitmap and walks those that hold
-// roots, a lane per root: a word dense with roots (noise, where nearly every
-// cell is a root) takes one step, not 32 dependent ones.
+// Records of the patches that span blocks are set up for the atomics of
+// k_accumulate (a patch inside one block gets its whole record from that
+// block). A thread per bitmap word, over its merged final roots (few).
+// Idempotent, so that the record pass can run again.
 template <class T>
-__global__ void k_label_roots(GridReader<T> g, uint32_t* parent, const uint32_t* root_bits,
-                              const uint32_t* local_bits, const uint32_t* merged_bits, const uint32_t* root_rank,
-                              BitmapShape bm, uint32_t words, DevicePatchRecord* records, uint64_t capacity) {
-  const uint32_t lane = threadIdx.x & 31u;
-  const uint32_t warp_first_word = (blockIdx.x * blockDim.x + threadIdx.x) - lane;
-  const uint32_t own_word = warp_first_word + lane;
-  const uint32_t own_locals = own_word < words ? local_bits[own_word] : 0u;
-  uint32_t pending = __ballot_sync(0xFFFFFFFFu, own_locals != 0);
-  while (pending) {  // warp-uniform
-    const int j = __ffs(pending) - 1;
-    pending &= pending - 1;
-    const uint32_t locals = __shfl_sync(0xFFFFFFFFu, own_locals, j);
-    if (!((locals >> lane) & 1u)) continue;
-    const uint32_t word = warp_first_word + uint32_t(j);
-    const uint32_t finals = root_bits[word], merged = merged_bits[word];
-    const uint32_t y = word / bm.words_per_row, x = (word - y * bm.words_per_row) * 32u + lane;
-    const uint32_t cell = y * uint32_t(bm.w) + x;
-    const uint32_t p = parent[cell];
-    const bool is_final = (finals >> lane) & 1u;
-    uint32_t label;
-    if (p & kLabelFlag) label = p & ~kLabelFlag;  // labelled by an earlier run of this pass
-    else label = rank_of(is_final ? cell : p, bm, root_bits, root_rank);
-    parent[cell] = kLabelFlag | label;
-    if (is_final && ((merged >> lane) & 1u) && label < capacity) {
-      DevicePatchRecord r{};
-      r.class_code = g.inside(int(x), int(y));
-      r.first = cell;
-      r.col_min = kNone;
-      r.row_min = y;  // the first cell is on the patch's top row
-      records[label] = r;
-    }
+__global__ void k_init_merged_records(GridReader<T> g, const uint32_t* root_bits, const uint32_t* merged_bits,
+                                      const uint32_t* root_rank, BitmapShape bm, uint32_t words,
+                                      DevicePatchRecord* records, uint64_t capacity) {
+  const uint32_t word = blockIdx.x * blockDim.x + threadIdx.x;
+  if (word >= words) return;
+  const uint32_t finals = root_bits[word];
+  uint32_t merged = merged_bits[word] & finals;
+  if (!merged) return;
+  const uint32_t y = word / bm.words_per_row, x_base = (word - y * bm.words_per_row) * 32u, rank = root_rank[word];
+  while (merged) {
+    const int b = __ffs(merged) - 1;
+    merged &= merged - 1;
+    const uint32_t label = rank + __popc(finals & ((1u << b) - 1u));
+    if (label >= capacity) continue;
+    DevicePatchRecord r{};
+    r.class_code = g.inside(int(x_base) + b, int(y));
+    r.first = y * uint32_t(bm.w) + x_base + uint32_t(b);
+    r.col_min = kNone;
+    r.row_min = y;  // the first cell is on the patch's top row
+    records[label] = r;
   }
 }
 
@@ -439,6 +422,7 @@ __device__ __forceinline__ void store_record(DevicePatchRecord* dst, const Devic
 struct BlockSums {
   unsigned long long counts[kBlockCells];
   uint32_t sum_xy[kBlockCells], col_mask[kBlockCells], row_mask[kBlockCells];
+  uint32_t label[kBlockCells];  // the patch's label, at its block-local roots
 };
 namespace packed_counts {  // the fields of BlockSums::counts
 constexpr int kPerimH = 0, kClassH = 12, kPerimV = 24, kClassV = 36, kCells = 48;
@@ -447,7 +431,7 @@ __device__ __forceinline__ uint32_t field(unsigned long long v, int at) { return
 
 // One block's sums of one patch go to its record: written whole when the
 // patch lies inside the block (`inside`), else added with one set of
-// integer atomics to the record that k_label_roots set up. `first` is the
+// integer atomics to the record that k_init_merged_records set up. `first` is the
 // patch's first cell in the block (its grid index); counts are packed as in
 // packed_counts, the coordinate sums and masks are block-local.
 __device__ __forceinline__ void emit_block_sums(DevicePatchRecord* rec, bool inside, int32_t class_code, uint32_t first,
@@ -537,8 +521,9 @@ constexpr int kAccumulateBlocksPerSm = LSM_ACC_BLOCKS;  // 48 registers, no spil
 template <class T>
 __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     k_accumulate(GridReader<T> g, bool eight, const uint32_t* parent, const uint32_t* root_bits,
-                 const uint32_t* merged_bits, BitmapShape bm, FastDivmod width, DevicePatchRecord* records,
-                 uint64_t capacity, uint32_t* labels, uint32_t* border) {
+                 const uint32_t* local_bits, const uint32_t* merged_bits, const uint32_t* root_rank, BitmapShape bm,
+                 FastDivmod width, DevicePatchRecord* records, uint64_t capacity, uint32_t* labels,
+                 uint32_t* border) {
   __shared__ BlockSums s;
   __shared__ BlockClasses t;
   __shared__ MergedRoots merged;
@@ -553,20 +538,26 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     const int ry = k / (kBlockW + 2), rx = k - ry * (kBlockW + 2);
     t.c[ry][rx] = g.at(x0 + rx - 1, y0 + ry - 1);
   }
-  // A cell's parent is its block-local root, or, at the root itself, the
-  // patch's label (flagged). The root's index in the block is the cell's slot.
+  // A cell's parent is its block-local root; the root's index in the block
+  // is the cell's slot. A block-local root finds its patch's label from the
+  // bitmaps: its own rank among the final roots, or, linked, its final
+  // root's (its parent after k_flatten_roots). The roots' labels go to
+  // shared memory, where the other cells read them.
   uint32_t label[kRowsPerThread], root[kRowsPerThread];
   bool is_root[kRowsPerThread];
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + int(threadIdx.y) + r * kThreadRows;
-    root[r] = (x < g.w && y < g.h) ? parent[uint32_t(y) * w + uint32_t(x)] : kNone;
-  }
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const uint32_t p = root[r];
-    is_root[r] = p != kNone && (p & kLabelFlag);
-    label[r] = p == kNone ? kNone : (is_root[r] ? p : parent[p]) & ~kLabelFlag;
+    const bool in_grid = x < g.w && y < g.h;
+    root[r] = in_grid ? parent[uint32_t(y) * w + uint32_t(x)] : kNone;
+    const uint32_t k = uint32_t(y) * bm.words_per_row + blockIdx.x;
+    is_root[r] = in_grid && ((local_bits[k] >> tx) & 1u);
+    label[r] = kNone;
+    if (is_root[r]) {
+      const uint32_t finals = root_bits[k];
+      label[r] = ((finals >> tx) & 1u) ? root_rank[k] + __popc(finals & ((1u << tx) - 1u))
+                                       : rank_of(root[r], bm, root_bits, root_rank);
+    }
   }
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
@@ -575,6 +566,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
       root[r] = uint32_t(ly * kBlockW + tx);
       s.counts[root[r]] = 0;  // only roots' slots are used
       s.sum_xy[root[r]] = s.col_mask[root[r]] = s.row_mask[root[r]] = 0;
+      s.label[root[r]] = label[r];
     } else if (root[r] != kNone) {
       const uint32_t ry = width.div(root[r]);
       root[r] = uint32_t(int(ry) - y0) * kBlockW + uint32_t(int(root[r] - ry * w) - x0);
@@ -583,6 +575,9 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
   static_assert(kMergedSlots == kBlockW * kThreadRows, "one key to clear per thread");
   merged.key[tid] = kNone;
   __syncthreads();
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r)
+    if (!is_root[r] && root[r] != kNone) label[r] = s.label[root[r]];
   SlotSums pending;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
@@ -761,17 +756,18 @@ void enqueue_labeling(const GridReader<T>& g, bool eight, uint32_t* parent, uint
 }
 
 template <class T>
-void enqueue_record_kernels(const GridReader<T>& g, uint32_t* parent, const uint32_t* bits, const uint32_t* local_bits,
-                            const uint32_t* merged_bits, const uint32_t* rank, BitmapShape bm, uint32_t words,
+void enqueue_record_kernels(const GridReader<T>& g, const uint32_t* parent, const uint32_t* bits,
+                            const uint32_t* local_bits, const uint32_t* merged_bits, const uint32_t* rank,
+                            BitmapShape bm, uint32_t words,
                             DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border,
                             bool eight, cudaStream_t st, cudaEvent_t roots_labelled) {
-  k_label_roots<T><<<ceil_div(words, 256), 256, 0, st>>>(g, parent, bits, local_bits, merged_bits, rank, bm, words,
-                                                          records, capacity);
+  k_init_merged_records<T><<<ceil_div(words, 256), 256, 0, st>>>(g, bits, merged_bits, rank, bm, words, records,
+                                                                  capacity);
   LSM_CUDA_CHECK_LAUNCH();
   if (roots_labelled) LSM_CUDA_CHECK(cudaEventRecord(roots_labelled, st));
   const dim3 threads(kBlockW, kThreadRows);
   const dim3 blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kBlockH));
-  k_accumulate<T><<<blocks, threads, 0, st>>>(g, eight, parent, bits, merged_bits, bm,
+  k_accumulate<T><<<blocks, threads, 0, st>>>(g, eight, parent, bits, local_bits, merged_bits, rank, bm,
                                               FastDivmod(static_cast<uint32_t>(g.w)), records, capacity, labels,
                                               border);
   LSM_CUDA_CHECK_LAUNCH();
@@ -857,7 +853,7 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
 void DeviceGridLabeler::enqueue_records() {
   const BitmapShape bm{grid_.width, words_per_row_};
   DevicePatchRecord* records = records_.as<DevicePatchRecord>();
-  uint32_t* parent = parents_.as<uint32_t>();
+  const uint32_t* parent = parents_.as<uint32_t>();
   const uint32_t* bits = root_bits_.as<uint32_t>();
   const uint32_t* local = local_bits_.as<uint32_t>();
   const uint32_t* merged = merged_bits_.as<uint32_t>();

@@ -52,7 +52,10 @@ struct DevicePatchRecord {
 /// Device time of each stage of the last labeling, in ms (set_stage_timing).
 struct DeviceLabelingStages {
   float label_blocks = 0, join_blocks = 0, rank_roots = 0;
-  float label_roots = 0, accumulate = 0;  ///< the record pass: labels at the roots, then the sums
+  /// The record pass: records of patches that span blocks set up, then the
+  /// labels and sums (label_roots keeps its name from when it labelled every
+  /// block-local root).
+  float label_roots = 0, accumulate = 0;
 };
 
 /// Labels device grids on one stream. Holds its work buffers (from the
