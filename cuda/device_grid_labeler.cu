@@ -533,8 +533,8 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
   const uint32_t w = uint32_t(g.w);
   // Every global load this thread needs is issued before any is used, so
   // that a warp has them all in flight at once (the kernel is bound by
-  // memory latency, not bandwidth): the class ring, the parents of its
-  // rows, then the labels those parents lead to.
+  // memory latency, not bandwidth): the class ring, then the parents of
+  // its rows with their bitmap words.
   for (int k = tid; k < (kBlockH + 2) * (kBlockW + 2); k += kBlockW * kThreadRows) {
     const int ry = k / (kBlockW + 2), rx = k - ry * (kBlockW + 2);
     t.c[ry][rx] = g.at(x0 + rx - 1, y0 + ry - 1);
