@@ -113,9 +113,10 @@ __device__ __forceinline__ uint32_t find_root_halving(uint32_t* parent, uint32_t
 
 // Union of the sets of a and b, linking the larger root under the smaller
 // (Playne & Hawick's lock-free retry loop). Returns the root that was linked
-// away, or kNone when a and b were already one set.
+// away, or kNone when a and b were already one set; `*into` (if given) gets
+// the root it was linked under.
 template <bool kHalving>
-__device__ __forceinline__ uint32_t unite(uint32_t* parent, uint32_t a, uint32_t b) {
+__device__ __forceinline__ uint32_t unite(uint32_t* parent, uint32_t a, uint32_t b, uint32_t* into = nullptr) {
   while (true) {
     a = kHalving ? find_root_halving(parent, a) : find_root(parent, a);
     b = kHalving ? find_root_halving(parent, b) : find_root(parent, b);
@@ -126,7 +127,10 @@ __device__ __forceinline__ uint32_t unite(uint32_t* parent, uint32_t a, uint32_t
       b = t;
     }
     const uint32_t old = atomicMin(&parent[b], a);
-    if (old == b) return b;
+    if (old == b) {
+      if (into) *into = a;
+      return b;
+    }
     b = old;  // another thread linked b meanwhile: retry from its new parent
   }
 }
@@ -134,8 +138,9 @@ __device__ __forceinline__ uint32_t unite(uint32_t* parent, uint32_t a, uint32_t
 struct BitmapShape {
   int w;
   uint32_t words_per_row;
+  FastDivmod by_width;  // divides by w
   __device__ __forceinline__ uint32_t word_of(uint32_t cell, uint32_t* bit) const {
-    const uint32_t y = cell / uint32_t(w), x = cell - y * uint32_t(w);
+    const uint32_t y = by_width.div(cell), x = cell - y * uint32_t(w);
     *bit = x & 31u;
     return y * words_per_row + (x >> 5);
   }
@@ -280,8 +285,12 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
 // previous cell along the border) already made or implied: the predecessor
 // is connected to it, its edge neighbour across the border is our corner
 // neighbour, and its corner neighbour is our edge neighbour.
+// A root that another gets linked under is marked "merged": at the end, a
+// final root is marked iff its patch spans blocks (its last link under it
+// marked it; a marked root that got linked itself is no longer final).
 template <class T>
-__global__ void k_join_blocks(GridReader<T> g, bool eight, uint32_t* parent, uint32_t* root_bits, BitmapShape bm) {
+__global__ void k_join_blocks(GridReader<T> g, bool eight, uint32_t* parent, uint32_t* root_bits,
+                              uint32_t* merged_bits, BitmapShape bm) {
   const int t = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH;
   const bool top = t < kBlockW;
   int x, y;
@@ -309,11 +318,14 @@ __global__ void k_join_blocks(GridReader<T> g, bool eight, uint32_t* parent, uin
   // touches a cell's own parent: k_accumulate finds a cell's block-local
   // root (its slot) there.
   auto join = [&](int nx, int ny) {
-    const uint32_t linked = unite<true>(parent, parent[i], parent[uint32_t(ny) * w + uint32_t(nx)]);
+    uint32_t into = kNone;
+    const uint32_t linked = unite<true>(parent, parent[i], parent[uint32_t(ny) * w + uint32_t(nx)], &into);
     if (linked != kNone) {
       uint32_t bit;
       const uint32_t word = bm.word_of(linked, &bit);
       atomicAnd(&root_bits[word], ~(1u << bit));
+      const uint32_t into_word = bm.word_of(into, &bit);
+      atomicOr(&merged_bits[into_word], 1u << bit);
     }
   };
   if (eight) {
@@ -329,26 +341,6 @@ __global__ void k_join_blocks(GridReader<T> g, bool eight, uint32_t* parent, uin
     }
   } else if (across && !(pred_same && across_prev)) {
     join(x + ax, y + ay);
-  }
-}
-
-// Block-local roots that were linked point straight at their final root,
-// which is marked as merged: its patch spans more than one block.
-__global__ void k_flatten_roots(uint32_t* parent, const uint32_t* root_bits, const uint32_t* local_bits,
-                                uint32_t* merged_bits, BitmapShape bm, uint32_t words) {
-  const uint32_t word = blockIdx.x * blockDim.x + threadIdx.x;
-  if (word >= words) return;
-  uint32_t linked = local_bits[word] & ~root_bits[word];
-  const uint32_t y = word / bm.words_per_row, x_base = (word - y * bm.words_per_row) * 32u;
-  while (linked) {
-    const int b = __ffs(linked) - 1;
-    linked &= linked - 1;
-    const uint32_t cell = y * uint32_t(bm.w) + x_base + uint32_t(b);
-    const uint32_t root = find_root(parent, cell);  // read-only: see k_label_blocks
-    parent[cell] = root;
-    uint32_t bit;
-    const uint32_t root_word = bm.word_of(root, &bit);
-    atomicOr(&merged_bits[root_word], 1u << bit);
   }
 }
 
@@ -492,15 +484,21 @@ struct MergedRoots {
 __device__ __forceinline__ uint32_t label_hash(uint32_t label) { return (label * 2654435761u) >> 24; }
 static_assert(kMergedSlots == 1 << 8, "label_hash gives 8 bits");
 
-// The block's classes with a ring of one cell around them (nodata outside
-// the grid and its halo), so that neighbours come from shared memory.
-struct BlockClasses {
-  int32_t c[kBlockH + 2][kBlockW + 2];
-};
+// Finds the label's slot in `merged`, or -1 if it is not there (the table
+// was full when the label's components probed it).
+__device__ __forceinline__ int find_merged(const MergedRoots& merged, uint32_t label) {
+  uint32_t h = label_hash(label);
+  for (int probe = 0; probe < kMergedSlots; ++probe, h = (h + 1) & (kMergedSlots - 1)) {
+    const uint32_t key = merged.key[h];
+    if (key == label) return int(h);
+    if (key == kNone) return -1;
+  }
+  return -1;
+}
 
-// What one thread adds to one slot: its warp rows' sums of one patch, summed
-// over the thread's rows first (a large patch fills a lane's column through
-// the block, so this saves most shared atomics).
+// What one thread adds to one slot: its sums of one patch over its rows,
+// which lie one above the other, so that a patch that goes on downwards
+// (most of a real landscape's cells) costs one set of shared atomics.
 struct SlotSums {
   int slot = -1;
   uint32_t sum_xy = 0, col_mask = 0, row_mask = 0;
@@ -515,117 +513,128 @@ struct SlotSums {
   }
 };
 
+// The words of the bitmaps for one warp's rows of the block (the same for
+// all its lanes), in shared memory so that one lane loads each.
+namespace row_word {
+constexpr int kLocal = 0, kFinal = 1, kMerged = 2, kRank = 3, kKinds = 4;
+}
+
 // Thread blocks of the record pass per SM: six (40 registers, no spills)
 // ran faster than five (48) and seven spills.
-constexpr int kAccumulateBlocksPerSm = 6;
+#ifndef LSM_ACC_BPS
+#define LSM_ACC_BPS 6
+#endif
+constexpr int kAccumulateBlocksPerSm = LSM_ACC_BPS;
 
 template <class T>
 __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
-    k_accumulate(GridReader<T> g, bool eight, const uint32_t* parent, const uint32_t* root_bits,
-                 const uint32_t* local_bits, const uint32_t* merged_bits, const uint32_t* root_rank, BitmapShape bm,
-                 FastDivmod width, DevicePatchRecord* records, uint64_t capacity, uint32_t* labels,
-                 uint32_t* border) {
+    k_accumulate(GridReader<T> g, const uint32_t* parent, const uint32_t* root_bits, const uint32_t* local_bits,
+                 const uint32_t* merged_bits, const uint32_t* root_rank, BitmapShape bm,
+                 DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border) {
+  using namespace row_word;
+  constexpr uint32_t kAll = 0xFFFFFFFFu;
   __shared__ BlockSums s;
-  __shared__ BlockClasses t;
   __shared__ MergedRoots merged;
-  const int tid = threadIdx.y * kBlockW + threadIdx.x;
-  const int tx = threadIdx.x, x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH, x = x0 + tx;
+  __shared__ uint32_t words_of[kThreadRows][kKinds][kRowsPerThread];
+  // Each warp's block-local roots, compacted: row << 5 | lane.
+  __shared__ uint8_t roots_of[kThreadRows][kRowsPerThread * kBlockW];
+  const int tx = threadIdx.x, warp = threadIdx.y, tid = warp * kBlockW + tx;
+  const int x0 = blockIdx.x * kBlockW, y0 = blockIdx.y * kBlockH, x = x0 + tx;
+  const int ly0 = warp * kRowsPerThread;  // the warp's rows are ly0 .. ly0 + kRowsPerThread - 1 of the block
   const uint32_t w = uint32_t(g.w);
-  // Every global load this thread needs is issued before any is used, so
-  // that a warp has them all in flight at once (the kernel is bound by
-  // memory latency, not bandwidth): the class ring, then the parents of
-  // its rows with their bitmap words.
-  for (int k = tid; k < (kBlockH + 2) * (kBlockW + 2); k += kBlockW * kThreadRows) {
-    const int ry = k / (kBlockW + 2), rx = k - ry * (kBlockW + 2);
-    t.c[ry][rx] = g.at(x0 + rx - 1, y0 + ry - 1);
+  uint32_t (*words)[kRowsPerThread] = words_of[warp];
+  uint8_t* roots = roots_of[warp];
+
+  // Every global load is issued before any is used (the pass is bound by
+  // latency and instructions, not bandwidth): the lane's column of classes
+  // over the warp's rows and one row above and below (lanes 0 and 31 also
+  // the column beyond the block's side), its cells' parents, and the
+  // bitmaps' words of the warp's rows, one per lane.
+  int32_t col[kRowsPerThread + 2], beyond[kRowsPerThread + 2];
+  const int beyond_x = tx == 0 ? x0 - 1 : x0 + kBlockW;
+  const bool at_side = tx == 0 || tx == kBlockW - 1;
+#pragma unroll
+  for (int k = 0; k < kRowsPerThread + 2; ++k) {
+    const int y = y0 + ly0 - 1 + k;
+    col[k] = g.at(x, y);
+    beyond[k] = at_side ? g.at(beyond_x, y) : kNoClass;
   }
-  // A cell's parent is its block-local root; the root's index in the block
-  // is the cell's slot. A block-local root finds its patch's label from the
-  // bitmaps: its own rank among the final roots, or, linked, its final
-  // root's (its parent after k_flatten_roots). The roots' labels go to
-  // shared memory, where the other cells read them.
-  uint32_t label[kRowsPerThread], root[kRowsPerThread];
-  bool is_root[kRowsPerThread];
+  // A cell's parent is its block-local root (kNone for nodata); the root's
+  // index in the block is the cell's slot.
+  uint32_t slot[kRowsPerThread];
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
-    const int y = y0 + int(threadIdx.y) + r * kThreadRows;
-    const bool in_grid = x < g.w && y < g.h;
-    root[r] = in_grid ? parent[uint32_t(y) * w + uint32_t(x)] : kNone;
-    const uint32_t k = uint32_t(y) * bm.words_per_row + blockIdx.x;
-    is_root[r] = in_grid && ((local_bits[k] >> tx) & 1u);
-    label[r] = kNone;
-    if (is_root[r]) {
-      const uint32_t finals = root_bits[k];
-      label[r] = ((finals >> tx) & 1u) ? root_rank[k] + __popc(finals & ((1u << tx) - 1u))
-                                       : rank_of(root[r], bm, root_bits, root_rank);
-    }
+    const int y = y0 + ly0 + r;
+    slot[r] = x < g.w && y < g.h ? parent[uint32_t(y) * w + uint32_t(x)] : kNone;
   }
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int ly = threadIdx.y + r * kThreadRows;
-    if (is_root[r]) {
-      root[r] = uint32_t(ly * kBlockW + tx);
-      s.counts[root[r]] = 0;  // only roots' slots are used
-      s.sum_xy[root[r]] = s.col_mask[root[r]] = s.row_mask[root[r]] = 0;
-      s.label[root[r]] = label[r];
-    } else if (root[r] != kNone) {
-      const uint32_t ry = width.div(root[r]);
-      root[r] = uint32_t(int(ry) - y0) * kBlockW + uint32_t(int(root[r] - ry * w) - x0);
-    }
+  if (tx < kKinds * kRowsPerThread) {
+    const int kind = tx / kRowsPerThread, r = tx % kRowsPerThread, y = y0 + ly0 + r;
+    const uint32_t* src = kind == kLocal ? local_bits : kind == kFinal ? root_bits : kind == kMerged ? merged_bits
+                                                                                                     : root_rank;
+    words[kind][r] = y < g.h ? src[uint32_t(y) * bm.words_per_row + blockIdx.x] : 0u;
   }
   static_assert(kMergedSlots == kBlockW * kThreadRows, "one key to clear per thread");
   merged.key[tid] = kNone;
-  __syncthreads();
+  __syncwarp();
+
+  // The warp's block-local roots go to a list, so that their work (few
+  // lanes of a row each) takes one pass of the warp, not one per row.
+  const uint32_t before = (1u << tx) - 1u;  // the lanes before this one
+  int root_count = 0;
 #pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r)
-    if (!is_root[r] && root[r] != kNone) label[r] = s.label[root[r]];
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const uint32_t local = words[kLocal][r];
+    if ((local >> tx) & 1u) {
+      roots[root_count + __popc(local & before)] = uint8_t(r << 5 | tx);
+      slot[r] = uint32_t((ly0 + r) * kBlockW + tx);
+    } else if (slot[r] != kNone) {
+      const uint32_t ry = bm.by_width.div(slot[r]);
+      slot[r] = uint32_t(int(ry) - y0) * kBlockW + uint32_t(int(slot[r] - ry * w) - x0);
+    }
+    root_count += __popc(local);
+  }
+  __syncwarp();
+  // Each block-local root finds its patch's label from the bitmaps: its own
+  // rank among the final roots or, linked, its final root's (a read-only
+  // find: nothing writes parents in this pass), and clears its slot.
+#pragma unroll 1
+  for (int j = tx; j < root_count; j += kBlockW) {
+    const int r = roots[j] >> 5, b = roots[j] & 31, ly = ly0 + r;
+    const uint32_t finals = words[kFinal][r];
+    uint32_t label;
+    if ((finals >> b) & 1u) {
+      label = words[kRank][r] + __popc(finals & ((1u << b) - 1u));
+    } else {
+      const uint32_t cell = uint32_t(y0 + ly) * w + uint32_t(x0 + b);
+      label = rank_of(find_root(parent, parent[cell]), bm, root_bits, root_rank);
+    }
+    const int k = ly * kBlockW + b;
+    s.label[k] = label;
+    s.counts[k] = 0;
+    s.sum_xy[k] = s.col_mask[k] = s.row_mask[k] = 0;
+  }
+  __syncthreads();
+
+  // Row by row, every cell writes its label, and each run of lanes holding
+  // the same slot along the row (cells of one class side by side: one
+  // component) adds its sums, taken by the run's last lane from warp
+  // ballots: its cell count, column sum and columns follow from its ends;
+  // its sides across the row from the ballots of "the cell above/below
+  // differs" (and "is nodata", which is a perimeter side but not a class
+  // edge); its sides along the row lie at its ends (inside a run the
+  // neighbours are of its class). A cell of a patch of one cell is a run
+  // like any other.
+  const uint32_t upto = kAll >> (31 - tx);  // lanes 0..tx
   SlotSums pending;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
-    const int ly = threadIdx.y + r * kThreadRows, y = y0 + ly;
-    const bool in_grid = x < g.w && y < g.h;
-    const uint32_t i = uint32_t(y) * w + uint32_t(x);
-    const uint32_t label_r = label[r];
-    uint32_t packed = 0;
-    uint32_t key = kNone;  // the slot (block-local root), for patches summed in the block's table
-    if (label_r != kNone) {
-      const int32_t c = t.c[ly + 1][tx + 1];
-      const int32_t up = t.c[ly][tx + 1], down = t.c[ly + 2][tx + 1];
-      const int32_t west = t.c[ly + 1][tx], east = t.c[ly + 1][tx + 2];
-      const uint32_t ph = (up != c) + (down != c), pv = (west != c) + (east != c);
-      const uint32_t ch = (up != c && up != kNoClass) + (down != c && down != kNoClass);
-      const uint32_t cv = (west != c && west != kNoClass) + (east != c && east != kNoClass);
-      // A cell with no neighbour of its class under the rule is a whole
-      // patch: its record is written here, past the table (noise and
-      // fine-grained land cover are mostly such patches). Connections stop
-      // at the grid's edge; a halo only counts for edges.
-      const bool top = y == 0, bottom = y == g.h - 1, left = x == 0, right = x == g.w - 1;
-      bool single = (up != c || top) && (down != c || bottom) && (west != c || left) && (east != c || right);
-      if (single && eight)
-        single = (t.c[ly][tx] != c || top || left) && (t.c[ly][tx + 2] != c || top || right) &&
-                 (t.c[ly + 2][tx] != c || bottom || left) && (t.c[ly + 2][tx + 2] != c || bottom || right);
-      if (single) {
-        if (label_r < capacity) {
-          DevicePatchRecord rec;
-          rec.class_code = c;
-          rec.first = i;
-          rec.cells = 1;
-          rec.col_min = rec.col_max = uint32_t(x);
-          rec.row_min = rec.row_max = uint32_t(y);
-          rec.pad = 0;
-          rec.edges_h = ph | static_cast<unsigned long long>(ch) << 32;
-          rec.edges_v = pv | static_cast<unsigned long long>(cv) << 32;
-          rec.sum_col = uint32_t(x);
-          rec.sum_row = uint32_t(y);
-          store_record(&records[label_r], rec);
-        }
-      } else {
-        key = root[r];
-        packed = ph | (ch << 8) | (pv << 16) | (cv << 24);  // each field sums to <= 64 over a warp
-      }
-    }
-    if (in_grid) {
-      const uint32_t out = label_r == kNone ? 0u : label_r + 1u;
+    const int ly = ly0 + r, y = y0 + ly;
+    const uint32_t key = slot[r];
+    const bool valid = key != kNone;
+    const uint32_t label = valid ? s.label[key] : kNone;
+    if (x < g.w && y < g.h) {
+      const uint32_t i = uint32_t(y) * w + uint32_t(x);
+      const uint32_t out = label == kNone ? 0u : label + 1u;
       if (labels) labels[i] = out;
       if (border) {
         if (y == 0) border[x] = out;
@@ -634,104 +643,94 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
         if (x == g.w - 1) border[2 * w + g.h + y] = out;
       }
     }
-    // Warp first: each run of lanes holding the same slot along the row
-    // (cells of one class side by side: one patch) adds its counts, and the
-    // run's last lane takes the sums to the block's table. A run's count,
-    // column sum and column mask follow from its ends; only the edge counts
-    // need a segmented scan (five shuffles). __match_any_sync with
-    // __reduce_*_sync over its groups cost far more: the compiler runs the
-    // reductions once per group. A row inside one patch (most rows of a real
-    // landscape) takes a single warp reduction.
-    uint32_t sum, n = kBlockW, x_sum = kBlockW * (kBlockW - 1) / 2, cols = 0xFFFFFFFFu;
-    bool leader = tx == 0;
-    if (__all_sync(0xFFFFFFFFu, key == __shfl_sync(0xFFFFFFFFu, key, 0))) {
-      sum = __reduce_add_sync(0xFFFFFFFFu, packed);
-    } else {
-      const uint32_t left = __shfl_up_sync(0xFFFFFFFFu, key, 1);
-      const uint32_t starts = __ballot_sync(0xFFFFFFFFu, tx == 0 || left != key);
-      const uint32_t upto = 0xFFFFFFFFu >> (31 - tx);  // lanes 0..tx
-      const int start = 31 - __clz(starts & upto);
-      sum = packed;
-#pragma unroll
-      for (int d = 1; d < kBlockW; d <<= 1) {
-        const uint32_t v = __shfl_up_sync(0xFFFFFFFFu, sum, d);
-        if (tx - d >= start) sum += v;
-      }
-      leader = tx == kBlockW - 1 || ((starts >> (tx + 1)) & 1u);
-      n = uint32_t(tx - start + 1);
-      x_sum = uint32_t(start + tx) * n / 2;
-      cols = upto & (0xFFFFFFFFu << start);
-    }
-    if (key == kNone || !leader) continue;
-    const int slot = int(key);
-    if (slot != pending.slot) {
+    const int32_t c = col[r + 1], up = col[r], down = col[r + 2];
+    int32_t west = __shfl_up_sync(kAll, c, 1), east = __shfl_down_sync(kAll, c, 1);
+    if (tx == 0) west = beyond[r + 1];
+    if (tx == kBlockW - 1) east = beyond[r + 1];
+    const uint32_t up_side = __ballot_sync(kAll, valid && up != c);
+    const uint32_t down_side = __ballot_sync(kAll, valid && down != c);
+    const uint32_t up_nodata = __ballot_sync(kAll, valid && up == kNoClass);
+    const uint32_t down_nodata = __ballot_sync(kAll, valid && down == kNoClass);
+    const uint32_t west_side = __ballot_sync(kAll, valid && west != c);
+    const uint32_t west_nodata = __ballot_sync(kAll, valid && west == kNoClass);
+    const uint32_t key_west = __shfl_up_sync(kAll, key, 1);
+    const uint32_t starts = __ballot_sync(kAll, tx == 0 || key_west != key);
+    const bool leader = tx == kBlockW - 1 || ((starts >> (tx + 1)) & 1u);
+    if (!valid || !leader) continue;
+    const int start = 31 - __clz(starts & upto);
+    const uint32_t run = upto & (kAll << start), n = uint32_t(tx - start + 1);
+    const uint32_t perim_h = __popc(run & up_side) + __popc(run & down_side);
+    const uint32_t class_h = perim_h - __popc(run & up_nodata) - __popc(run & down_nodata);
+    const uint32_t perim_v = ((west_side >> start) & 1u) + (east != c);
+    const uint32_t class_v = perim_v - ((west_nodata >> start) & 1u) - (east == kNoClass);
+    if (int(key) != pending.slot) {
       pending.flush(s);
       pending = SlotSums{};
-      pending.slot = slot;
+      pending.slot = int(key);
     }
     using namespace packed_counts;
-    pending.counts += static_cast<unsigned long long>(sum & 0xFFu) << kPerimH |
-                      static_cast<unsigned long long>((sum >> 8) & 0xFFu) << kClassH |
-                      static_cast<unsigned long long>((sum >> 16) & 0xFFu) << kPerimV |
-                      static_cast<unsigned long long>(sum >> 24) << kClassV |
+    pending.counts += static_cast<unsigned long long>(perim_h) << kPerimH |
+                      static_cast<unsigned long long>(class_h) << kClassH |
+                      static_cast<unsigned long long>(perim_v) << kPerimV |
+                      static_cast<unsigned long long>(class_v) << kClassV |
                       static_cast<unsigned long long>(n) << kCells;
-    pending.sum_xy += x_sum | (n * uint32_t(ly)) << 16;
-    pending.col_mask |= cols;
+    pending.sum_xy += uint32_t(start + tx) * n / 2 | (n * uint32_t(ly)) << 16;
+    pending.col_mask |= run;
     pending.row_mask |= 1u << ly;
   }
   pending.flush(s);
   __syncthreads();
-  // Then the block's sums go out, each from its block-local root's thread: a
-  // patch inside the block is complete here and written whole; the
-  // components of a patch that spans blocks first meet in `merged`, by
-  // label, and the first one sends their sums with one set of atomics.
-  // Single-cell patches, written above, have empty slots.
-  uint32_t emit = 0;  // bit r: row r's cell sends its slot; bit 8 + r: written whole
+
+  // Then the block's sums go out, each from its block-local root's lane: a
+  // patch inside the block (a final root that nothing was linked under) is
+  // complete here and written whole; the components of a patch that spans
+  // blocks first meet in `merged`, by label, and the first one to take the
+  // label sends their sums with one set of atomics (one that finds the
+  // table full sends its own).
+  auto inside = [&](int r, int b) { return ((words[kFinal][r] & ~words[kMerged][r]) >> b) & 1u; };
   bool waiting = false;
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int ly = threadIdx.y + r * kThreadRows;
-    if (!is_root[r] || label[r] >= capacity || s.counts[root[r]] == 0) continue;
-    // Inside the block iff the root is a final root that nothing was merged into.
-    const uint32_t word = uint32_t(y0 + ly) * bm.words_per_row + blockIdx.x;
-    if (((root_bits[word] & ~merged_bits[word]) >> tx) & 1u) {
-      emit |= 0x101u << r;
-      continue;
-    }
-    uint32_t h = label_hash(label[r]);
-    emit |= 1u << r;  // unless another component of the patch took the key first
+#pragma unroll 1
+  for (int j = tx; j < root_count; j += kBlockW) {
+    const int r = roots[j] >> 5, b = roots[j] & 31, k = (ly0 + r) * kBlockW + b;
+    const uint32_t label = s.label[k];
+    if (label >= capacity || inside(r, b)) continue;
+    uint32_t h = label_hash(label);
     for (int probe = 0; probe < kMergedSlots; ++probe, h = (h + 1) & (kMergedSlots - 1)) {
-      const uint32_t old = atomicCAS(&merged.key[h], kNone, label[r]);
-      if (old == kNone) merged.root[h] = uint16_t(root[r]);
-      if (old == label[r]) {
-        emit &= ~(1u << r);
-        root[r] = kBlockCells + h;  // waits to add into the first component's slot
-        waiting = true;
-      }
-      if (old == kNone || old == label[r]) break;
+      const uint32_t old = atomicCAS(&merged.key[h], kNone, label);
+      if (old == kNone) merged.root[h] = uint16_t(k);
+      if (old == label) waiting = true;
+      if (old == kNone || old == label) break;
     }
   }
   if (__syncthreads_or(waiting)) {
-#pragma unroll
-    for (int r = 0; r < kRowsPerThread; ++r) {
-      if (!is_root[r] || root[r] < kBlockCells) continue;
-      const uint32_t own = uint32_t((threadIdx.y + r * kThreadRows) * kBlockW + tx);
-      const uint32_t first = merged.root[root[r] - kBlockCells];
-      atomicAdd(&s.counts[first], s.counts[own]);
-      atomicAdd(&s.sum_xy[first], s.sum_xy[own]);
-      atomicOr(&s.col_mask[first], s.col_mask[own]);
-      atomicOr(&s.row_mask[first], s.row_mask[own]);
+#pragma unroll 1
+    for (int j = tx; j < root_count; j += kBlockW) {
+      const int r = roots[j] >> 5, b = roots[j] & 31, k = (ly0 + r) * kBlockW + b;
+      const uint32_t label = s.label[k];
+      if (label >= capacity || inside(r, b)) continue;
+      const int h = find_merged(merged, label);
+      if (h < 0 || merged.root[h] == k) continue;
+      const int first = merged.root[h];
+      atomicAdd(&s.counts[first], s.counts[k]);
+      atomicAdd(&s.sum_xy[first], s.sum_xy[k]);
+      atomicOr(&s.col_mask[first], s.col_mask[k]);
+      atomicOr(&s.row_mask[first], s.row_mask[k]);
     }
     __syncthreads();
   }
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    if (!((emit >> r) & 1u)) continue;
-    const int ly = threadIdx.y + r * kThreadRows;
-    const uint32_t k = uint32_t(ly * kBlockW + tx);
-    const uint32_t first = uint32_t(y0 + ly) * w + uint32_t(x);
-    emit_block_sums(&records[label[r]], (emit >> (8 + r)) & 1u, t.c[ly + 1][tx + 1], first, w, x0, y0, s.counts[k],
-                    s.sum_xy[k], s.col_mask[k], s.row_mask[k]);
+#pragma unroll 1
+  for (int j = tx; j < root_count; j += kBlockW) {
+    const int r = roots[j] >> 5, b = roots[j] & 31, ly = ly0 + r, k = ly * kBlockW + b;
+    const uint32_t label = s.label[k];
+    if (label >= capacity) continue;
+    const bool whole = inside(r, b);
+    if (!whole) {
+      const int h = find_merged(merged, label);
+      if (h >= 0 && merged.root[h] != k) continue;  // added into the first component's slot
+    }
+    const int y = y0 + ly, xb = x0 + b;
+    emit_block_sums(&records[label], whole, g.inside(xb, y), uint32_t(y) * w + uint32_t(xb), w, x0, y0,
+                    s.counts[k], s.sum_xy[k], s.col_mask[k], s.row_mask[k]);
   }
 }
 
@@ -752,7 +751,7 @@ void enqueue_labeling(const GridReader<T>& g, bool eight, uint32_t* parent, uint
                                                                         merged_bits, bm);
   LSM_CUDA_CHECK_LAUNCH();
   if (joined) LSM_CUDA_CHECK(cudaEventRecord(joined, st));
-  k_join_blocks<T><<<blocks, kBlockW + kBlockH, 0, st>>>(g, eight, parent, bits, bm);
+  k_join_blocks<T><<<blocks, kBlockW + kBlockH, 0, st>>>(g, eight, parent, bits, merged_bits, bm);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
@@ -761,16 +760,15 @@ void enqueue_record_kernels(const GridReader<T>& g, const uint32_t* parent, cons
                             const uint32_t* local_bits, const uint32_t* merged_bits, const uint32_t* rank,
                             BitmapShape bm, uint32_t words,
                             DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border,
-                            bool eight, cudaStream_t st, cudaEvent_t roots_labelled) {
+                            cudaStream_t st, cudaEvent_t roots_labelled) {
   k_init_merged_records<T><<<ceil_div(words, 256), 256, 0, st>>>(g, bits, merged_bits, rank, bm, words, records,
                                                                   capacity);
   LSM_CUDA_CHECK_LAUNCH();
   if (roots_labelled) LSM_CUDA_CHECK(cudaEventRecord(roots_labelled, st));
   const dim3 threads(kBlockW, kThreadRows);
   const dim3 blocks(ceil_div(g.w, kBlockW), ceil_div(g.h, kBlockH));
-  k_accumulate<T><<<blocks, threads, 0, st>>>(g, eight, parent, bits, local_bits, merged_bits, rank, bm,
-                                              FastDivmod(static_cast<uint32_t>(g.w)), records, capacity, labels,
-                                              border);
+  k_accumulate<T><<<blocks, threads, 0, st>>>(g, parent, bits, local_bits, merged_bits, rank, bm, records,
+                                              capacity, labels, border);
   LSM_CUDA_CHECK_LAUNCH();
 }
 
@@ -809,9 +807,8 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
   border_ = border;
   words_per_row_ = ceil_div(grid.width, 32);
   words_ = words_per_row_ * static_cast<uint32_t>(grid.height);
-  const BitmapShape bm{grid.width, words_per_row_};
+  const BitmapShape bm{grid.width, words_per_row_, FastDivmod(static_cast<uint32_t>(grid.width))};
   const bool eight = rule == NeighbourRule::Eight;
-  eight_ = eight;
   cudaStream_t st = stream_;
   parents_.reserve(n * sizeof(uint32_t), st);
   root_bits_.reserve(words_ * sizeof(uint32_t), st);
@@ -834,8 +831,6 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
     enqueue_labeling(reader_of<uint8_t>(grid), eight, parent, bits, local, merged, bm, st, joined);
   else
     enqueue_labeling(reader_of<int32_t>(grid), eight, parent, bits, local, merged, bm, st, joined);
-  k_flatten_roots<<<ceil_div(words_, 256), 256, 0, st>>>(parent, bits, local, merged, bm, words_);
-  LSM_CUDA_CHECK_LAUNCH();
   if (timing_) LSM_CUDA_CHECK(cudaEventRecord(events_[2], st));
 
   thrust::transform_iterator<Popcount, const uint32_t*> popcounts(bits, Popcount{});
@@ -852,7 +847,7 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
 }
 
 void DeviceGridLabeler::enqueue_records() {
-  const BitmapShape bm{grid_.width, words_per_row_};
+  const BitmapShape bm{grid_.width, words_per_row_, FastDivmod(static_cast<uint32_t>(grid_.width))};
   DevicePatchRecord* records = records_.as<DevicePatchRecord>();
   const uint32_t* parent = parents_.as<uint32_t>();
   const uint32_t* bits = root_bits_.as<uint32_t>();
@@ -862,10 +857,10 @@ void DeviceGridLabeler::enqueue_records() {
   cudaEvent_t roots_labelled = timing_ ? events_[4] : nullptr;
   if (grid_.type == DeviceCellType::UInt8)
     enqueue_record_kernels(reader_of<uint8_t>(grid_), parent, bits, local, merged, rank, bm, words_, records,
-                           record_capacity_, labels_, border_, eight_, stream_, roots_labelled);
+                           record_capacity_, labels_, border_, stream_, roots_labelled);
   else
     enqueue_record_kernels(reader_of<int32_t>(grid_), parent, bits, local, merged, rank, bm, words_, records,
-                           record_capacity_, labels_, border_, eight_, stream_, roots_labelled);
+                           record_capacity_, labels_, border_, stream_, roots_labelled);
 }
 
 uint32_t DeviceGridLabeler::finish() {

@@ -112,7 +112,6 @@ class DeviceGridLabeler {
   uint32_t* labels_ = nullptr;
   uint32_t* border_ = nullptr;
   uint32_t words_ = 0, words_per_row_ = 0;
-  bool eight_ = true;
   bool timing_ = false;
   cudaEvent_t events_[6] = {};
 };
