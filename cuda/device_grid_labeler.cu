@@ -408,20 +408,26 @@ __device__ __forceinline__ void store_record(DevicePatchRecord* dst, const Devic
 // sums is its block-local root's index in the block, so no key or hash is
 // needed (a patch with several block-local components in the block, joined
 // outside it, has several slots, and spans blocks). Packed so that six
-// blocks fit on an SM with room to spare. The counts are one 64-bit word
-// of 12-bit fields (sides: at most 2 per cell, 2048 per block) and the
-// cells (at most 1024) above them; coordinate sums are block-local, the
-// column sum in the low 16 bits and the row sum in the high 16 (each at
-// most 31 * 1024 < 2^16); the columns and rows a patch occupies are bit masks.
+// blocks fit on an SM. The counts are 11-bit fields in three 32-bit words
+// (packed_counts): a slot has at most 1024 cells, and at most 1024 sides
+// across rows (two per vertical run of its cells in a column, at most 16
+// runs in a column of 32) or along them. Three words, not one 64-bit word,
+// because a 64-bit add to shared memory is a compare-and-swap loop, which
+// serialised every lane of a warp that added to the same slot. Coordinate
+// sums are block-local, the column sum in the low 16 bits and the row sum in
+// the high 16 (each at most 31 * 1024 < 2^16); the columns and rows a patch
+// occupies are bit masks.
+namespace packed_counts {
+constexpr int kWords = 3, kBits = 11, kMask = (1 << kBits) - 1;
+// word 0: cells | perim_h << 11; word 1: class_h | perim_v << 11; word 2: class_v
+__device__ __forceinline__ uint32_t low(uint32_t v) { return v & kMask; }
+__device__ __forceinline__ uint32_t high(uint32_t v) { return v >> kBits; }
+}  // namespace packed_counts
 struct BlockSums {
-  unsigned long long counts[kBlockCells];
+  uint32_t counts[packed_counts::kWords][kBlockCells];
   uint32_t sum_xy[kBlockCells], col_mask[kBlockCells], row_mask[kBlockCells];
   uint32_t label[kBlockCells];  // the patch's label, at its block-local roots
 };
-namespace packed_counts {  // the fields of BlockSums::counts
-constexpr int kPerimH = 0, kClassH = 12, kPerimV = 24, kClassV = 36, kCells = 48;
-__device__ __forceinline__ uint32_t field(unsigned long long v, int at) { return uint32_t(v >> at) & 0xFFFu; }
-}  // namespace packed_counts
 
 // One block's sums of one patch go to its record: written whole when the
 // patch lies inside the block (`inside`), else added with one set of
@@ -429,14 +435,12 @@ __device__ __forceinline__ uint32_t field(unsigned long long v, int at) { return
 // patch's first cell in the block (its grid index); counts are packed as in
 // packed_counts, the coordinate sums and masks are block-local.
 __device__ __forceinline__ void emit_block_sums(DevicePatchRecord* rec, bool inside, int32_t class_code, uint32_t first,
-                                                uint32_t w, int x0, int y0, unsigned long long counts, uint32_t sxy,
-                                                uint32_t cols, uint32_t rows) {
+                                                uint32_t w, int x0, int y0, uint32_t count0, uint32_t count1,
+                                                uint32_t count2, uint32_t sxy, uint32_t cols, uint32_t rows) {
   using namespace packed_counts;
-  const uint32_t n = uint32_t(counts >> kCells);
-  const unsigned long long edges_h =
-      field(counts, kPerimH) | static_cast<unsigned long long>(field(counts, kClassH)) << 32;
-  const unsigned long long edges_v =
-      field(counts, kPerimV) | static_cast<unsigned long long>(field(counts, kClassV)) << 32;
+  const uint32_t n = low(count0);
+  const unsigned long long edges_h = high(count0) | static_cast<unsigned long long>(low(count1)) << 32;
+  const unsigned long long edges_v = high(count1) | static_cast<unsigned long long>(count2) << 32;
   const unsigned long long sum_col = (sxy & 0xFFFFu) + static_cast<unsigned long long>(n) * x0;
   const unsigned long long sum_row = (sxy >> 16) + static_cast<unsigned long long>(n) * y0;
   const uint32_t col_min = uint32_t(x0 + __ffs(cols) - 1), col_max = uint32_t(x0 + 31 - __clz(cols));
@@ -502,11 +506,12 @@ __device__ __forceinline__ int find_merged(const MergedRoots& merged, uint32_t l
 struct SlotSums {
   int slot = -1;
   uint32_t sum_xy = 0, col_mask = 0, row_mask = 0;
-  unsigned long long counts = 0;
+  uint32_t counts[packed_counts::kWords] = {0, 0, 0};
 
   __device__ __forceinline__ void flush(BlockSums& s) const {
     if (slot < 0) return;
-    atomicAdd(&s.counts[slot], counts);
+#pragma unroll
+    for (int k = 0; k < packed_counts::kWords; ++k) atomicAdd(&s.counts[k][slot], counts[k]);
     atomicAdd(&s.sum_xy[slot], sum_xy);
     atomicOr(&s.col_mask[slot], col_mask);
     atomicOr(&s.row_mask[slot], row_mask);
@@ -550,15 +555,15 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
   // over the warp's rows and one row above and below (lanes 0 and 31 also
   // the column beyond the block's side), its cells' parents, and the
   // bitmaps' words of the warp's rows, one per lane.
-  int32_t col[kRowsPerThread + 2], beyond[kRowsPerThread + 2];
-  const int beyond_x = tx == 0 ? x0 - 1 : x0 + kBlockW;
-  const bool at_side = tx == 0 || tx == kBlockW - 1;
+  // (The other lanes load their own column again, which keeps the warp on
+  // one path: loaded only by lanes 0 and 31, the loads diverged into twelve
+  // branches.)
+  int32_t col[kRowsPerThread + 2], beyond[kRowsPerThread];
+  const int beyond_x = tx == 0 ? x0 - 1 : tx == kBlockW - 1 ? x0 + kBlockW : x;
 #pragma unroll
-  for (int k = 0; k < kRowsPerThread + 2; ++k) {
-    const int y = y0 + ly0 - 1 + k;
-    col[k] = g.at(x, y);
-    beyond[k] = at_side ? g.at(beyond_x, y) : kNoClass;
-  }
+  for (int k = 0; k < kRowsPerThread + 2; ++k) col[k] = g.at(x, y0 + ly0 - 1 + k);
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) beyond[r] = g.at(beyond_x, y0 + ly0 + r);
   // A cell's parent is its block-local root (kNone for nodata); the root's
   // index in the block is the cell's slot.
   uint32_t slot[kRowsPerThread];
@@ -610,7 +615,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     }
     const int k = ly * kBlockW + b;
     s.label[k] = label;
-    s.counts[k] = 0;
+    s.counts[0][k] = s.counts[1][k] = s.counts[2][k] = 0;
     s.sum_xy[k] = s.col_mask[k] = s.row_mask[k] = 0;
   }
   __syncthreads();
@@ -645,8 +650,8 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     }
     const int32_t c = col[r + 1], up = col[r], down = col[r + 2];
     int32_t west = __shfl_up_sync(kAll, c, 1), east = __shfl_down_sync(kAll, c, 1);
-    if (tx == 0) west = beyond[r + 1];
-    if (tx == kBlockW - 1) east = beyond[r + 1];
+    if (tx == 0) west = beyond[r];
+    if (tx == kBlockW - 1) east = beyond[r];
     const uint32_t up_side = __ballot_sync(kAll, valid && up != c);
     const uint32_t down_side = __ballot_sync(kAll, valid && down != c);
     const uint32_t up_nodata = __ballot_sync(kAll, valid && up == kNoClass);
@@ -668,12 +673,10 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
       pending = SlotSums{};
       pending.slot = int(key);
     }
-    using namespace packed_counts;
-    pending.counts += static_cast<unsigned long long>(perim_h) << kPerimH |
-                      static_cast<unsigned long long>(class_h) << kClassH |
-                      static_cast<unsigned long long>(perim_v) << kPerimV |
-                      static_cast<unsigned long long>(class_v) << kClassV |
-                      static_cast<unsigned long long>(n) << kCells;
+    using packed_counts::kBits;
+    pending.counts[0] += n | perim_h << kBits;
+    pending.counts[1] += class_h | perim_v << kBits;
+    pending.counts[2] += class_v;
     pending.sum_xy += uint32_t(start + tx) * n / 2 | (n * uint32_t(ly)) << 16;
     pending.col_mask |= run;
     pending.row_mask |= 1u << ly;
@@ -711,7 +714,8 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
       const int h = find_merged(merged, label);
       if (h < 0 || merged.root[h] == k) continue;
       const int first = merged.root[h];
-      atomicAdd(&s.counts[first], s.counts[k]);
+#pragma unroll
+      for (int c = 0; c < packed_counts::kWords; ++c) atomicAdd(&s.counts[c][first], s.counts[c][k]);
       atomicAdd(&s.sum_xy[first], s.sum_xy[k]);
       atomicOr(&s.col_mask[first], s.col_mask[k]);
       atomicOr(&s.row_mask[first], s.row_mask[k]);
@@ -730,7 +734,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     }
     const int y = y0 + ly, xb = x0 + b;
     emit_block_sums(&records[label], whole, g.inside(xb, y), uint32_t(y) * w + uint32_t(xb), w, x0, y0,
-                    s.counts[k], s.sum_xy[k], s.col_mask[k], s.row_mask[k]);
+                    s.counts[0][k], s.counts[1][k], s.counts[2][k], s.sum_xy[k], s.col_mask[k], s.row_mask[k]);
   }
 }
 
