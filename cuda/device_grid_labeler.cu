@@ -180,6 +180,9 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
   uint16_t(*prov)[kBlockW] = prov_of[warp];
   const bool in_x = x < g.w;
   const int rows = min(kBlockH, g.h - y0);
+  // The lane's column is read two rows ahead, at an offset that steps a row
+  // at a time (no 64-bit index product per row).
+  int64_t ahead_at = (int64_t(y0) + 2) * g.pitch + x;
   auto class_at = [&](int r) { return in_x && r < rows ? g.inside(x, y0 + r) : kNoClass; };
 
   const uint32_t upto = kAll >> (31 - tx), below = upto >> 1;  // lanes 0..tx, lanes 0..tx-1
@@ -189,7 +192,8 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
   uint32_t fresh_rows = 0;  // bit r: this lane starts a new provisional label in row r
 #pragma unroll 1
   for (int r = 0; r < kBlockH; ++r) {
-    const int32_t ahead = class_at(r + 2);
+    const int32_t ahead = in_x && r + 2 < rows ? g.convert(g.cells[ahead_at]) : kNoClass;
+    ahead_at += g.pitch;
     if (__all_sync(kAll, cc == above)) {
       // The row repeats the one above: the same runs, each touching only its
       // copy above (no corner beyond a run's end is of its class), so the
@@ -432,10 +436,11 @@ struct BlockSums {
 // One block's sums of one patch go to its record: written whole when the
 // patch lies inside the block (`inside`), else added with one set of
 // integer atomics to the record that k_init_merged_records set up. `first` is the
-// patch's first cell in the block (its grid index); counts are packed as in
-// packed_counts, the coordinate sums and masks are block-local.
+// patch's first cell in the block (its grid index) and `first_row` that
+// cell's row; counts are packed as in packed_counts, the coordinate sums and
+// masks are block-local.
 __device__ __forceinline__ void emit_block_sums(DevicePatchRecord* rec, bool inside, int32_t class_code, uint32_t first,
-                                                uint32_t w, int x0, int y0, uint32_t count0, uint32_t count1,
+                                                uint32_t first_row, int x0, int y0, uint32_t count0, uint32_t count1,
                                                 uint32_t count2, uint32_t sxy, uint32_t cols, uint32_t rows) {
   using namespace packed_counts;
   const uint32_t n = low(count0);
@@ -452,7 +457,7 @@ __device__ __forceinline__ void emit_block_sums(DevicePatchRecord* rec, bool ins
     r.cells = n;
     r.col_min = col_min;
     r.col_max = col_max;
-    r.row_min = first / w;
+    r.row_min = first_row;
     r.row_max = row_max;
     r.pad = 0;
     r.edges_h = edges_h;
@@ -524,12 +529,10 @@ namespace row_word {
 constexpr int kLocal = 0, kFinal = 1, kMerged = 2, kRank = 3, kKinds = 4;
 }
 
-// Thread blocks of the record pass per SM: six (40 registers, no spills)
-// ran faster than five (48) and seven spills.
-#ifndef LSM_ACC_BPS
-#define LSM_ACC_BPS 6
-#endif
-constexpr int kAccumulateBlocksPerSm = LSM_ACC_BPS;
+// Thread blocks of the record pass per SM: six (40 registers, 12 bytes
+// spilled) ran faster on augusta than five (48 registers): 1.16 against
+// 1.18 ms (v7); seven spill more.
+constexpr int kAccumulateBlocksPerSm = 6;
 
 template <class T>
 __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
@@ -558,12 +561,21 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
   // (The other lanes load their own column again, which keeps the warp on
   // one path: loaded only by lanes 0 and 31, the loads diverged into twelve
   // branches.)
+  // The row offset steps a row at a time, and the columns' bounds (the grid
+  // and its halo, if any, as in GridReader::at) are tested once.
   int32_t col[kRowsPerThread + 2], beyond[kRowsPerThread];
   const int beyond_x = tx == 0 ? x0 - 1 : tx == kBlockW - 1 ? x0 + kBlockW : x;
+  const int lo = g.halo ? -1 : 0;
+  const bool x_readable = x >= lo && x < g.w - lo, beyond_readable = beyond_x >= lo && beyond_x < g.w - lo;
+  int64_t row_at = int64_t(y0 + ly0 - 1) * g.pitch;
 #pragma unroll
-  for (int k = 0; k < kRowsPerThread + 2; ++k) col[k] = g.at(x, y0 + ly0 - 1 + k);
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) beyond[r] = g.at(beyond_x, y0 + ly0 + r);
+  for (int k = 0; k < kRowsPerThread + 2; ++k, row_at += g.pitch) {
+    const int y = y0 + ly0 - 1 + k;
+    const bool y_readable = y >= lo && y < g.h - lo;
+    col[k] = x_readable && y_readable ? g.convert(g.cells[row_at + x]) : kNoClass;
+    if (k >= 1 && k <= kRowsPerThread)
+      beyond[k - 1] = beyond_readable && y_readable ? g.convert(g.cells[row_at + beyond_x]) : kNoClass;
+  }
   // A cell's parent is its block-local root (kNone for nodata); the root's
   // index in the block is the cell's slot.
   uint32_t slot[kRowsPerThread];
@@ -733,7 +745,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
       if (h >= 0 && merged.root[h] != k) continue;  // added into the first component's slot
     }
     const int y = y0 + ly, xb = x0 + b;
-    emit_block_sums(&records[label], whole, g.inside(xb, y), uint32_t(y) * w + uint32_t(xb), w, x0, y0,
+    emit_block_sums(&records[label], whole, g.inside(xb, y), uint32_t(y) * w + uint32_t(xb), uint32_t(y), x0, y0,
                     s.counts[0][k], s.counts[1][k], s.counts[2][k], s.sum_xy[k], s.col_mask[k], s.row_mask[k]);
   }
 }
