@@ -561,21 +561,12 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
   // (The other lanes load their own column again, which keeps the warp on
   // one path: loaded only by lanes 0 and 31, the loads diverged into twelve
   // branches.)
-  // The row offset steps a row at a time, and the columns' bounds (the grid
-  // and its halo, if any, as in GridReader::at) are tested once.
   int32_t col[kRowsPerThread + 2], beyond[kRowsPerThread];
   const int beyond_x = tx == 0 ? x0 - 1 : tx == kBlockW - 1 ? x0 + kBlockW : x;
-  const int lo = g.halo ? -1 : 0;
-  const bool x_readable = x >= lo && x < g.w - lo, beyond_readable = beyond_x >= lo && beyond_x < g.w - lo;
-  int64_t row_at = int64_t(y0 + ly0 - 1) * g.pitch;
 #pragma unroll
-  for (int k = 0; k < kRowsPerThread + 2; ++k, row_at += g.pitch) {
-    const int y = y0 + ly0 - 1 + k;
-    const bool y_readable = y >= lo && y < g.h - lo;
-    col[k] = x_readable && y_readable ? g.convert(g.cells[row_at + x]) : kNoClass;
-    if (k >= 1 && k <= kRowsPerThread)
-      beyond[k - 1] = beyond_readable && y_readable ? g.convert(g.cells[row_at + beyond_x]) : kNoClass;
-  }
+  for (int k = 0; k < kRowsPerThread + 2; ++k) col[k] = g.at(x, y0 + ly0 - 1 + k);
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) beyond[r] = g.at(beyond_x, y0 + ly0 + r);
   // A cell's parent is its block-local root (kNone for nodata); the root's
   // index in the block is the cell's slot.
   uint32_t slot[kRowsPerThread];
@@ -734,9 +725,19 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     }
     __syncthreads();
   }
+  // The whole warp takes each pass, so that a root's class comes from its
+  // lane's registers by a shuffle instead of a dependent global load.
 #pragma unroll 1
-  for (int j = tx; j < root_count; j += kBlockW) {
-    const int r = roots[j] >> 5, b = roots[j] & 31, ly = ly0 + r, k = ly * kBlockW + b;
+  for (int pass = 0; pass < root_count; pass += kBlockW) {
+    const int j = pass + tx, entry = j < root_count ? roots[j] : 0;
+    const int r = entry >> 5, b = entry & 31, ly = ly0 + r, k = ly * kBlockW + b;
+    int32_t class_code = kNoClass;
+#pragma unroll
+    for (int rr = 0; rr < kRowsPerThread; ++rr) {
+      const int32_t c = __shfl_sync(kAll, col[rr + 1], b);
+      if (rr == r) class_code = c;
+    }
+    if (j >= root_count) continue;
     const uint32_t label = s.label[k];
     if (label >= capacity) continue;
     const bool whole = inside(r, b);
@@ -745,7 +746,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
       if (h >= 0 && merged.root[h] != k) continue;  // added into the first component's slot
     }
     const int y = y0 + ly, xb = x0 + b;
-    emit_block_sums(&records[label], whole, g.inside(xb, y), uint32_t(y) * w + uint32_t(xb), uint32_t(y), x0, y0,
+    emit_block_sums(&records[label], whole, class_code, uint32_t(y) * w + uint32_t(xb), uint32_t(y), x0, y0,
                     s.counts[0][k], s.counts[1][k], s.counts[2][k], s.sum_xy[k], s.col_mask[k], s.row_mask[k]);
   }
 }
