@@ -371,10 +371,11 @@ __global__ void k_count(const uint32_t* root_bits, const uint32_t* root_rank, ui
 
 // Records of the patches that span blocks are set up for the atomics of
 // k_accumulate (a patch inside one block gets its whole record from that
-// block). A thread per bitmap word, over its merged final roots (few).
-// Idempotent, so that the record pass can run again.
-template <class T>
-__global__ void k_init_merged_records(GridReader<T> g, const uint32_t* root_bits, const uint32_t* merged_bits,
+// block). A thread per bitmap word, over its merged final roots (few). The
+// class is left to k_accumulate's block of the first cell, which has it in
+// registers (a load here made each record wait on it). Idempotent, so that
+// the record pass can run again.
+__global__ void k_init_merged_records(const uint32_t* root_bits, const uint32_t* merged_bits,
                                       const uint32_t* root_rank, BitmapShape bm, uint32_t words,
                                       DevicePatchRecord* records, uint64_t capacity) {
   const uint32_t word = blockIdx.x * blockDim.x + threadIdx.x;
@@ -389,7 +390,6 @@ __global__ void k_init_merged_records(GridReader<T> g, const uint32_t* root_bits
     const uint32_t label = rank + __popc(finals & ((1u << b) - 1u));
     if (label >= capacity) continue;
     DevicePatchRecord r{};
-    r.class_code = g.inside(int(x_base) + b, int(y));
     r.first = y * uint32_t(bm.w) + x_base + uint32_t(b);
     r.col_min = kNone;
     r.row_min = y;  // the first cell is on the patch's top row
@@ -742,6 +742,8 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     if (label >= capacity) continue;
     const bool whole = inside(r, b);
     if (!whole) {
+      // The block of a spanning patch's first cell gives its record the class.
+      if ((words[kFinal][r] >> b) & 1u) records[label].class_code = class_code;
       const int h = find_merged(merged, label);
       if (h >= 0 && merged.root[h] != k) continue;  // added into the first component's slot
     }
@@ -778,8 +780,7 @@ void enqueue_record_kernels(const GridReader<T>& g, const uint32_t* parent, cons
                             BitmapShape bm, uint32_t words,
                             DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border,
                             cudaStream_t st, cudaEvent_t roots_labelled) {
-  k_init_merged_records<T><<<ceil_div(words, 256), 256, 0, st>>>(g, bits, merged_bits, rank, bm, words, records,
-                                                                  capacity);
+  k_init_merged_records<<<ceil_div(words, 256), 256, 0, st>>>(bits, merged_bits, rank, bm, words, records, capacity);
   LSM_CUDA_CHECK_LAUNCH();
   if (roots_labelled) LSM_CUDA_CHECK(cudaEventRecord(roots_labelled, st));
   const dim3 threads(kBlockW, kThreadRows);
