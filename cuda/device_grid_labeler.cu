@@ -17,22 +17,23 @@
 //                     it (about one union per run of cells along a border);
 //                     finds halve their paths; a root that gets linked clears
 //                     its bit, so the bitmap ends up marking exactly the final
-//                     roots, each patch's first cell;
-//    k_flatten_roots  block-local roots that were linked point straight at
-//                     their final root, which is marked "merged" (its patch
-//                     spans blocks);
+//                     roots, each patch's first cell, and the root it goes
+//                     under is marked "merged" (a final root so marked heads a
+//                     patch that spans blocks);
 //    rank             an exclusive sum (CUB) of the bitmap's word popcounts:
 //                     a root's label is the prefix of its word plus the roots
 //                     before it in the word, i.e. its rank in raster order;
 //  3 k_init_merged_records  records of patches that span blocks are set up;
-//  4 k_accumulate     each block-local root finds its patch's label from the
-//                     bitmaps (its rank, or its final root's) and shares it
-//                     with its block; every cell writes its label and adds
-//                     its counts: first along its run in the warp's row (a
-//                     segmented shuffle scan), then into its block-local root's slot of a
-//                     per-block table in shared memory; a patch inside the
-//                     block is then written whole with plain stores, the
-//                     components of a merged one meet by label and send one
+//  4 k_accumulate     a warp takes four rows of a block, each lane its column
+//                     in registers; the warp's block-local roots, compacted
+//                     into a list, find their patches' labels from the
+//                     bitmaps (a rank, or a linked root's final root's) for
+//                     the block; every cell writes its label, each run of one
+//                     component along a row adds its sums (from warp ballots)
+//                     into its block-local root's slot of a per-block table
+//                     in shared memory; then, over the list again, a patch
+//                     inside the block is written whole, and the components
+//                     of one that spans blocks meet by label and send one
 //                     set of global atomics per block.
 // Only integer atomics are used, so the records are exact and the same for
 // any thread schedule. Nothing waits on the host until finish().
