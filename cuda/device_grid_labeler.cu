@@ -551,9 +551,9 @@ namespace row_word {
 constexpr int kLocal = 0, kFinal = 1, kMerged = 2, kRank = 3, kKinds = 4;
 }
 
-// Thread blocks of the record pass per SM: six (40 registers, 12 bytes
-// spilled) ran faster on augusta than five (48 registers): 1.16 against
-// 1.18 ms (v7); seven spill more.
+// Thread blocks of the record pass per SM: six (40 registers, a few bytes
+// spilled) ran faster on augusta than five (48 registers, none): 1.16
+// against 1.18 ms (v7); seven spill more.
 constexpr int kAccumulateBlocksPerSm = 6;
 
 template <class T>
