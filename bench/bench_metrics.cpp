@@ -3,7 +3,8 @@
 //   first pass   labeling with the area/edge counts and the area/edge tables;
 //   no ENN       + the second pass (GYRATE, CONTIG, CIRCLE, core, adjacency) and every table but ENN;
 //   full         + ENN.
-// Prints the median of --repeat runs per stage and backend. See bench/RESULTS.md.
+// Prints the median of --repeat runs per stage and backend (--stages picks some,
+// comma-separated, e.g. "first pass"). See bench/RESULTS.md.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +22,7 @@ using namespace lsm;
 
 int main(int argc, char** argv) {
   std::string backends = "cpu,cuda";
+  std::string stages = ",first pass,no ENN,full,no ENN relabel,full relabel,";  // comma-delimited
   bench::RawRasterArgs args;
   args.repeat = 5;
   for (int i = 1; i < argc; ++i) {
@@ -28,9 +30,10 @@ int main(int argc, char** argv) {
     auto next = [&]() { return std::string(i + 1 < argc ? argv[++i] : ""); };
     if (args.take(a, next)) continue;
     if (a == "--backends") backends = next();
+    else if (a == "--stages") stages = "," + next() + ",";
     else {
       std::fprintf(stderr, "usage: lsm_bench_metrics --raw FILE --width W --height H [--nodata V] [--cell C] "
-                           "[--backends cpu,cuda] [--repeat N]\n");
+                           "[--backends cpu,cuda] [--stages S1,S2] [--repeat N]\n");
       return 1;
     }
   }
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
       // in-memory limit of lsm metrics); the other stages keep the scan's labels.
       for (const char* stage : {"first pass", "no ENN", "full", "no ENN relabel", "full relabel"}) {
         const std::string s = stage;
+        if (stages.find("," + s + ",") == std::string::npos) continue;
         std::vector<double> ms;
         size_t patches = 0;
         for (int r = 0; r < args.repeat; ++r) {
