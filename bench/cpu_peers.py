@@ -118,7 +118,8 @@ def lsm_runs(build, path, tmp, repeat):
                    "--cell", str(cell), "--repeat", str(repeat), "--backends", "cpu",
                    "--stages", "first pass"]).stdout
         engine_ms = float(next(line.split()[3] for line in out.splitlines() if line.startswith("cpu")))
-    patches = [[int(r["TYPE"]), float(r["AREA"]), float(r["PERIM"])] for r in csv.DictReader(open(prefix + ".patch.csv"))]
+    patches = [[int(r["TYPE"]), float(r["AREA"]), float(r["PERIM"])]
+               for r in csv.DictReader(open(prefix + ".patch.csv"))]
     classes = {int(r["TYPE"]): [float(r["CA"]), int(r["NP"]), float(r["TE"])]
                for r in csv.DictReader(open(prefix + ".class.csv"))}
     return {"mem_s": engine_ms / 1e3 if engine_ms else None, "file_s": statistics.median(walls),
@@ -139,7 +140,8 @@ def landscapemetrics_runs(path, tmp, repeat, r_lib):
     open(script, "w").write(R_PEER)
     run(["Rscript", script, path, str(repeat), out, r_lib or ""])
     mem_s, file_s = (float(x) for x in open(out + ".times").read().split())
-    patches = [[int(r["class"]), float(r["area"]), float(r["perim"])] for r in csv.DictReader(open(out + ".patches.csv"))]
+    patches = [[int(r["class"]), float(r["area"]), float(r["perim"])]
+               for r in csv.DictReader(open(out + ".patches.csv"))]
     classes = {int(r["class"]): [float(r["ca"]), int(float(r["np"])), float(r["te"])]
                for r in csv.DictReader(open(out + ".classes.csv"))}
     return {"mem_s": mem_s, "file_s": file_s, "patches": patches, "classes": classes}
