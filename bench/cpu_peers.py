@@ -32,7 +32,8 @@ from collections import defaultdict
 
 PY_PEER = r'''
 import json, statistics, sys, time
-sys.path.insert(0, sys.argv[4]) if sys.argv[4] else None
+if sys.argv[4]:
+    sys.path.insert(0, sys.argv[4])
 try:
     from pylandstats import Landscape
 except ImportError:
