@@ -7,6 +7,7 @@
 
 #include "cell_geometry.h"
 #include "error.h"
+#include "metric_selection.h"
 
 namespace lsm {
 namespace {
@@ -86,6 +87,8 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   const RasterInfo& r = table.raster;
   const CellGeometry geometry(r);
   const bool geodesic = geometry.geodesic();
+  if (!rows.second_pass && (geodesic || options.background))
+    throw Error(ErrorKind::Internal, "metrics of geographic rasters or with a background need the second pass");
   const double cw = r.cell_width, ch = r.cell_height;
   // A patch's size: its cell count, or for geographic rasters its area in m2
   // on the ellipsoid. Areas in ha are size x unit / 10000: for projected
@@ -415,6 +418,11 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   b.add("AI", land_ai * 100);
   out.land.columns = b.names;
   out.land.rows.push_back({0, 0, b.values});
+  if (!rows.second_pass)
+    for (MetricTable* t : {&out.patch, &out.cls, &out.land})
+      for (size_t i = 0; i < t->columns.size(); ++i)
+        if (!from_patch_records(t->columns[i]))
+          for (MetricTable::Row& row : t->rows) row.values[i] = kNaN;
   return out;
 }
 

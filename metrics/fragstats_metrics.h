@@ -44,7 +44,10 @@ struct FragstatsMetrics {
 };
 
 /// Computes every metric. `rows` must come from compute_patch_row_metrics()
-/// on the same table. Throws lsm::Error(BadInput) for a boundary_edge outside [0, 1].
+/// on the same table, or from records_only_row_results(): then every column
+/// that is not from_patch_records() is NaN, and a geographic raster or a
+/// background class throws lsm::Error(Internal). Throws lsm::Error(BadInput)
+/// for a boundary_edge outside [0, 1].
 FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchRowResults& rows,
                                            const MetricOptions& options);
 

@@ -79,7 +79,8 @@ void write_adjacency_csv(std::ostream& out, const ClassAdjacency& a) {
   }
 }
 
-MetricTableFiles::MetricTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format)
+MetricTableFiles::MetricTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format,
+                                   bool with_adjacency)
     : levels_(levels), format_(format) {
   if (format == TableFormat::Tidy) {
     files_.emplace_back("tidy", AtomicOutput(prefix + ".tidy.csv"));
@@ -88,17 +89,18 @@ MetricTableFiles::MetricTableFiles(const std::string& prefix, const MetricLevels
     if (levels.cls) files_.emplace_back("class", AtomicOutput(prefix + ".class.csv"));
     if (levels.land) files_.emplace_back("land", AtomicOutput(prefix + ".land.csv"));
   }
-  files_.emplace_back("adj", AtomicOutput(prefix + ".adj.csv"));
+  if (with_adjacency) files_.emplace_back("adj", AtomicOutput(prefix + ".adj.csv"));
 }
 
-void MetricTableFiles::write(const FragstatsMetrics& m, const ClassAdjacency& adjacency) {
+void MetricTableFiles::write(const FragstatsMetrics& m, const PatchRowResults& rows) {
   for (auto& [kind, file] : files_) {
     std::ofstream out(file.temp_path(), std::ios::binary | std::ios::trunc);
     if (kind == "tidy") write_tidy_csv(out, m, levels_);
     else if (kind == "patch") write_table_csv(out, m.patch, MetricLevel::Patch);
     else if (kind == "class") write_table_csv(out, m.cls, MetricLevel::Class);
     else if (kind == "land") write_table_csv(out, m.land, MetricLevel::Landscape);
-    else write_adjacency_csv(out, adjacency);
+    else if (rows.second_pass) write_adjacency_csv(out, rows.adjacency);
+    else throw Error(ErrorKind::Internal, "no class adjacencies without the second pass");
     out.close();
     if (!out) throw Error(ErrorKind::Io, "cannot write '" + file.final_path() + "'");
   }

@@ -4,7 +4,7 @@
 // the integer class code, PID the patch ID of the patch-ID raster); tidy
 // format: PREFIX.tidy.csv with one row per value (level,class,id,metric,value,
 // as landscapemetrics returns). Both write PREFIX.adj.csv, the class adjacency
-// matrix. Numbers at full precision (shortest text that reads back to the
+// matrix, when the run counted it (its second pass ran). Numbers at full precision (shortest text that reads back to the
 // same double); undefined values (FRAGSTATS' N/A) are empty fields.
 #include <ostream>
 #include <string>
@@ -45,10 +45,11 @@ void write_adjacency_csv(std::ostream& out, const ClassAdjacency& adjacency);
 /// an unwritable PREFIX fails before the scan starts; renamed into place by write().
 class MetricTableFiles {
  public:
-  /// Throws lsm::Error(Io) when a file cannot be created.
-  MetricTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format);
-  /// Writes every table and renames them into place. Throws lsm::Error(Io).
-  void write(const FragstatsMetrics& m, const ClassAdjacency& adjacency);
+  /// `with_adjacency`: also PREFIX.adj.csv. Throws lsm::Error(Io) when a file cannot be created.
+  MetricTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format, bool with_adjacency);
+  /// Writes every table (the adjacency matrix from `rows`) and renames them
+  /// into place. Throws lsm::Error(Io).
+  void write(const FragstatsMetrics& m, const PatchRowResults& rows);
 
  private:
   MetricLevels levels_;

@@ -29,6 +29,16 @@ std::string base_of(const std::string& column) {
 
 }  // namespace
 
+bool from_patch_records(const std::string& column) {
+  static const char* const kFromRecords[] = {
+      "AREA", "PERIM", "PARA", "SHAPE", "FRAC", "CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "NLSI", "PAFRAC",
+      "COHESION", "DIVISION", "MESH", "SPLIT", "TA", "PR", "PRD", "RPR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI"};
+  const std::string base = base_of(upper(column));
+  for (const char* n : kFromRecords)
+    if (base == n) return true;
+  return false;
+}
+
 const std::vector<std::string>& known_metric_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n = {"AREA", "PERIM", "GYRATE", "PARA", "SHAPE", "FRAC", "CIRCLE", "CONTIG", "CORE",
@@ -70,6 +80,13 @@ bool MetricSelection::wants_enn() const {
   if (selects("ENN")) return true;
   for (const char* s : kStats)
     if (selects(std::string("ENN_") + s)) return true;
+  return false;
+}
+
+bool MetricSelection::needs_second_pass() const {
+  if (all()) return true;
+  for (const std::string& n : names_)
+    if (!from_patch_records(n)) return true;
   return false;
 }
 

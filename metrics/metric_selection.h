@@ -25,12 +25,26 @@ class MetricSelection {
   /// needs memory per edge cell.
   bool wants_enn() const;
 
+  /// True when some selected column needs the second pass over the patch IDs
+  /// (shape, core, ENN or class adjacency metrics): not from_patch_records().
+  bool needs_second_pass() const;
+
   /// `table` restricted to the selected columns.
   MetricTable apply(const MetricTable& table) const;
 
  private:
   std::vector<std::string> names_;
 };
+
+/// True when table column `column` (an acronym, or a distribution column such
+/// as AREA_MN) is computed from the patch records of the scan alone (cell and
+/// edge counts, docs/metrics.md): AREA, PERIM, PARA, SHAPE, FRAC and their
+/// distributions, CA, PLAND, NP, PD, LPI, TE, ED, LSI, NLSI, PAFRAC, COHESION,
+/// DIVISION, MESH, SPLIT, TA, PR, PRD, RPR and the diversity metrics (SHDI ...
+/// MSIEI). Holds for projected rasters without a background class; geographic
+/// rasters (areas on the ellipsoid) and a background (its edges come from the
+/// class adjacencies) need the second pass for every metric.
+bool from_patch_records(const std::string& column);
 
 /// Every acronym lsm computes at some level (for messages and --help).
 const std::vector<std::string>& known_metric_names();

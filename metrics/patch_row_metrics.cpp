@@ -273,6 +273,17 @@ class EnnVisitor : public PatchRowVisitor {
 
 }  // namespace
 
+PatchRowResults records_only_row_results(const PatchTable& table) {
+  PatchRowResults out;
+  out.second_pass = false;
+  out.patches.assign(table.patches.size(), PatchShape{});
+  out.adjacency.class_codes = PatchClasses(table).codes;
+  const size_t k = out.adjacency.class_codes.size();
+  out.adjacency.sides_h.assign(k * k, 0);
+  out.adjacency.sides_v.assign(k * k, 0);
+  return out;
+}
+
 PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
                                           const RowMetricOptions& options, LabelRasterSink* also_write,
                                           const ProgressFn& progress) {

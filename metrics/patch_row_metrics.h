@@ -63,6 +63,10 @@ struct ClassAdjacency {
 };
 
 struct PatchRowResults {
+  /// False for records_only_row_results(): no second pass ran, so only the
+  /// class codes are known and compute_fragstats_metrics() reports every
+  /// metric that needs this pass as NaN.
+  bool second_pass = true;
   std::vector<PatchShape> patches;  ///< PID order
   /// Every disjunct core area, in completion order.
   std::vector<CoreRegion> core_areas;
@@ -87,6 +91,12 @@ struct RowMetricOptions {
 /// tests run on options.counter when given, and the row work runs on CPU threads;
 /// otherwise `source` is relabeled and streamed row by row. Both give
 /// identical results. Throws lsm::Error.
+/// What stands in for the second pass when every wanted metric derives from
+/// the patch records alone (from_patch_records() in metric_selection.h):
+/// second_pass false, the class codes of `table` in adjacency.class_codes with
+/// zero counts, and default PatchShape values. Costs no pass over the raster.
+PatchRowResults records_only_row_results(const PatchTable& table);
+
 PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
                                           const RowMetricOptions& options, LabelRasterSink* also_write = nullptr,
                                           const ProgressFn& progress = {});

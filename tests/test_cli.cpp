@@ -152,6 +152,9 @@ TEST_F(Cli, TidyLevelsBackground) {
   ASSERT_EQ(run_lsm("metrics " + path("r.tif") + " --out " + path("t") + " --format tidy --level land --metrics NP,TA,PR -q").code, 0);
   EXPECT_EQ(slurp(path("t.tidy.csv")), "level,class,id,metric,value\nlandscape,,,TA,0.0012\nlandscape,,,NP,3\nlandscape,,,PR,3\n");
   EXPECT_FALSE(std::filesystem::exists(path("t.land.csv")));
+  // NP, TA and PR come from the scan alone: no second pass, so no adjacency counts to write.
+  EXPECT_FALSE(std::filesystem::exists(path("t.adj.csv")));
+  ASSERT_EQ(run_lsm("metrics " + path("r.tif") + " --out " + path("t") + " --level land --metrics PLADJ -q").code, 0);
   EXPECT_EQ(slurp(path("t.adj.csv")), "TYPE,1,2,3\n1,4,3,1\n2,3,10,3\n3,1,3,6\n");
   // Class 3 as background: still in TA, but no class and no patch; class 1-3 and 2-3
   // edges are background edges (TE counts them only with --boundary-edge).

@@ -87,6 +87,49 @@ TEST(Tables, SelectionAndLevels) {
   EXPECT_THROW(parse_table_format("xml"), Error);
 }
 
+// Without a second pass the metrics of the patch records keep their exact
+// values and every other metric is missing: a metric wrongly listed in
+// from_patch_records() (AI from zero adjacency counts, say) would differ here.
+TEST(Tables, RecordsOnlyMetricsEqualTheFullRun) {
+  MemoryClassRaster g = random_landscape(97, 61, 5, 7, 0.1);
+  const FragstatsMetrics full = metrics_of(g);
+  auto labeler = make_cpu_labeler();
+  const PatchTable t = scan_patches(g, *labeler, ScanOptions{});
+  const PatchRowResults rows = records_only_row_results(t);
+  EXPECT_FALSE(rows.second_pass);
+  const FragstatsMetrics part = compute_fragstats_metrics(t, rows, MetricOptions{});
+  size_t kept = 0, missing = 0;
+  for (auto [a, b] : {std::pair{&full.patch, &part.patch}, {&full.cls, &part.cls}, {&full.land, &part.land}}) {
+    ASSERT_EQ(a->columns, b->columns);
+    ASSERT_EQ(a->rows.size(), b->rows.size());
+    for (size_t c = 0; c < a->columns.size(); ++c) {
+      const bool records = from_patch_records(a->columns[c]);
+      (records ? kept : missing) += 1;
+      for (size_t r = 0; r < a->rows.size(); ++r) {
+        const double want = a->rows[r].values[c], got = b->rows[r].values[c];
+        if (records) EXPECT_TRUE(got == want || (std::isnan(got) && std::isnan(want))) << a->columns[c];
+        else EXPECT_TRUE(std::isnan(got)) << a->columns[c] << " without the second pass";
+      }
+    }
+  }
+  // Patch: AREA, PERIM, PARA, SHAPE, FRAC. Class: 8 (CA..LSI) + 24 distributions of AREA, SHAPE,
+  // FRAC, PARA + 6 (PAFRAC, COHESION..SPLIT, NLSI). Landscape: 7 + 24 + 5 + PR, PRD, RPR + 6 diversity.
+  EXPECT_EQ(kept, 5u + (8u + 24u + 6u) + (7u + 24u + 5u + 3u + 6u));
+  EXPECT_GT(missing, 50u);
+  MetricOptions with_background;
+  with_background.background = 1;
+  EXPECT_THROW(compute_fragstats_metrics(t, rows, with_background), Error);
+}
+
+TEST(Tables, WhichSelectionsNeedTheSecondPass) {
+  EXPECT_FALSE(MetricSelection("AREA,PERIM,CA,NP,TE").needs_second_pass());
+  EXPECT_FALSE(MetricSelection("shape_am,lsi,shdi,mesh,pafrac").needs_second_pass());
+  EXPECT_TRUE(MetricSelection().needs_second_pass());
+  for (const char* m : {"GYRATE", "CIRCLE_MN", "CONTIG", "CORE", "NCORE", "DCORE_SD", "ENN", "TCA", "CLUMPY", "PLADJ",
+                        "IJI", "AI", "CONTAG"})
+    EXPECT_TRUE(MetricSelection(std::string("AREA,") + m).needs_second_pass()) << m;
+}
+
 TEST(Tables, NonSquareCells) {
   std::vector<int32_t> cells = {1, 2};
   MemoryClassRaster r(2, 1, cells, 100.0, 50.0);

@@ -27,7 +27,8 @@ int run_metrics(const std::vector<std::string>& args) {
   desc.add_options()
       ("input", po::value(&o.input)->required(), "input raster (any format GDAL reads)")
       ("out,o", po::value(&prefix)->required(),
-       "output prefix: PREFIX.patch.csv, PREFIX.class.csv, PREFIX.land.csv (or PREFIX.tidy.csv) and PREFIX.adj.csv")
+       "output prefix: PREFIX.patch.csv, PREFIX.class.csv, PREFIX.land.csv (or PREFIX.tidy.csv) and PREFIX.adj.csv "
+       "(not when --metrics lists only metrics of the patch records, such as AREA, PERIM, CA, NP, TE)")
       ("level", po::value(&levels_text), "levels to report: any of patch,class,land (default all)")
       ("metrics", po::value(&metrics_text), "FRAGSTATS acronyms to report, comma-separated (default all)")
       ("edge-depth", po::value(&edge_depth), "edge depth for core metrics, in cells (default 1)")
@@ -45,11 +46,6 @@ int run_metrics(const std::vector<std::string>& args) {
   if (!parse(args, desc, pos, "usage: lsm metrics INPUT --out PREFIX [options]")) return 0;
 
   // Check every option before any work.
-  ScanOptions scan = o.scan_options();
-  scan.keep_patch_ids = true;
-  // Rasters up to 128 Mi cells keep their labels for the second pass (2 x 4
-  // bytes per cell at its peak) instead of being labeled a second time.
-  scan.keep_labels_max_bytes = int64_t(512) << 20;
   const MetricLevels levels = MetricLevels::parse(levels_text);
   const TableFormat format = parse_table_format(format_text);
   const MetricSelection selection = metrics_text.empty() ? MetricSelection() : MetricSelection(metrics_text);
@@ -69,15 +65,25 @@ int run_metrics(const std::vector<std::string>& args) {
               << source.ellipsoid() << " ellipsoid (PROJ geodesics), distances in the local plane of each pair\n";
   else if (!source.has_crs())
     std::cerr << "lsm: warning: '" << o.input << "' has no CRS; map units are taken as metres\n";
+  // The second pass (shape, core, ENN, class adjacencies) runs only when a
+  // wanted metric needs it; area/edge metrics come from the scan's records.
+  const bool second_pass = selection.needs_second_pass() || background.has_value() || source.geographic();
+  ScanOptions scan = o.scan_options();
+  scan.keep_patch_ids = second_pass;
+  // Rasters up to 128 Mi cells keep their labels for the second pass (2 x 4
+  // bytes per cell at its peak) instead of being labeled a second time.
+  if (second_pass) scan.keep_labels_max_bytes = int64_t(512) << 20;
   auto labeler = make_labeler(parse_backend(o.backend));
   // On the GPU the second pass's per-cell tests run there too; on the CPU the
   // row visitors do them (see RowMetricOptions::counter).
   std::unique_ptr<NeighbourhoodCounter> counter;
   if (labeler->name() == "cuda") counter = make_neighbourhood_counter(Backend::Cuda);
-  MetricTableFiles files(prefix, levels, format);  // fails now if PREFIX is not writable
+  MetricTableFiles files(prefix, levels, format, second_pass);  // fails now if PREFIX is not writable
   const ProgressFn progress = terminal_progress(o.quiet);
-  // Two passes over the raster: labeling (first half of the progress), then per-cell metrics.
-  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0, 0.5));
+  // Up to two passes over the raster: labeling (the first half of the
+  // progress when a second pass follows), then per-cell metrics.
+  const double scan_share = second_pass ? 0.5 : 1;
+  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0, scan_share));
   size_t classes = 0;
   {
     std::vector<int32_t> codes;
@@ -94,12 +100,14 @@ int run_metrics(const std::vector<std::string>& args) {
   row_options.want_enn = selection.wants_enn();
   row_options.counter = counter.get();
   const PatchRowResults rows =
-      compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 0.5, 1));
+      second_pass
+          ? compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 0.5, 1))
+          : records_only_row_results(table);
   FragstatsMetrics m = compute_fragstats_metrics(table, rows, metric_options);
   m.patch = selection.apply(m.patch);
   m.cls = selection.apply(m.cls);
   m.land = selection.apply(m.land);
-  files.write(m, rows.adjacency);
+  files.write(m, rows);
   if (print) {
     if (levels.cls) {
       std::cout << "\nClass metrics\n";
