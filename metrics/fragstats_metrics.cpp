@@ -72,12 +72,16 @@ Distribution distribution(const std::vector<double>& v, const std::vector<double
     wv += w[i] * v[i];
     ss += (v[i] - mn) * (v[i] - mn);
   }
-  std::vector<double> sorted = v;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t h = sorted.size() / 2;
-  const double md = sorted.size() % 2 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
+  // The median by selection, not a full sort: a million patches' values took
+  // longer to sort than to label.
+  std::vector<double> part = v;
+  const size_t h = part.size() / 2;
+  std::nth_element(part.begin(), part.begin() + static_cast<std::ptrdiff_t>(h), part.end());
+  const double upper = part[h];
+  const double md = part.size() % 2 ? upper : (*std::max_element(part.begin(), part.begin() + h) + upper) / 2;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   const double sd = std::sqrt(ss / n);  // FRAGSTATS: population SD
-  return {mn, wsum > 0 ? wv / wsum : kNaN, md, sorted.back() - sorted.front(), sd, mn != 0 ? sd / mn * 100 : kNaN};
+  return {mn, wsum > 0 ? wv / wsum : kNaN, md, *hi - *lo, sd, mn != 0 ? sd / mn * 100 : kNaN};
 }
 
 FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchRowResults& rows,
@@ -134,6 +138,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   FragstatsMetrics out;
   std::vector<PatchValues> pv(table.patches.size());
   out.patch.columns = {"AREA", "PERIM", "GYRATE", "PARA", "SHAPE", "FRAC", "CIRCLE", "CONTIG", "CORE", "NCORE", "CAI", "ENN"};
+  out.patch.rows.reserve(table.patches.size());
   for (size_t i = 0; i < table.patches.size(); ++i) {
     const PatchStats& p = table.patches[i];
     const PatchShape& s = rows.patches[i];
@@ -173,14 +178,49 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     dcore[class_index(table.patches[c.pid - 1].class_code)].push_back(geodesic ? c.area_m2 / 10000
                                                                               : ha(static_cast<double>(c.cells)));
 
-  // Patches grouped by class (background left out).
+  // Patches grouped by class, and each class's sums, in one pass over the
+  // patches in PID order: sequential memory (per-class passes over millions
+  // of scattered records cost more than the scan), and each sum still adds
+  // its class's patches in PID order.
+  struct ClassSums {
+    uint64_t cells = 0, perim_sides = 0, boundary_sides = 0;
+    double size = 0, largest = 0, edge_m = 0, boundary_m = 0, core_ha = 0, ncore = 0;
+    double sp = 0, spa = 0, sa2 = 0;  // perimeter, perimeter x sqrt(cells), size^2 (COHESION, DIVISION, ...)
+  };
   std::vector<std::vector<size_t>> members(kc);
-  for (size_t i = 0; i < table.patches.size(); ++i) members[class_index(table.patches[i].class_code)].push_back(i);
+  std::vector<ClassSums> sums(kc);
+  for (size_t i = 0, k = 0; i < table.patches.size(); ++i) {
+    const PatchStats& p = table.patches[i];
+    if (i == 0 || p.class_code != table.patches[i - 1].class_code) k = class_index(p.class_code);
+    members[k].push_back(i);
+    ClassSums& c = sums[k];
+    const uint64_t perim = p.perim_edges_h + p.perim_edges_v;
+    c.cells += p.cells;
+    c.perim_sides += perim;
+    c.boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
+    c.size += size[i];
+    c.largest = std::max(c.largest, size[i]);
+    c.edge_m += geodesic ? perim_m(i) - boundary_m(i)
+                         : static_cast<double>(p.class_edges_h) * cw + static_cast<double>(p.class_edges_v) * ch;
+    c.boundary_m += boundary_m(i);
+    c.core_ha += pv[i].core_ha;
+    c.ncore += pv[i].ncore;
+    c.sp += static_cast<double>(perim);
+    c.spa += static_cast<double>(perim) * std::sqrt(static_cast<double>(p.cells));
+    c.sa2 += size[i] * size[i];
+  }
   std::vector<size_t> classes;  // class indices that are classes (not background)
   for (size_t k = 0; k < kc; ++k)
     if (!is_background(codes[k])) classes.push_back(k);
   const double m_classes = static_cast<double>(classes.size());
 
+  auto wanted = [&](const std::string& column) { return !options.wanted || options.wanted(column); };
+  auto distribution_wanted = [&](const std::string& metric) {
+    for (const char* stat : kStats)
+      if (wanted(metric + "_" + stat)) return true;
+    return false;
+  };
+  const Distribution not_computed{kNaN, kNaN, kNaN, kNaN, kNaN, kNaN};
   // The per-metric value lists of a set of patches, and their distributions.
   auto distributions = [&](RowBuilder& b, const std::vector<size_t>& ids, const std::vector<double>& dcores,
                            bool area_edge_part) {
@@ -195,14 +235,23 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
       double PatchValues::*fields[] = {&PatchValues::area_ha, &PatchValues::gyrate, &PatchValues::shape,
                                        &PatchValues::frac, &PatchValues::para, &PatchValues::circle,
                                        &PatchValues::contig};
-      for (int k = 0; k < 7; ++k) b.add_distribution(kDistributed[k], distribution(collect(fields[k]), w));
+      for (int k = 0; k < 7; ++k)
+        b.add_distribution(kDistributed[k], distribution_wanted(kDistributed[k])
+                                                ? distribution(collect(fields[k]), w) : not_computed);
       return;
     }
-    b.add_distribution(kCoreDistributed[0], distribution(collect(&PatchValues::core_ha), w));
-    b.add_distribution(kCoreDistributed[1], distribution(dcores, dcores));
-    b.add_distribution(kCoreDistributed[2], distribution(collect(&PatchValues::cai), w));
+    b.add_distribution(kCoreDistributed[0], distribution_wanted(kCoreDistributed[0])
+                                                ? distribution(collect(&PatchValues::core_ha), w) : not_computed);
+    b.add_distribution(kCoreDistributed[1],
+                       distribution_wanted(kCoreDistributed[1]) ? distribution(dcores, dcores) : not_computed);
+    b.add_distribution(kCoreDistributed[2], distribution_wanted(kCoreDistributed[2])
+                                                ? distribution(collect(&PatchValues::cai), w) : not_computed);
   };
   auto enn_distribution = [&](RowBuilder& b, const std::vector<size_t>& ids) {
+    if (!distribution_wanted("ENN")) {
+      b.add_distribution("ENN", not_computed);
+      return;
+    }
     std::vector<double> x, w;
     for (size_t i : ids)
       if (!std::isnan(pv[i].enn)) {
@@ -213,7 +262,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   };
   // PAFRAC: 2 / slope of ln(area m2) regressed on ln(perimeter m); undefined under 10 patches.
   auto pafrac = [&](const std::vector<size_t>& ids) {
-    if (ids.size() < 10) return kNaN;
+    if (ids.size() < 10 || !wanted("PAFRAC")) return kNaN;
     double sx = 0, sy = 0;
     for (size_t i : ids) {
       sx += std::log(pv[i].perim_m);
@@ -230,17 +279,9 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   };
   // COHESION (in cells, as FRAGSTATS defines it), DIVISION, MESH, SPLIT (in areas) of a set of patches.
   struct Subdivision { double cohesion, division, mesh, split; };
-  auto subdivision = [&](const std::vector<size_t>& ids) {
-    double sp = 0, spa = 0, sa2 = 0;
-    for (size_t i : ids) {
-      const PatchStats& p = table.patches[i];
-      const double perim = static_cast<double>(p.perim_edges_h + p.perim_edges_v), a = static_cast<double>(p.cells);
-      sp += perim;
-      spa += perim * std::sqrt(a);
-      sa2 += size[i] * size[i];
-    }
+  auto subdivision = [&](bool no_patches, double sp, double spa, double sa2) {
     Subdivision s;
-    s.cohesion = (ids.empty() || z <= 1) ? kNaN : (1 - sp / spa) / (1 - 1 / std::sqrt(zd)) * 100;
+    s.cohesion = (no_patches || z <= 1) ? kNaN : (1 - sp / spa) / (1 - 1 / std::sqrt(zd)) * 100;
     s.division = 1 - sa2 / (total * total);
     s.mesh = ha(sa2 / total);
     s.split = sa2 > 0 ? total * total / sa2 : kNaN;
@@ -255,24 +296,18 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   std::vector<double> all_dcore;
   double tca_ha = 0, ndca = 0;
   double lpi_size = 0;
+  double land_sp = 0, land_spa = 0, land_sa2 = 0;
   for (size_t k : classes) {
     const std::vector<size_t>& ids = members[k];
-    uint64_t a = 0, perim = 0;
-    double class_size = 0, largest = 0, class_edge_m = 0, class_boundary_m = 0, core = 0, ncore = 0;
-    for (size_t i : ids) {
-      const PatchStats& p = table.patches[i];
-      a += p.cells;
-      class_size += size[i];
-      perim += p.perim_edges_h + p.perim_edges_v;
-      largest = std::max(largest, size[i]);
-      class_edge_m += geodesic ? perim_m(i) - boundary_m(i)
-                               : static_cast<double>(p.class_edges_h) * cw + static_cast<double>(p.class_edges_v) * ch;
-      class_boundary_m += boundary_m(i);
-      core += pv[i].core_ha;
-      ncore += pv[i].ncore;
-      land_boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
-    }
+    const ClassSums& c = sums[k];
+    const uint64_t a = c.cells, perim = c.perim_sides;
+    const double class_size = c.size, largest = c.largest, class_edge_m = c.edge_m, class_boundary_m = c.boundary_m;
+    const double core = c.core_ha, ncore = c.ncore;
+    land_boundary_sides += c.boundary_sides;
     land_perim_sides += perim;
+    land_sp += c.sp;
+    land_spa += c.spa;
+    land_sa2 += c.sa2;
     double background_m = 0;
     for (size_t j = 0; j < kc; ++j)
       if (is_background(codes[j])) background_m += adj.length_m(k, j, cw, ch);
@@ -290,12 +325,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     // Adjacencies of class k (double count), over every class and the background.
     // FRAGSTATS counts the sides on the landscape boundary (raster edge, nodata)
     // among the adjacencies of PLADJ and CLUMPY (matches its output).
-    uint64_t boundary_sides = 0;
-    for (size_t i : ids) {
-      const PatchStats& p = table.patches[i];
-      boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
-    }
-    double g_all = static_cast<double>(boundary_sides);
+    double g_all = static_cast<double>(c.boundary_sides);
     for (size_t j = 0; j < kc; ++j) g_all += static_cast<double>(adj.at(k, j));
     const double g_like = static_cast<double>(adj.at(k, k));
     const double min_e = static_cast<double>(min_perimeter_sides(a));
@@ -331,7 +361,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     for (size_t j : classes)
       if (j != k && e_total > 0) h -= ln_ratio_term(adj.length_m(k, j, cw, ch) / e_total);
     b.add("IJI", (m_classes >= 3 && e_total > 0) ? h / std::log(m_classes - 1) * 100 : kNaN);
-    const Subdivision s = subdivision(ids);
+    const Subdivision s = subdivision(ids.empty(), c.sp, c.spa, c.sa2);
     b.add("COHESION", s.cohesion);
     b.add("DIVISION", s.division);
     b.add("MESH", s.mesh);
@@ -374,8 +404,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   for (size_t i : classes) {
     double gi = 0;
     for (size_t k : classes) gi += static_cast<double>(adj.at(i, k));
-    double class_size = 0;
-    for (size_t p : members[i]) class_size += size[p];
+    const double class_size = sums[i].size;
     const double Pi = class_size / total;
     for (size_t k : classes)
       if (gi > 0) contag += ln_ratio_term(Pi * static_cast<double>(adj.at(i, k)) / gi);
@@ -392,7 +421,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     for (size_t y = x + 1; y < classes.size(); ++y)
       if (e_all > 0) h -= ln_ratio_term(adj.length_m(classes[x], classes[y], cw, ch) / e_all);
   b.add("IJI", (m_classes >= 3 && e_all > 0) ? h / std::log(m_classes * (m_classes - 1) / 2) * 100 : kNaN);
-  const Subdivision s = subdivision(all_ids);
+  const Subdivision s = subdivision(all_ids.empty(), land_sp, land_spa, land_sa2);
   b.add("COHESION", s.cohesion);
   b.add("DIVISION", s.division);
   b.add("MESH", s.mesh);
@@ -402,8 +431,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   b.add("RPR", options.max_richness ? m_classes / *options.max_richness * 100 : kNaN);
   double shdi = 0, simpson = 0;
   for (size_t i : classes) {
-    double class_size = 0;
-    for (size_t p : members[i]) class_size += size[p];
+    const double class_size = sums[i].size;
     const double Pi = class_size / total;
     shdi -= ln_ratio_term(Pi);
     simpson += Pi * Pi;
@@ -419,10 +447,13 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   out.land.columns = b.names;
   out.land.rows.push_back({0, 0, b.values});
   if (!rows.second_pass)
-    for (MetricTable* t : {&out.patch, &out.cls, &out.land})
+    for (MetricTable* t : {&out.patch, &out.cls, &out.land}) {
+      std::vector<size_t> missing;
       for (size_t i = 0; i < t->columns.size(); ++i)
-        if (!from_patch_records(t->columns[i]))
-          for (MetricTable::Row& row : t->rows) row.values[i] = kNaN;
+        if (!from_patch_records(t->columns[i])) missing.push_back(i);
+      for (MetricTable::Row& row : t->rows)
+        for (size_t i : missing) row.values[i] = kNaN;
+    }
   return out;
 }
 

@@ -5,6 +5,7 @@
 // adjacencies). Formulas, units and ranges of every metric, and where they
 // follow FRAGSTATS' output rather than its documentation: docs/metrics.md.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,11 @@ struct MetricOptions {
   double boundary_edge = 0;
   /// Maximum potential number of classes, for RPR; without it RPR is undefined.
   std::optional<int> max_richness;
+  /// The columns the caller keeps (e.g. MetricSelection::selects); empty =
+  /// all. Distributions (ACRONYM_MN ... _CV) and PAFRAC of unwanted columns
+  /// are left NaN instead of computed: their sorts and logarithms over
+  /// millions of patches cost more than the scan.
+  std::function<bool(const std::string& column)> wanted;
 };
 
 /// One table of values; NaN marks an undefined value (written as empty).

@@ -111,6 +111,7 @@ void PatchFrontier::add_tile_row(const std::vector<Window>& windows, const std::
       }
     }
   }
+  closed_.reserve(closed_.size() + n);
   for (uint32_t i = 0; i < n; ++i)
     if (parent_[i] == i && open_index[i] == kNone) closed_.push_back({stats[i], fragment_of(i)});
 

@@ -17,9 +17,7 @@ namespace {
 // index, and the class codes of the adjacency matrix.
 struct PatchClasses {
   explicit PatchClasses(const PatchTable& table) {
-    for (const PatchStats& p : table.patches) codes.push_back(p.class_code);
-    std::sort(codes.begin(), codes.end());
-    codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+    codes = class_codes(table);
     class_of_pid.assign(table.patches.size() + 1, 0);
     patches_in_class.assign(codes.size(), 0);
     for (size_t i = 0; i < table.patches.size(); ++i) {

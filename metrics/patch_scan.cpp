@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <future>
+#include <numeric>
 
 #include "error.h"
 #include "patch_frontier.h"
@@ -47,6 +48,7 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
     if (keep_labels)
       for (TileLabels& l : labels) table.tile_labels.push_back(std::move(l.labels));
     // Move closed patches out at once so the frontier's memory stays bounded.
+    patches.reserve(patches.size() + frontier.closed().size());
     for (const ClosedPatch& c : frontier.closed()) {
       patches.push_back(c.stats);
       if (options.keep_patch_ids) closed_nodes.push_back(c.node);
@@ -71,18 +73,44 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
 
   if (patches.size() >= 0xFFFFFFFFull)
     throw Error(ErrorKind::BadInput, "more than 4294967294 patches: patch tables and patch IDs are indexed by UInt32");
-  const std::vector<uint32_t> order = order_by_first_cell(patches);
-  table.patches.reserve(patches.size());
-  for (uint32_t i : order) table.patches.push_back(patches[i]);
+  // Patches often close in PID order already (one row of tiles, say): then
+  // no sort and no copy.
+  const bool in_order = std::is_sorted(patches.begin(), patches.end(), [](const PatchStats& a, const PatchStats& b) {
+    return a.first_cell < b.first_cell;
+  });
+  std::vector<uint32_t> order;
+  if (in_order) {
+    order.resize(patches.size());
+    std::iota(order.begin(), order.end(), 0u);
+    table.patches = std::move(patches);
+  } else {
+    order = order_by_first_cell(patches);
+    table.patches.reserve(patches.size());
+    for (uint32_t i : order) table.patches.push_back(patches[i]);
+  }
   if (!options.keep_patch_ids) return table;
   // The fragment of each closed patch travels with it through the sort.
-  std::vector<uint32_t> pid_of_closed(patches.size());
+  std::vector<uint32_t> pid_of_closed(order.size());
   for (uint32_t rank = 0; rank < order.size(); ++rank) pid_of_closed[order[rank]] = rank + 1;
   table.fragment_pid = frontier.fragment_pids(closed_nodes, pid_of_closed);
   const size_t n_tiles = static_cast<size_t>(table.grid.rows * table.grid.cols);
   table.tile_fragment_base.resize(n_tiles);
   for (size_t i = 0; i < n_tiles; ++i) table.tile_fragment_base[i] = frontier.fragment_base(i);
   return table;
+}
+
+std::vector<int32_t> class_codes(const PatchTable& table) {
+  // Few classes, millions of patches: a sorted set of the codes seen so far,
+  // and the last code checked first (neighbouring patches often share it).
+  std::vector<int32_t> codes;
+  int32_t last = 0;
+  for (const PatchStats& p : table.patches) {
+    if (!codes.empty() && p.class_code == last) continue;
+    last = p.class_code;
+    const auto at = std::lower_bound(codes.begin(), codes.end(), last);
+    if (at == codes.end() || *at != last) codes.insert(at, last);
+  }
+  return codes;
 }
 
 void write_patch_ids(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,

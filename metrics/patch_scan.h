@@ -51,6 +51,9 @@ struct PatchTable {
 PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const ScanOptions& options,
                         const ProgressFn& progress = {});
 
+/// The distinct class codes of `table`'s patches, ascending.
+std::vector<int32_t> class_codes(const PatchTable& table);
+
 /// Second pass for the patch-ID raster: relabels every tile (the labeling is
 /// deterministic) and writes each cell's PID (0 for nodata) to `sink`, with the
 /// writing of one tile row overlapping the labeling of the next.

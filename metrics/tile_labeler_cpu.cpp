@@ -37,13 +37,6 @@ uint32_t find_root(std::vector<uint32_t>& parent, uint32_t x) {
   return root;
 }
 
-void unite(std::vector<uint32_t>& parent, uint32_t a, uint32_t b) {
-  a = find_root(parent, a);
-  b = find_root(parent, b);
-  if (a < b) parent[b] = a;
-  else if (b < a) parent[a] = b;
-}
-
 // Scratch reused across the tiles a thread labels: tiles of a million cells
 // would otherwise pay for fresh pages on every call.
 struct RunScratch {
@@ -97,8 +90,20 @@ void join_rows(const std::vector<Run>& runs, uint32_t prev, uint32_t prev_end, u
   for (uint32_t i = cur; i < cur_end; ++i) {
     const Run& r = runs[i];
     while (j < prev_end && runs[j].end + reach <= r.begin) ++j;
-    for (uint32_t k = j; k < prev_end && runs[k].begin < r.end + reach; ++k)
-      if (runs[k].class_code == r.class_code) unite(parent, i, k);
+    // Run i is a root until its first join; `root` stays the root of its
+    // set, so each join finds only the other run's root.
+    uint32_t root = i;
+    for (uint32_t k = j; k < prev_end && runs[k].begin < r.end + reach; ++k) {
+      if (runs[k].class_code != r.class_code) continue;
+      const uint32_t other = find_root(parent, k);
+      if (other == root) continue;
+      if (other < root) {  // the smaller index stays the root
+        parent[root] = other;
+        root = other;
+      } else {
+        parent[other] = root;
+      }
+    }
   }
 }
 

@@ -56,6 +56,7 @@ int run_metrics(const std::vector<std::string>& args) {
   metric_options.background = background;
   metric_options.boundary_edge = boundary_edge;
   if (max_richness > 0) metric_options.max_richness = max_richness;
+  metric_options.wanted = [&selection](const std::string& column) { return selection.selects(column); };
   if (!(boundary_edge >= 0 && boundary_edge <= 1))
     throw Error(ErrorKind::BadInput, "--boundary-edge must be between 0 and 1");
 
@@ -84,13 +85,7 @@ int run_metrics(const std::vector<std::string>& args) {
   // progress when a second pass follows), then per-cell metrics.
   const double scan_share = second_pass ? 0.5 : 1;
   const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0, scan_share));
-  size_t classes = 0;
-  {
-    std::vector<int32_t> codes;
-    for (const PatchStats& p : table.patches) codes.push_back(p.class_code);
-    std::sort(codes.begin(), codes.end());
-    classes = static_cast<size_t>(std::unique(codes.begin(), codes.end()) - codes.begin());
-  }
+  const size_t classes = class_codes(table).size();
   if (classes > static_cast<size_t>(max_classes))
     throw Error(ErrorKind::BadInput, "'" + o.input + "' has " + std::to_string(classes) +
                                          " classes, more than --max-classes " + std::to_string(max_classes) +
