@@ -8,7 +8,11 @@ boundary not counted as edge), from a categorical GeoTIFF. Each tool is timed tw
              functions sharing one prepare_extras(), as calculate_lsm() does);
   from file  GeoTIFF in, results out (lsm: the `lsm metrics` command, tables written as CSV;
              pylandstats: Landscape(path); landscapemetrics: lsm_p_area(), lsm_p_perim(), lsm_c_ca(),
-             lsm_c_np(), lsm_c_te() on a terra SpatRaster). Interpreter start-up is not counted.
+             lsm_c_np(), lsm_c_te() on a terra SpatRaster). Interpreter start-up is not counted
+             for the peers; lsm's process start is;
+  process    a fresh process per run, timed from outside: start-up, imports (pylandstats, rasterio;
+             landscapemetrics, terra), GeoTIFF in, the tables written as CSV (--process-repeat runs;
+             lsm: as "from file").
 Medians of --repeat runs (--r-repeat for landscapemetrics). The results are checked against
 lsm's in the same run: patch count, every class's NP and CA and its sorted patch areas must be
 equal; PERIM and TE sums per class are reported as the largest relative difference, since the
@@ -55,6 +59,32 @@ area, perim, cls = results[0]
 json.dump({"mem_s": statistics.median(mem), "file_s": statistics.median(fil),
            "patches": [[int(c), a, p] for c, a, p in zip(area.class_val, area.area, perim.perimeter)],
            "classes": cls}, open(out, "w"))
+'''
+
+# One fresh process: imports, GeoTIFF in, tables out as CSV (the "process" timing).
+PY_ONCE = r'''
+import sys
+if sys.argv[3]:
+    sys.path.insert(0, sys.argv[3])
+try:
+    from pylandstats import Landscape
+except ImportError:
+    from landscape import Landscape
+path, out = sys.argv[1], sys.argv[2]
+ls = Landscape(path)
+ls.area().assign(perimeter=ls.perimeter().perimeter).to_csv(out + ".patch.csv", index=False)
+with open(out + ".class.csv", "w") as f:
+    for c in ls.classes:
+        f.write(f"{c},{ls.total_area(class_val=c)},{ls.number_of_patches(class_val=c)},{ls.total_edge(class_val=c)}\n")
+'''
+
+R_ONCE = r'''
+args <- commandArgs(trailingOnly = TRUE)
+lib <- if (nchar(args[3]) > 0) args[3] else NULL
+suppressMessages(library(landscapemetrics, lib.loc = lib))
+r <- terra::rast(args[1])
+write.csv(cbind(lsm_p_area(r), perim = lsm_p_perim(r)$value), paste0(args[2], ".patch.csv"), row.names = FALSE)
+write.csv(rbind(lsm_c_ca(r), lsm_c_np(r), lsm_c_te(r)), paste0(args[2], ".class.csv"), row.names = FALSE)
 '''
 
 R_PEER = r'''
@@ -124,28 +154,43 @@ def lsm_runs(build, path, tmp, repeat):
     classes = {int(r["TYPE"]): [float(r["CA"]), int(r["NP"]), float(r["TE"])]
                for r in csv.DictReader(open(prefix + ".class.csv"))}
     return {"mem_s": engine_ms / 1e3 if engine_ms else None, "file_s": statistics.median(walls),
+            "process_s": statistics.median(walls),
             "patches": patches, "classes": classes, "cells": width * height}
 
 
-def pylandstats_runs(path, tmp, repeat, peer_dir):
+def process_seconds(cmd, repeat):
+    """Median wall time of `repeat` fresh runs of `cmd` (None for 0 runs)."""
+    walls = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run(cmd)
+        walls.append(time.perf_counter() - t0)
+    return statistics.median(walls) if walls else None
+
+
+def pylandstats_runs(path, tmp, repeat, peer_dir, process_repeat):
     out = os.path.join(tmp, "pls.json")
     run([sys.executable, "-c", PY_PEER, path, str(repeat), out, peer_dir or ""])
     result = json.load(open(out))
     result["classes"] = {int(c): v for c, v in result["classes"].items()}
+    result["process_s"] = process_seconds([sys.executable, "-c", PY_ONCE, path, os.path.join(tmp, "pls_once"),
+                                           peer_dir or ""], process_repeat)
     return result
 
 
-def landscapemetrics_runs(path, tmp, repeat, r_lib):
+def landscapemetrics_runs(path, tmp, repeat, r_lib, process_repeat):
     out = os.path.join(tmp, "lm")
-    script = os.path.join(tmp, "peer.R")
+    script, once = os.path.join(tmp, "peer.R"), os.path.join(tmp, "once.R")
     open(script, "w").write(R_PEER)
+    open(once, "w").write(R_ONCE)
     run(["Rscript", script, path, str(repeat), out, r_lib or ""])
+    process_s = process_seconds(["Rscript", once, path, os.path.join(tmp, "lm_once"), r_lib or ""], process_repeat)
     mem_s, file_s = (float(x) for x in open(out + ".times").read().split())
     patches = [[int(r["class"]), float(r["area"]), float(r["perim"])]
                for r in csv.DictReader(open(out + ".patches.csv"))]
     classes = {int(r["class"]): [float(r["ca"]), int(float(r["np"])), float(r["te"])]
                for r in csv.DictReader(open(out + ".classes.csv"))}
-    return {"mem_s": mem_s, "file_s": file_s, "patches": patches, "classes": classes}
+    return {"mem_s": mem_s, "file_s": file_s, "process_s": process_s, "patches": patches, "classes": classes}
 
 
 def rel(a, b):
@@ -185,25 +230,28 @@ def main():
     ap.add_argument("--r-lib", help="R library holding landscapemetrics, when it is not in the default one")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--r-repeat", type=int, default=3)
+    ap.add_argument("--process-repeat", type=int, default=1, help="fresh peer processes per raster (0: none)")
     a = ap.parse_args()
     rows, failed = [], False
     for path in a.rasters:
         with tempfile.TemporaryDirectory() as tmp:
             ref = lsm_runs(a.build, path, tmp, a.repeat)
-            peers = {"pylandstats": pylandstats_runs(path, tmp, a.repeat, a.pylandstats),
-                     "landscapemetrics": landscapemetrics_runs(path, tmp, a.r_repeat, a.r_lib)}
+            peers = {"pylandstats": pylandstats_runs(path, tmp, a.repeat, a.pylandstats, a.process_repeat),
+                     "landscapemetrics": landscapemetrics_runs(path, tmp, a.r_repeat, a.r_lib, a.process_repeat)}
         # all three report AREA and CA in ha, PERIM and TE in m
         name = os.path.basename(path)
-        rows.append((name, f"{ref['cells'] / 1e6:.2f}", "lsm (cpu)", ref["mem_s"], ref["file_s"], "", "", "", "",
-                     f"{len(ref['patches'])}"))
+        rows.append((name, f"{ref['cells'] / 1e6:.2f}", "lsm (cpu)", ref["mem_s"], ref["file_s"], ref["process_s"],
+                     "", "", "", "", "", f"{len(ref['patches'])}"))
         for peer, res in peers.items():
             problems, perim_diff, te_diff = check(ref, res)
             failed |= bool(problems)
             mem_ratio = res["mem_s"] / ref["mem_s"] if ref["mem_s"] else None
-            rows.append((name, "", peer, res["mem_s"], res["file_s"], mem_ratio, res["file_s"] / ref["file_s"],
-                         f"{perim_diff:.1e}", f"{te_diff:.1e}", "equal" if not problems else "; ".join(problems[:3])))
-    header = ("input", "Mcells", "tool", "in memory s", "from file s", "÷ lsm (mem)", "÷ lsm (file)",
-              "PERIM diff", "TE diff", "patches/NP/CA/areas")
+            process_ratio = res["process_s"] / ref["process_s"] if res["process_s"] else None
+            rows.append((name, "", peer, res["mem_s"], res["file_s"], res["process_s"], mem_ratio,
+                         res["file_s"] / ref["file_s"], process_ratio, f"{perim_diff:.1e}", f"{te_diff:.1e}",
+                         "equal" if not problems else "; ".join(problems[:3])))
+    header = ("input", "Mcells", "tool", "in memory s", "from file s", "process s", "÷ lsm (mem)", "÷ lsm (file)",
+              "÷ lsm (process)", "PERIM diff", "TE diff", "patches/NP/CA/areas")
     fmt = lambda v: f"{v:.4f}" if isinstance(v, float) and v < 1 else (f"{v:.2f}" if isinstance(v, float) else
                                                                       ("—" if v is None else str(v)))
     print("| " + " | ".join(header) + " |")
