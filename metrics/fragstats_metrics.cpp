@@ -138,8 +138,11 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   FragstatsMetrics out;
   std::vector<PatchValues> pv(table.patches.size());
   out.patch.columns = {"AREA", "PERIM", "GYRATE", "PARA", "SHAPE", "FRAC", "CIRCLE", "CONTIG", "CORE", "NCORE", "CAI", "ENN"};
-  out.patch.rows.reserve(table.patches.size());
-  for (size_t i = 0; i < table.patches.size(); ++i) {
+  // Patches are independent: computed in parallel, rows in PID order either way.
+  const int64_t n_patches = static_cast<int64_t>(table.patches.size());
+#pragma omp parallel for schedule(static)
+  for (int64_t patch = 0; patch < n_patches; ++patch) {
+    const size_t i = static_cast<size_t>(patch);
     const PatchStats& p = table.patches[i];
     const PatchShape& s = rows.patches[i];
     PatchValues& v = pv[i];
@@ -166,10 +169,21 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     v.ncore = static_cast<double>(s.core_areas);
     v.cai = v.core_ha / v.area_ha * 100;
     v.enn = s.enn_m;
-    if (is_background(p.class_code)) continue;
-    out.patch.rows.push_back({p.class_code, static_cast<uint32_t>(i + 1),
-                              {v.area_ha, v.perim_m, v.gyrate, v.para, v.shape, v.frac, v.circle, v.contig, v.core_ha,
-                               v.ncore, v.cai, v.enn}});
+  }
+  auto patch_row = [&](size_t i) {
+    const PatchValues& v = pv[i];
+    return MetricTable::Row{table.patches[i].class_code, static_cast<uint32_t>(i + 1),
+                            {v.area_ha, v.perim_m, v.gyrate, v.para, v.shape, v.frac, v.circle, v.contig, v.core_ha,
+                             v.ncore, v.cai, v.enn}};
+  };
+  if (options.background) {  // background patches get no row
+    for (size_t i = 0; i < table.patches.size(); ++i)
+      if (!is_background(table.patches[i].class_code)) out.patch.rows.push_back(patch_row(i));
+  } else {
+    out.patch.rows.resize(table.patches.size());
+#pragma omp parallel for schedule(static)
+    for (int64_t patch = 0; patch < n_patches; ++patch)
+      out.patch.rows[static_cast<size_t>(patch)] = patch_row(static_cast<size_t>(patch));
   }
 
   // Disjunct core areas per class.
@@ -224,10 +238,19 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   // The per-metric value lists of a set of patches, and their distributions.
   auto distributions = [&](RowBuilder& b, const std::vector<size_t>& ids, const std::vector<double>& dcores,
                            bool area_edge_part) {
+    // Area weights, gathered only when a distribution is wanted (millions of
+    // scattered patch values otherwise read for nothing).
     std::vector<double> w;
-    for (size_t i : ids) w.push_back(pv[i].area_ha);
+    auto weights = [&]() -> const std::vector<double>& {
+      if (w.size() != ids.size()) {
+        w.reserve(ids.size());
+        for (size_t i : ids) w.push_back(pv[i].area_ha);
+      }
+      return w;
+    };
     auto collect = [&](double PatchValues::*f) {
       std::vector<double> x;
+      x.reserve(ids.size());
       for (size_t i : ids) x.push_back(pv[i].*f);
       return x;
     };
@@ -237,15 +260,16 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
                                        &PatchValues::contig};
       for (int k = 0; k < 7; ++k)
         b.add_distribution(kDistributed[k], distribution_wanted(kDistributed[k])
-                                                ? distribution(collect(fields[k]), w) : not_computed);
+                                                ? distribution(collect(fields[k]), weights()) : not_computed);
       return;
     }
     b.add_distribution(kCoreDistributed[0], distribution_wanted(kCoreDistributed[0])
-                                                ? distribution(collect(&PatchValues::core_ha), w) : not_computed);
+                                                ? distribution(collect(&PatchValues::core_ha), weights())
+                                                : not_computed);
     b.add_distribution(kCoreDistributed[1],
                        distribution_wanted(kCoreDistributed[1]) ? distribution(dcores, dcores) : not_computed);
     b.add_distribution(kCoreDistributed[2], distribution_wanted(kCoreDistributed[2])
-                                                ? distribution(collect(&PatchValues::cai), w) : not_computed);
+                                                ? distribution(collect(&PatchValues::cai), weights()) : not_computed);
   };
   auto enn_distribution = [&](RowBuilder& b, const std::vector<size_t>& ids) {
     if (!distribution_wanted("ENN")) {

@@ -1,5 +1,6 @@
 #include "fragstats_tables.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -36,19 +37,16 @@ TableFormat parse_table_format(const std::string& text) {
   throw Error(ErrorKind::BadInput, "unknown table format '" + text + "' (use fragstats or tidy)");
 }
 
-void write_table_csv(std::ostream& out, const MetricTable& table, MetricLevel level) {
-  if (level == MetricLevel::Patch) out << "PID,TYPE";
-  else if (level == MetricLevel::Class) out << "TYPE";
-  for (size_t i = 0; i < table.columns.size(); ++i)
-    out << (i == 0 && level == MetricLevel::Landscape ? "" : ",") << table.columns[i];
-  out << '\n';
-  // Rows are formatted into one buffer with std::to_chars and written in
-  // large pieces: a stream insertion per field took longer than the metrics
-  // for a million patches.
-  std::string text;
+namespace {
+
+// Appends rows [begin, end) of `table` to `text` as CSV lines. Numbers go
+// through std::to_chars into one buffer: a stream insertion per field took
+// longer than the metrics for a million patches.
+void format_rows(std::string& text, const MetricTable& table, MetricLevel level, size_t begin, size_t end) {
   char number[64];
   auto put = [&](auto v) { text.append(number, std::to_chars(number, number + sizeof number, v).ptr); };
-  for (const MetricTable::Row& r : table.rows) {
+  for (size_t row = begin; row < end; ++row) {
+    const MetricTable::Row& r = table.rows[row];
     if (level == MetricLevel::Patch) {
       put(r.pid);
       text += ',';
@@ -61,12 +59,33 @@ void write_table_csv(std::ostream& out, const MetricTable& table, MetricLevel le
       if (!std::isnan(r.values[i])) put(r.values[i]);  // NaN: FRAGSTATS' N/A, an empty field
     }
     text += '\n';
-    if (text.size() > (size_t(1) << 20)) {
-      out.write(text.data(), static_cast<std::streamsize>(text.size()));
-      text.clear();
-    }
   }
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+}  // namespace
+
+void write_table_csv(std::ostream& out, const MetricTable& table, MetricLevel level) {
+  if (level == MetricLevel::Patch) out << "PID,TYPE";
+  else if (level == MetricLevel::Class) out << "TYPE";
+  for (size_t i = 0; i < table.columns.size(); ++i)
+    out << (i == 0 && level == MetricLevel::Landscape ? "" : ",") << table.columns[i];
+  out << '\n';
+  // Pieces of rows are formatted in parallel, a batch of pieces at a time (so
+  // memory stays bounded), and written in order: the same bytes as one thread.
+  constexpr size_t kPieceRows = size_t(1) << 14, kBatchPieces = 64;
+  const size_t pieces = (table.rows.size() + kPieceRows - 1) / kPieceRows;
+  std::vector<std::string> text(std::min(pieces, kBatchPieces));
+  for (size_t first = 0; first < pieces; first += kBatchPieces) {
+    const int64_t batch = static_cast<int64_t>(std::min(kBatchPieces, pieces - first));
+#pragma omp parallel for schedule(dynamic)
+    for (int64_t k = 0; k < batch; ++k) {
+      const size_t begin = (first + static_cast<size_t>(k)) * kPieceRows;
+      text[static_cast<size_t>(k)].clear();
+      format_rows(text[static_cast<size_t>(k)], table, level, begin, std::min(begin + kPieceRows, table.rows.size()));
+    }
+    for (int64_t k = 0; k < batch; ++k)
+      out.write(text[static_cast<size_t>(k)].data(), static_cast<std::streamsize>(text[static_cast<size_t>(k)].size()));
+  }
 }
 
 void write_tidy_csv(std::ostream& out, const FragstatsMetrics& m, const MetricLevels& levels) {

@@ -99,10 +99,17 @@ MetricTable MetricSelection::apply(const MetricTable& table) const {
       keep.push_back(i);
       out.columns.push_back(table.columns[i]);
     }
-  for (const MetricTable::Row& r : table.rows) {
-    MetricTable::Row o{r.type, r.pid, {}};
+  // Rows are independent: a patch table has millions.
+  out.rows.resize(table.rows.size());
+  const int64_t n_rows = static_cast<int64_t>(table.rows.size());
+#pragma omp parallel for schedule(static)
+  for (int64_t row = 0; row < n_rows; ++row) {
+    const MetricTable::Row& r = table.rows[static_cast<size_t>(row)];
+    MetricTable::Row& o = out.rows[static_cast<size_t>(row)];
+    o.type = r.type;
+    o.pid = r.pid;
+    o.values.reserve(keep.size());
     for (size_t i : keep) o.values.push_back(r.values[i]);
-    out.rows.push_back(std::move(o));
   }
   return out;
 }
