@@ -9,13 +9,16 @@
 # ZSTD-compressed 512 x 512 tiles, as mosaic_raster.py writes it. Also carry
 # .devdata/gnu_time (Debian's /usr/bin/time) for machines without GNU time.
 # LSM_STREAM_SIDE sets the mosaic's side (default 100000), LSM_STREAM_BACKENDS
-# the lsm backends to run (default "cuda cpu"). Logs and timings go to $OUT.
+# the lsm backends to run (default "cuda cpu"), LSM_STREAM_LSM another lsm
+# binary than the bundle's (a newer build carried beside it). Logs and timings
+# go to $OUT.
 set -euo pipefail
 OUT=${OUT:-/tmp/lsm_out}
 SIDE=${LSM_STREAM_SIDE:-100000}
 BACKENDS=${LSM_STREAM_BACKENDS:-cuda cpu}
 WORK=${LSM_STREAM_WORK:-/tmp/lsm_stream}
 BUNDLE=$WORK/bundle
+LSM=${LSM_STREAM_LSM:-$BUNDLE/bin/lsm}
 METRICS=AREA,PERIM,CA,NP,TE,PLAND,LPI
 mkdir -p "$OUT" "$BUNDLE"
 tar -C "$BUNDLE" -xJf .devdata/gdal_bundle.tar.xz
@@ -67,7 +70,7 @@ ls -l "$tif" | tee -a "$OUT/machine.txt"
 # every core, as lsm reads) and into an uncompressed GeoTIFF (its defaults)
 timed read_to_memory env GDAL_NUM_THREADS=ALL_CPUS gdal_translate -q -of MEM "$tif" unused
 for backend in $BACKENDS; do
-  timed "lsm_$backend" lsm metrics "$tif" --out "$WORK/$backend" --backend "$backend" --metrics $METRICS -q
+  timed "lsm_$backend" "$LSM" metrics "$tif" --out "$WORK/$backend" --backend "$backend" --metrics $METRICS -q
 done
 timed read_to_geotiff gdal_translate -q "$tif" "$WORK/plain.tif"
 rm -f "$WORK/plain.tif"

@@ -54,6 +54,10 @@ class CudaTileLabeler final : public TileLabeler {
     if (uploaded_) cudaEventDestroy(uploaded_);
   }
   std::string name() const override { return "cuda"; }
+  // One tile per strip: a tile costs a few launches and a wait for its
+  // records whatever its size (29 000 tiles of 1024 columns took 6.5 s of a
+  // 10 Gpx run).
+  int64_t preferred_tile_width(int64_t raster_width) const override { return raster_width; }
 
   void label_tiles(const std::vector<TileInput>& tiles, NeighbourRule rule, bool want_labels,
                    std::vector<TileLabels>& out) override {

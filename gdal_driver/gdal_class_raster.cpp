@@ -7,7 +7,11 @@
 #include <gdal_priv.h>
 #include <ogr_spatialref.h>
 
+#include <algorithm>
+#include <exception>
 #include <vector>
+
+#include <omp.h>
 
 #include "error.h"
 #include "gdal_open.h"
@@ -41,6 +45,8 @@ GdalClassRaster::GdalClassRaster(const std::string& path, int band) : path_(path
     default:  // UInt32, (U)Int64, Float32/64: read as double and checked cell by cell
       read_as_int32_ = false;
   }
+  GDALDriver* driver = dataset_->GetDriver();
+  geotiff_ = driver && std::string(driver->GetDescription()) == "GTiff";
   int has = 0;
   nodata_ = band_->GetNoDataValue(&has);
   has_nodata_ = has != 0;
@@ -84,6 +90,52 @@ void GdalClassRaster::measure_on_ellipsoid(const OGRSpatialReference& srs, const
 
 GdalClassRaster::~GdalClassRaster() = default;
 
+std::vector<Window> GdalClassRaster::column_slabs(const Window& w) const {
+  const int64_t bw = std::max(1, info_.block_width);
+  const int64_t first_block = w.x0 / bw, end_block = (w.x0 + w.width + bw - 1) / bw;
+  const int64_t slabs = std::min<int64_t>({omp_get_max_threads(), end_block - first_block, 64});
+  if (!geotiff_ || !read_as_int32_ || slabs < 2) return {w};
+  std::vector<Window> out;
+  for (int64_t k = 0; k < slabs; ++k) {
+    const int64_t x0 = std::max(w.x0, (first_block + (end_block - first_block) * k / slabs) * bw);
+    const int64_t x1 = std::min(w.x0 + w.width, (first_block + (end_block - first_block) * (k + 1) / slabs) * bw);
+    out.push_back({x0, w.y0, x1 - x0, w.height});
+  }
+  return out;
+}
+
+GDALRasterBand* GdalClassRaster::slab_band(size_t slab) {
+  while (slab_readers_.size() <= slab) {
+    // One decoding thread per handle: the slabs are the parallelism.
+    const char* const options[] = {"NUM_THREADS=1", nullptr};
+    GDALDataset* d = GDALDataset::Open(path_.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, options);
+    if (!d) throw Error(ErrorKind::Io, "cannot open '" + path_ + "' again for parallel reading: " + CPLGetLastErrorMsg());
+    slab_readers_.emplace_back(d);
+  }
+  return slab_readers_[slab]->GetRasterBand(band_index_);
+}
+
+void GdalClassRaster::read_integers(GDALRasterBand* band, const Window& w, int32_t* out, int64_t line_stride) const {
+  CPLErrorReset();
+  if (band->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), out, int(w.width), int(w.height),
+                     GDT_Int32, 0, static_cast<GSpacing>(line_stride) * 4) != CE_None)
+    throw Error(ErrorKind::Io, "cannot read rows " + std::to_string(w.y0) + ".." + std::to_string(w.y0 + w.height - 1) +
+                                   " of '" + path_ + "': " + CPLGetLastErrorMsg());
+  const bool nodata_is_code = has_nodata_ && std::floor(nodata_) == nodata_ && nodata_ >= INT32_MIN && nodata_ <= INT32_MAX;
+  const int32_t nd = nodata_is_code ? static_cast<int32_t>(nodata_) : 0;
+  for (int64_t y = 0; y < w.height; ++y) {
+    int32_t* row = out + y * line_stride;
+    for (int64_t x = 0; x < w.width; ++x) {
+      if (nodata_is_code && row[x] == nd) row[x] = kNoClass;
+      else if (row[x] == kNoClass)
+        throw Error(ErrorKind::BadInput, "band " + std::to_string(band_index_) + " of '" + path_ + "' holds the value " +
+                                             std::to_string(row[x]) + " (reserved) at column " +
+                                             std::to_string(w.x0 + x) + ", row " + std::to_string(w.y0 + y) +
+                                             ": class codes must be integers in the int32 range");
+    }
+  }
+}
+
 void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
   const size_t n = static_cast<size_t>(w.width * w.height);
   auto fail = [&]() {
@@ -96,23 +148,27 @@ void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
                                          std::to_string(w.y0 + int64_t(i) / w.width) +
                                          ": class codes must be integers in the int32 range");
   };
-  CPLErrorReset();
   if (read_as_int32_) {
-    if (band_->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), out, int(w.width), int(w.height),
-                        GDT_Int32, 0, static_cast<GSpacing>(line_stride) * 4) != CE_None)
-      fail();
-    const bool nodata_is_code = has_nodata_ && std::floor(nodata_) == nodata_ && nodata_ >= INT32_MIN && nodata_ <= INT32_MAX;
-    const int32_t nd = nodata_is_code ? static_cast<int32_t>(nodata_) : 0;
-    for (int64_t y = 0; y < w.height; ++y) {
-      int32_t* row = out + y * line_stride;
-      for (int64_t x = 0; x < w.width; ++x) {
-        if (nodata_is_code && row[x] == nd) row[x] = kNoClass;
-        else if (row[x] == kNoClass)
-          bad_value(static_cast<size_t>(y * w.width + x), "the value " + std::to_string(row[x]) + " (reserved)");
+    const std::vector<Window> slabs = column_slabs(w);
+    if (slabs.size() == 1) return read_integers(band_, w, out, line_stride);
+    std::vector<GDALRasterBand*> bands;
+    for (size_t k = 0; k < slabs.size(); ++k) bands.push_back(slab_band(k));
+    // The leftmost slab's error is the one reported, whatever the schedule.
+    std::vector<std::exception_ptr> errors(slabs.size());
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(slabs.size()))
+    for (int64_t k = 0; k < static_cast<int64_t>(slabs.size()); ++k) {
+      const Window& slab = slabs[static_cast<size_t>(k)];
+      try {
+        read_integers(bands[static_cast<size_t>(k)], slab, out + (slab.x0 - w.x0), line_stride);
+      } catch (...) {
+        errors[static_cast<size_t>(k)] = std::current_exception();
       }
     }
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
     return;
   }
+  CPLErrorReset();
   std::vector<double> values(n);
   if (band_->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), values.data(), int(w.width),
                       int(w.height), GDT_Float64, 0, 0) != CE_None)

@@ -4,6 +4,7 @@
 // cells of floating-point bands) are outside the landscape.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "raster.h"
 
@@ -24,6 +25,10 @@ class GdalClassRaster final : public ClassRasterSource {
   RasterInfo info() const override { return info_; }
   /// Reads a window as class codes. Throws lsm::Error(BadInput) for a value
   /// that is not an integer in the int32 range, lsm::Error(Io) on read errors.
+  /// A GeoTIFF window several blocks wide is read as slabs of whole block
+  /// columns on several threads, each through its own dataset handle (GDAL's
+  /// handles are not shared between threads): decoding, conversion and the
+  /// nodata test all run in parallel. Not safe to call concurrently.
   using ClassRasterSource::read;
   void read(const Window& window, int32_t* out, int64_t line_stride) override;
 
@@ -40,9 +45,15 @@ class GdalClassRaster final : public ClassRasterSource {
 
  private:
   void measure_on_ellipsoid(const OGRSpatialReference& srs, const double geotransform[6]);
+  void read_integers(GDALRasterBand* band, const Window& window, int32_t* out, int64_t line_stride) const;
+  /// Windows of whole block columns that split `window` among the threads;
+  /// one window when it is not worth splitting or the format is not GeoTIFF.
+  std::vector<Window> column_slabs(const Window& window) const;
+  GDALRasterBand* slab_band(size_t slab);
   struct Closer {
     void operator()(GDALDataset* d) const;
   };
+  std::vector<std::unique_ptr<GDALDataset, Closer>> slab_readers_;  // one per slab, opened on first use
   std::string path_;
   std::unique_ptr<GDALDataset, Closer> dataset_;
   GDALRasterBand* band_ = nullptr;
@@ -52,6 +63,7 @@ class GdalClassRaster final : public ClassRasterSource {
   std::string ellipsoid_;
   bool has_crs_ = false;
   bool read_as_int32_ = true;  // integer types that fit int32 are read directly
+  bool geotiff_ = false;        // slabs are read in parallel only from GeoTIFFs (files, cheap to reopen)
   bool has_nodata_ = false;
   double nodata_ = 0;
 };

@@ -32,7 +32,9 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   PatchTable table;
   table.raster = source.info();
   table.rule = options.rule;
-  table.grid = plan_tiles(table.raster, options.tile_width, options.tile_height);
+  table.grid = plan_tiles(table.raster,
+                          options.tile_width ? options.tile_width : labeler.preferred_tile_width(table.raster.width),
+                          options.tile_height);
 
   PatchFrontier frontier(table.raster.width, options.rule, options.keep_patch_ids);
   std::vector<PatchStats> patches;

@@ -17,7 +17,7 @@ namespace lsm {
 /// Options of a patch scan.
 struct ScanOptions {
   NeighbourRule rule = NeighbourRule::Eight;
-  int64_t tile_width = 0;   ///< 0 = chosen by plan_tiles()
+  int64_t tile_width = 0;   ///< 0 = the labeler's preferred_tile_width()
   int64_t tile_height = 0;
   /// Keep what write_patch_ids() needs (8 bytes per tile-local fragment during
   /// the scan, 4 afterwards).

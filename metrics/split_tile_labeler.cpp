@@ -51,4 +51,9 @@ void SplitTileLabeler::label_tiles(const std::vector<TileInput>& tiles, Neighbou
     for (TileLabels& l : s) out.push_back(std::move(l));
 }
 
+int64_t SplitTileLabeler::preferred_tile_width(int64_t raster_width) const {
+  const int64_t n = static_cast<int64_t>(workers_.size());
+  return std::max<int64_t>(workers_[0]->preferred_tile_width((raster_width + n - 1) / n), 1);
+}
+
 }  // namespace lsm

@@ -26,6 +26,9 @@ class SplitTileLabeler final : public TileLabeler {
   void label_tiles(const std::vector<TileInput>& tiles, NeighbourRule rule, bool want_labels,
                    std::vector<TileLabels>& out) override;
 
+  /// One tile of each strip per worker: its share of the raster's width.
+  int64_t preferred_tile_width(int64_t raster_width) const override;
+
   size_t workers() const { return workers_.size(); }
 
  private:

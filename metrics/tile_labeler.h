@@ -67,6 +67,14 @@ class TileLabeler {
   /// Backends may process the tiles concurrently. Throws lsm::Error.
   virtual void label_tiles(const std::vector<TileInput>& tiles, NeighbourRule rule, bool want_labels,
                            std::vector<TileLabels>& out) = 0;
+  /// The tile width, in cells, this backend labels best on a raster
+  /// `raster_width` cells wide, used when the caller names none. The CPU
+  /// backend runs a thread per tile and wants many narrow tiles; a GPU pays
+  /// a fixed cost per tile (launches, a wait for its records) and wants the
+  /// whole strip. Results never depend on it.
+  virtual int64_t preferred_tile_width(int64_t raster_width) const {
+    return raster_width < 1024 ? raster_width : 1024;
+  }
 };
 
 /// Which backend labels the tiles.

@@ -1,5 +1,7 @@
 // Tiles spread over several labelers (one per GPU on multi-GPU machines) give
 // the single labeler's results, tile for tile; a worker's error surfaces.
+#include <algorithm>
+
 #include "error.h"
 #include "split_tile_labeler.h"
 #include "test_helpers.h"
@@ -43,6 +45,41 @@ TEST(SplitTileLabeler, CudaWorkersMatchBruteForce) {
 }
 
 TEST(SplitTileLabeler, NamesItsWorkers) { EXPECT_EQ(split_of(3, Backend::Cpu)->name(), "cpu x3"); }
+
+// A labeler that wants tiles `width` cells wide, labelling them as the CPU does.
+class WideTileLabeler final : public TileLabeler {
+ public:
+  explicit WideTileLabeler(int64_t width) : width_(width) {}
+  std::string name() const override { return "wide"; }
+  void label_tiles(const std::vector<TileInput>& tiles, NeighbourRule rule, bool want_labels,
+                   std::vector<TileLabels>& out) override {
+    cpu_->label_tiles(tiles, rule, want_labels, out);
+  }
+  int64_t preferred_tile_width(int64_t raster_width) const override { return std::min(width_, raster_width); }
+
+ private:
+  int64_t width_;
+  std::unique_ptr<TileLabeler> cpu_ = make_labeler(Backend::Cpu);
+};
+
+TEST(SplitTileLabeler, ScansUseThePreferredTileWidth) {
+  auto raster = random_landscape(2100, 40, 5, 3, 0.1);
+  const Reference ref = brute_force(raster, NeighbourRule::Eight);
+  ScanOptions o;  // no tile size named
+  EXPECT_EQ(scan_patches(raster, *make_labeler(Backend::Cpu), o).grid.tile_width, 1024);
+  WideTileLabeler whole(1 << 20);  // the whole strip, as the CUDA backend asks
+  const PatchTable t = scan_patches(raster, whole, o);
+  EXPECT_EQ(t.grid.cols, 1);
+  EXPECT_EQ(t.patches, ref.patches);
+  // Split among three workers: one tile per worker and strip.
+  std::vector<std::unique_ptr<TileLabeler>> w;
+  for (int k = 0; k < 3; ++k) w.push_back(std::make_unique<WideTileLabeler>(1 << 20));
+  SplitTileLabeler split(std::move(w));
+  EXPECT_EQ(split.preferred_tile_width(2100), 700);
+  const PatchTable s = scan_patches(raster, split, o);
+  EXPECT_EQ(s.grid.cols, 3);
+  EXPECT_EQ(s.patches, ref.patches);
+}
 
 class FailingLabeler final : public TileLabeler {
  public:
