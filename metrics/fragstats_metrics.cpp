@@ -138,13 +138,14 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   FragstatsMetrics out;
   std::vector<PatchValues> pv(table.patches.size());
   out.patch.columns = {"AREA", "PERIM", "GYRATE", "PARA", "SHAPE", "FRAC", "CIRCLE", "CONTIG", "CORE", "NCORE", "CAI", "ENN"};
+  const PatchShape records_only{};  // without the second pass: zeros, and those columns become NaN below
   // Patches are independent: computed in parallel, rows in PID order either way.
   const int64_t n_patches = static_cast<int64_t>(table.patches.size());
 #pragma omp parallel for schedule(static)
   for (int64_t patch = 0; patch < n_patches; ++patch) {
     const size_t i = static_cast<size_t>(patch);
     const PatchStats& p = table.patches[i];
-    const PatchShape& s = rows.patches[i];
+    const PatchShape& s = rows.second_pass ? rows.patches[i] : records_only;
     PatchValues& v = pv[i];
     const double a = static_cast<double>(p.cells);
     const double area_m2 = size[i] * unit_m2;
@@ -475,8 +476,9 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
       std::vector<size_t> missing;
       for (size_t i = 0; i < t->columns.size(); ++i)
         if (!from_patch_records(t->columns[i])) missing.push_back(i);
-      for (MetricTable::Row& row : t->rows)
-        for (size_t i : missing) row.values[i] = kNaN;
+#pragma omp parallel for schedule(static)
+      for (int64_t r = 0; r < static_cast<int64_t>(t->rows.size()); ++r)
+        for (size_t i : missing) t->rows[static_cast<size_t>(r)].values[i] = kNaN;
     }
   return out;
 }

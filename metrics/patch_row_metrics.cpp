@@ -274,7 +274,6 @@ class EnnVisitor : public PatchRowVisitor {
 PatchRowResults records_only_row_results(const PatchTable& table) {
   PatchRowResults out;
   out.second_pass = false;
-  out.patches.assign(table.patches.size(), PatchShape{});
   out.adjacency.class_codes = PatchClasses(table).codes;
   const size_t k = out.adjacency.class_codes.size();
   out.adjacency.sides_h.assign(k * k, 0);
