@@ -47,7 +47,8 @@ void add_patch_options(po::options_description& desc, PatchOptions& o) {
       ("band,b", po::value(&o.band)->default_value(1), "band of class codes (1-based)")
       ("neighbors,n", po::value(&o.neighbors)->default_value(8), "neighbour rule: 8 (FRAGSTATS default) or 4")
       ("backend", po::value(&o.backend)->default_value("auto"), "auto, cpu or cuda")
-      ("tile-size", po::value(&o.tile_size), "tile size N (N x N) or WxH cells; default: chosen from the blocks")
+      ("tile-size", po::value(&o.tile_size),
+       "tile size N (N x N) or WxH cells; default: rows from the blocks, 1024 columns on the CPU, all on a GPU")
       ("quiet,q", po::bool_switch(&o.quiet), "no progress output");
 }
 
