@@ -281,27 +281,27 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
     if ((fresh_rows >> r) & 1u) uf[i] = uint16_t(find_root(uf, i));
     __syncwarp();
   }
+  // Every cell's parent becomes its block-local root. Row r's word of the
+  // root bitmap stays with lane r, and the 32 words go out after the loop
+  // (stored by lane 0 inside it, with their address arithmetic, they were
+  // a fifth of this epilogue's instructions).
+  const uint32_t w = uint32_t(g.w), block_base = uint32_t(y0) * w + uint32_t(x0);
+  uint32_t* parent_row = parent + (block_base + uint32_t(tx));
+  uint32_t row_word = 0;
 #pragma unroll 4
-  for (int r = 0; r < kBlockH; ++r) {
-    const int y = y0 + r;
+  for (int r = 0; r < kBlockH; ++r, parent_row += w) {
     const uint32_t label = prov[r][tx];
-    bool is_root = false;
-    if (in_x && r < rows) {
-      uint32_t p = kNone;
-      if (label != kNoLabel16) {
-        const uint32_t root = uf[label];
-        is_root = root == uint32_t(r * kBlockW + tx);
-        p = uint32_t(y0 + int(root / kBlockW)) * uint32_t(g.w) + uint32_t(x0 + int(root % kBlockW));
-      }
-      parent[uint32_t(y) * uint32_t(g.w) + uint32_t(x)] = p;
-    }
-    const uint32_t word = __ballot_sync(kAll, is_root);
-    if (tx == 0 && y < g.h) {
-      const uint32_t k = uint32_t(y) * bm.words_per_row + bx;
-      root_bits[k] = word;
-      local_bits[k] = word;
-      merged_bits[k] = 0;
-    }
+    const bool labelled = in_x && r < rows && label != kNoLabel16;
+    const uint32_t root = labelled ? uf[label] : 0u;
+    if (in_x && r < rows) parent_row[0] = labelled ? block_base + (root / kBlockW) * w + root % kBlockW : kNone;
+    const uint32_t word = __ballot_sync(kAll, labelled && root == uint32_t(r * kBlockW + tx));
+    if (tx == r) row_word = word;
+  }
+  if (tx < rows) {
+    const uint32_t k = uint32_t(y0 + tx) * bm.words_per_row + bx;
+    root_bits[k] = row_word;
+    local_bits[k] = row_word;
+    merged_bits[k] = 0;
   }
 }
 
@@ -583,20 +583,32 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
   // (The other lanes load their own column again, which keeps the warp on
   // one path: loaded only by lanes 0 and 31, the loads diverged into twelve
   // branches.)
+  // The rows are reached by stepping a row pointer by the pitch, a row's
+  // bounds tested once for the warp and a column's once per lane: with
+  // GridReader::at per cell (bounds, a 64-bit index product and the
+  // parameters reloaded for each), these loads were a quarter of the pass's
+  // instructions (118 M of 477 M on augusta). Only lanes 0 and 31 load the
+  // column beyond the block's side (a predicated load, not a branch).
   int32_t col[kRowsPerThread + 2], beyond[kRowsPerThread];
-  const int beyond_x = tx == 0 ? x0 - 1 : tx == kBlockW - 1 ? x0 + kBlockW : x;
+  const int lo = g.halo ? -1 : 0;
+  const bool edge_lane = tx == 0 || tx == kBlockW - 1;
+  const int beyond_x = tx == 0 ? x0 - 1 : x0 + kBlockW;
+  const bool x_in = x < g.w - lo, beyond_in = edge_lane && beyond_x >= lo && beyond_x < g.w - lo;
+  const T* row = g.cells + int64_t(y0 + ly0 - 1) * g.pitch;
 #pragma unroll
-  for (int k = 0; k < kRowsPerThread + 2; ++k) col[k] = g.at(x, y0 + ly0 - 1 + k);
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) beyond[r] = g.at(beyond_x, y0 + ly0 + r);
+  for (int k = 0; k < kRowsPerThread + 2; ++k, row += g.pitch) {
+    const int y = y0 + ly0 - 1 + k;
+    const bool y_in = y >= lo && y < g.h - lo;
+    col[k] = y_in && x_in ? g.convert(row[x]) : kNoClass;
+    if (k >= 1 && k <= kRowsPerThread) beyond[k - 1] = y_in && beyond_in ? g.convert(row[beyond_x]) : kNoClass;
+  }
   // A cell's parent is its block-local root (kNone for nodata); the root's
   // index in the block is the cell's slot.
   uint32_t slot[kRowsPerThread];
+  const uint32_t* parent_row = parent + (uint32_t(y0 + ly0) * w + uint32_t(x));
 #pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int y = y0 + ly0 + r;
-    slot[r] = x < g.w && y < g.h ? parent[uint32_t(y) * w + uint32_t(x)] : kNone;
-  }
+  for (int r = 0; r < kRowsPerThread; ++r, parent_row += w)
+    slot[r] = x < g.w && y0 + ly0 + r < g.h ? *parent_row : kNone;
   if (tx < kKinds * kRowsPerThread) {
     const int kind = tx / kRowsPerThread, r = tx % kRowsPerThread, y = y0 + ly0 + r;
     const uint32_t* src = kind == kLocal ? local_bits : kind == kFinal ? root_bits : kind == kMerged ? merged_bits
