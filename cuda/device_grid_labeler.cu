@@ -275,8 +275,10 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
   // mostly ends one step up at a start already pointing at its root; finds
   // only read (another lane may be storing a root into an entry on the path,
   // which is an ancestor either way).
-#pragma unroll 4
-  for (int r = 0; r < kBlockH; ++r) {
+  // Only the rows where some run started a new label have entries.
+#pragma unroll 1
+  for (uint32_t rows_left = __reduce_or_sync(kAll, fresh_rows); rows_left; rows_left &= rows_left - 1) {
+    const int r = __ffs(rows_left) - 1;
     const uint32_t i = uint32_t(r * kBlockW + tx);
     if ((fresh_rows >> r) & 1u) uf[i] = uint16_t(find_root(uf, i));
     __syncwarp();
