@@ -58,7 +58,7 @@ constexpr int kRowsPerThread = kBlockH / kThreadRows;
 constexpr int kBlockCells = kBlockW * kBlockH;
 
 // Reads class codes from a DeviceClassGrid of cell type T; outside the grid
-// (and its halo, when it has one) is nodata.
+// (and its halo, when it has one) is nodata: the kernels test the bounds.
 template <class T>
 struct GridReader {
   const T* cells;
@@ -69,11 +69,6 @@ struct GridReader {
 
   __device__ __forceinline__ int32_t convert(T v) const;
   __device__ __forceinline__ int32_t inside(int x, int y) const { return convert(cells[y * pitch + x]); }
-  __device__ __forceinline__ int32_t at(int x, int y) const {
-    const int lo = halo ? -1 : 0;
-    if (x < lo || y < lo || x >= w - lo || y >= h - lo) return kNoClass;
-    return convert(cells[y * pitch + x]);
-  }
   // Inside the grid only (joins never reach into the halo).
   __device__ __forceinline__ int32_t within(int x, int y) const {
     return (x < 0 || y < 0 || x >= w || y >= h) ? kNoClass : inside(x, y);
@@ -582,15 +577,13 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
   // over the warp's rows and one row above and below (lanes 0 and 31 also
   // the column beyond the block's side), its cells' parents, and the
   // bitmaps' words of the warp's rows, one per lane.
-  // (The other lanes load their own column again, which keeps the warp on
-  // one path: loaded only by lanes 0 and 31, the loads diverged into twelve
-  // branches.)
   // The rows are reached by stepping a row pointer by the pitch, a row's
   // bounds tested once for the warp and a column's once per lane: with
   // GridReader::at per cell (bounds, a 64-bit index product and the
   // parameters reloaded for each), these loads were a quarter of the pass's
   // instructions (118 M of 477 M on augusta). Only lanes 0 and 31 load the
-  // column beyond the block's side (a predicated load, not a branch).
+  // column beyond the block's side, as a predicated load (as a branch taken
+  // by those two lanes, the loads diverged into twelve branches).
   int32_t col[kRowsPerThread + 2], beyond[kRowsPerThread];
   const int lo = g.halo ? -1 : 0;
   const bool edge_lane = tx == 0 || tx == kBlockW - 1;
