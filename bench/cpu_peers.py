@@ -13,6 +13,9 @@ boundary not counted as edge), from a categorical GeoTIFF. Each tool is timed tw
   process    a fresh process per run, timed from outside: start-up, imports (pylandstats, rasterio;
              landscapemetrics, terra), GeoTIFF in, the tables written as CSV (--process-repeat runs;
              lsm: as "from file").
+The "GDAL floor" row is lsm_bench_gdal_floor's process (GDAL loaded, the raster opened, its CRS
+read, band 1 read, nothing else), timed like lsm's: no GDAL-based tool's whole run can be faster,
+and "÷ floor" is the highest process ratio that such a tool could reach against each peer.
 Medians of --repeat runs (--r-repeat for landscapemetrics). The results are checked against
 lsm's in the same run: patch count, every class's NP and CA and its sorted patch areas must be
 equal; PERIM and TE sums per class are reported as the largest relative difference, since the
@@ -158,6 +161,12 @@ def lsm_runs(build, path, tmp, repeat):
             "patches": patches, "classes": classes, "cells": width * height}
 
 
+def floor_seconds(build, path, repeat):
+    """Median wall time of lsm_bench_gdal_floor's process on `path` (None when it is not built)."""
+    floor = os.path.join(build, "bench", "lsm_bench_gdal_floor")
+    return process_seconds([floor, path], repeat) if os.path.exists(floor) else None
+
+
 def process_seconds(cmd, repeat):
     """Median wall time of `repeat` fresh runs of `cmd` (None for 0 runs)."""
     walls = []
@@ -236,22 +245,26 @@ def main():
     for path in a.rasters:
         with tempfile.TemporaryDirectory() as tmp:
             ref = lsm_runs(a.build, path, tmp, a.repeat)
+            floor_s = floor_seconds(a.build, path, a.repeat)
             peers = {"pylandstats": pylandstats_runs(path, tmp, a.repeat, a.pylandstats, a.process_repeat),
                      "landscapemetrics": landscapemetrics_runs(path, tmp, a.r_repeat, a.r_lib, a.process_repeat)}
         # all three report AREA and CA in ha, PERIM and TE in m
         name = os.path.basename(path)
         rows.append((name, f"{ref['cells'] / 1e6:.2f}", "lsm (cpu)", ref["mem_s"], ref["file_s"], ref["process_s"],
-                     "", "", "", "", "", f"{len(ref['patches'])}"))
+                     "", "", "", "", "", "", f"{len(ref['patches'])}"))
+        if floor_s:
+            rows.append((name, "", "GDAL floor", None, None, floor_s, "", "", "", "", "", "", ""))
         for peer, res in peers.items():
             problems, perim_diff, te_diff = check(ref, res)
             failed |= bool(problems)
             mem_ratio = res["mem_s"] / ref["mem_s"] if ref["mem_s"] else None
             process_ratio = res["process_s"] / ref["process_s"] if res["process_s"] else None
+            floor_ratio = res["process_s"] / floor_s if res["process_s"] and floor_s else None
             rows.append((name, "", peer, res["mem_s"], res["file_s"], res["process_s"], mem_ratio,
-                         res["file_s"] / ref["file_s"], process_ratio, f"{perim_diff:.1e}", f"{te_diff:.1e}",
-                         "equal" if not problems else "; ".join(problems[:3])))
+                         res["file_s"] / ref["file_s"], process_ratio, floor_ratio, f"{perim_diff:.1e}",
+                         f"{te_diff:.1e}", "equal" if not problems else "; ".join(problems[:3])))
     header = ("input", "Mcells", "tool", "in memory s", "from file s", "process s", "÷ lsm (mem)", "÷ lsm (file)",
-              "÷ lsm (process)", "PERIM diff", "TE diff", "patches/NP/CA/areas")
+              "÷ lsm (process)", "÷ floor (process)", "PERIM diff", "TE diff", "patches/NP/CA/areas")
     fmt = lambda v: f"{v:.4f}" if isinstance(v, float) and v < 1 else (f"{v:.2f}" if isinstance(v, float) else
                                                                       ("—" if v is None else str(v)))
     print("| " + " | ".join(header) + " |")
