@@ -580,30 +580,42 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
   // The rows are reached by stepping a row pointer by the pitch, a row's
   // bounds tested once for the warp and a column's once per lane: with
   // GridReader::at per cell (bounds, a 64-bit index product and the
-  // parameters reloaded for each), these loads were a quarter of the pass's
-  // instructions (118 M of 477 M on augusta). Only lanes 0 and 31 load the
+  // parameters reloaded for each), the pass executed 30 M more of its 477 M
+  // instructions on augusta. Only lanes 0 and 31 load the
   // column beyond the block's side, as a predicated load (as a branch taken
   // by those two lanes, the loads diverged into twelve branches).
   int32_t col[kRowsPerThread + 2], beyond[kRowsPerThread];
   const int lo = g.halo ? -1 : 0;
   const bool edge_lane = tx == 0 || tx == kBlockW - 1;
   const int beyond_x = tx == 0 ? x0 - 1 : x0 + kBlockW;
-  const bool x_in = x < g.w - lo, beyond_in = edge_lane && beyond_x >= lo && beyond_x < g.w - lo;
   const T* row = g.cells + int64_t(y0 + ly0 - 1) * g.pitch;
-#pragma unroll
-  for (int k = 0; k < kRowsPerThread + 2; ++k, row += g.pitch) {
-    const int y = y0 + ly0 - 1 + k;
-    const bool y_in = y >= lo && y < g.h - lo;
-    col[k] = y_in && x_in ? g.convert(row[x]) : kNoClass;
-    if (k >= 1 && k <= kRowsPerThread) beyond[k - 1] = y_in && beyond_in ? g.convert(row[beyond_x]) : kNoClass;
-  }
-  // A cell's parent is its block-local root (kNone for nodata); the root's
-  // index in the block is the cell's slot.
-  uint32_t slot[kRowsPerThread];
+  uint32_t slot[kRowsPerThread];  // a cell's parent, its block-local root (kNone for nodata)
   const uint32_t* parent_row = parent + (uint32_t(y0 + ly0) * w + uint32_t(x));
+  // Most warps read only cells inside the grid (the rows above and below
+  // and the columns beyond both sides included): they test no bounds.
+  const bool inside_grid = y0 + ly0 - 1 >= lo && y0 + ly0 + kRowsPerThread < g.h - lo && x0 - 1 >= lo &&
+                           x0 + kBlockW < g.w - lo;
+  if (inside_grid) {
 #pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r, parent_row += w)
-    slot[r] = x < g.w && y0 + ly0 + r < g.h ? *parent_row : kNone;
+    for (int k = 0; k < kRowsPerThread + 2; ++k, row += g.pitch) {
+      col[k] = g.convert(row[x]);
+      if (k >= 1 && k <= kRowsPerThread) beyond[k - 1] = edge_lane ? g.convert(row[beyond_x]) : kNoClass;
+    }
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r, parent_row += w) slot[r] = *parent_row;
+  } else {
+    const bool x_in = x < g.w - lo, beyond_in = edge_lane && beyond_x >= lo && beyond_x < g.w - lo;
+#pragma unroll
+    for (int k = 0; k < kRowsPerThread + 2; ++k, row += g.pitch) {
+      const int y = y0 + ly0 - 1 + k;
+      const bool y_in = y >= lo && y < g.h - lo;
+      col[k] = y_in && x_in ? g.convert(row[x]) : kNoClass;
+      if (k >= 1 && k <= kRowsPerThread) beyond[k - 1] = y_in && beyond_in ? g.convert(row[beyond_x]) : kNoClass;
+    }
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r, parent_row += w)
+      slot[r] = x < g.w && y0 + ly0 + r < g.h ? *parent_row : kNone;
+  }
   if (tx < kKinds * kRowsPerThread) {
     const int kind = tx / kRowsPerThread, r = tx % kRowsPerThread, y = y0 + ly0 + r;
     const uint32_t* src = kind == kLocal ? local_bits : kind == kFinal ? root_bits : kind == kMerged ? merged_bits
@@ -662,6 +674,21 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
   // neighbours are of its class). A cell of a patch of one cell is a run
   // like any other.
   const uint32_t upto = kAll >> (31 - tx);  // lanes 0..tx
+  // Where the warp's cells and their neighbours hold no nodata (most of a
+  // land-cover raster), every cell is valid and no side faces nodata: the
+  // three nodata ballots per row are skipped, and the class edges equal the
+  // perimeter sides.
+  bool clean = !edge_lane || (beyond[0] != kNoClass && beyond[1] != kNoClass && beyond[2] != kNoClass &&
+                              beyond[3] != kNoClass);
+  static_assert(kRowsPerThread == 4, "the nodata test above names the four rows");
+#pragma unroll
+  for (int k = 0; k < kRowsPerThread + 2; ++k) clean = clean && col[k] != kNoClass;
+  clean = __all_sync(kAll, clean);
+  // The label raster's cells of the lane's column, and whether the block
+  // touches the grid's border (only then are border cells written).
+  const bool write_labels = labels != nullptr && x < g.w;
+  uint32_t* label_column = write_labels ? labels + (uint32_t(y0 + ly0) * w + uint32_t(x)) : nullptr;
+  const bool on_border = border != nullptr && (y0 == 0 || y0 + kBlockH >= g.h || x0 == 0 || x0 + kBlockW >= g.w);
   SlotSums pending;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
@@ -669,16 +696,13 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     const uint32_t key = slot[r];
     const bool valid = key != kNone;
     const uint32_t label = valid ? s.label[key] : kNone;
-    if (x < g.w && y < g.h) {
-      const uint32_t i = uint32_t(y) * w + uint32_t(x);
-      const uint32_t out = label == kNone ? 0u : label + 1u;
-      if (labels) labels[i] = out;
-      if (border) {
-        if (y == 0) border[x] = out;
-        if (y == g.h - 1) border[w + x] = out;
-        if (x == 0) border[2 * w + y] = out;
-        if (x == g.w - 1) border[2 * w + g.h + y] = out;
-      }
+    const uint32_t out = label == kNone ? 0u : label + 1u;
+    if (write_labels && y < g.h) label_column[r * w] = out;
+    if (on_border && x < g.w && y < g.h) {
+      if (y == 0) border[x] = out;
+      if (y == g.h - 1) border[w + x] = out;
+      if (x == 0) border[2 * w + y] = out;
+      if (x == g.w - 1) border[2 * w + g.h + y] = out;
     }
     const int32_t c = col[r + 1], up = col[r], down = col[r + 2];
     int32_t west = __shfl_up_sync(kAll, c, 1), east = __shfl_down_sync(kAll, c, 1);
@@ -686,10 +710,13 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     if (tx == kBlockW - 1) east = beyond[r];
     const uint32_t up_side = __ballot_sync(kAll, valid && up != c);
     const uint32_t down_side = __ballot_sync(kAll, valid && down != c);
-    const uint32_t up_nodata = __ballot_sync(kAll, valid && up == kNoClass);
-    const uint32_t down_nodata = __ballot_sync(kAll, valid && down == kNoClass);
     const uint32_t west_side = __ballot_sync(kAll, valid && west != c);
-    const uint32_t west_nodata = __ballot_sync(kAll, valid && west == kNoClass);
+    uint32_t up_nodata = 0, down_nodata = 0, west_nodata = 0;
+    if (!clean) {
+      up_nodata = __ballot_sync(kAll, valid && up == kNoClass);
+      down_nodata = __ballot_sync(kAll, valid && down == kNoClass);
+      west_nodata = __ballot_sync(kAll, valid && west == kNoClass);
+    }
     const uint32_t key_west = __shfl_up_sync(kAll, key, 1);
     const uint32_t starts = __ballot_sync(kAll, tx == 0 || key_west != key);
     const bool leader = tx == kBlockW - 1 || ((starts >> (tx + 1)) & 1u);
@@ -699,7 +726,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     const uint32_t perim_h = __popc(run & up_side) + __popc(run & down_side);
     const uint32_t class_h = perim_h - __popc(run & up_nodata) - __popc(run & down_nodata);
     const uint32_t perim_v = ((west_side >> start) & 1u) + (east != c);
-    const uint32_t class_v = perim_v - ((west_nodata >> start) & 1u) - (east == kNoClass);
+    const uint32_t class_v = perim_v - ((west_nodata >> start) & 1u) - (!clean && east == kNoClass);
     if (int(key) != pending.slot) {
       pending.flush(s);
       pending = SlotSums{};
