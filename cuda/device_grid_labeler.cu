@@ -151,14 +151,19 @@ __device__ __forceinline__ void unite_local(uint16_t* parent, uint32_t a, uint32
   }
 }
 
+// The bitmaps have one bit per cell, a row of words per grid row. The
+// union-find's parents are laid out with the same pitch, a row of
+// words_per_row * 32 entries (pitch() below), and name cells by that index:
+// a cell's word is its parent index / 32, its bit the index % 32, and every
+// warp's row of parents starts on a 128-byte line.
 struct BitmapShape {
   int w;
   uint32_t words_per_row;
-  FastDivmod by_width;  // divides by w
+  float inverse_words;  // 1 / words_per_row
+  __host__ __device__ __forceinline__ uint32_t pitch() const { return words_per_row * 32u; }
   __device__ __forceinline__ uint32_t word_of(uint32_t cell, uint32_t* bit) const {
-    const uint32_t y = by_width.div(cell), x = cell - y * uint32_t(w);
-    *bit = x & 31u;
-    return y * words_per_row + (x >> 5);
+    *bit = cell & 31u;
+    return cell >> 5;
   }
 };
 
@@ -282,7 +287,7 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
   // root bitmap stays with lane r, and the 32 words go out after the loop
   // (stored by lane 0 inside it, with their address arithmetic, they were
   // a fifth of this epilogue's instructions).
-  const uint32_t w = uint32_t(g.w), block_base = uint32_t(y0) * w + uint32_t(x0);
+  const uint32_t w = bm.pitch(), block_base = uint32_t(y0) * w + uint32_t(x0);
   uint32_t* parent_row = parent + (block_base + uint32_t(tx));
   uint32_t row_word = 0;
 #pragma unroll 4
@@ -336,7 +341,7 @@ __global__ void k_join_blocks(GridReader<T> g, bool eight, uint32_t* parent, uin
   const bool across = g.within(x + ax, y + ay) == c;                   // edge neighbour across
   const bool across_prev = g.within(x + ax - sx, y + ay - sy) == c;    // corner, behind
   const bool across_next = g.within(x + ax + sx, y + ay + sy) == c;    // corner, ahead
-  const uint32_t w = uint32_t(g.w), i = uint32_t(y) * w + uint32_t(x);
+  const uint32_t w = bm.pitch(), i = uint32_t(y) * w + uint32_t(x);
   // Finds start at the block-local roots, so that their halving never
   // touches a cell's own parent: k_accumulate finds a cell's block-local
   // root (its slot) there.
@@ -590,7 +595,8 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
   const int beyond_x = tx == 0 ? x0 - 1 : x0 + kBlockW;
   const T* row = g.cells + int64_t(y0 + ly0 - 1) * g.pitch;
   uint32_t slot[kRowsPerThread];  // a cell's parent, its block-local root (kNone for nodata)
-  const uint32_t* parent_row = parent + (uint32_t(y0 + ly0) * w + uint32_t(x));
+  const uint32_t pitch = bm.pitch();
+  const uint32_t* parent_row = parent + (uint32_t(y0 + ly0) * pitch + uint32_t(x));
   // Most warps read only cells inside the grid (the rows above and below
   // and the columns beyond both sides included): they test no bounds.
   const bool inside_grid = y0 + ly0 - 1 >= lo && y0 + ly0 + kRowsPerThread < g.h - lo && x0 - 1 >= lo &&
@@ -602,7 +608,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
       if (k >= 1 && k <= kRowsPerThread) beyond[k - 1] = edge_lane ? g.convert(row[beyond_x]) : kNoClass;
     }
 #pragma unroll
-    for (int r = 0; r < kRowsPerThread; ++r, parent_row += w) slot[r] = *parent_row;
+    for (int r = 0; r < kRowsPerThread; ++r, parent_row += pitch) slot[r] = *parent_row;
   } else {
     const bool x_in = x < g.w - lo, beyond_in = edge_lane && beyond_x >= lo && beyond_x < g.w - lo;
 #pragma unroll
@@ -613,7 +619,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
       if (k >= 1 && k <= kRowsPerThread) beyond[k - 1] = y_in && beyond_in ? g.convert(row[beyond_x]) : kNoClass;
     }
 #pragma unroll
-    for (int r = 0; r < kRowsPerThread; ++r, parent_row += w)
+    for (int r = 0; r < kRowsPerThread; ++r, parent_row += pitch)
       slot[r] = x < g.w && y0 + ly0 + r < g.h ? *parent_row : kNone;
   }
   if (tx < kKinds * kRowsPerThread) {
@@ -637,8 +643,12 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
       roots[root_count + __popc(local & before)] = uint8_t(r << 5 | tx);
       slot[r] = uint32_t((ly0 + r) * kBlockW + tx);
     } else if (slot[r] != kNone) {
-      const uint32_t ry = bm.by_width.div(slot[r]);
-      slot[r] = uint32_t(int(ry) - y0) * kBlockW + uint32_t(int(slot[r] - ry * w) - x0);
+      // A block-local root lies in the block: its index less the block's
+      // first is dy * pitch + dx, dx < 32, so that index / 32 is exactly
+      // dy * words_per_row, a multiple with a quotient below 32.
+      const uint32_t rel = slot[r] - (uint32_t(y0) * pitch + uint32_t(x0));
+      const uint32_t dy = exact_small_quotient(rel >> 5, bm.inverse_words);
+      slot[r] = dy * kBlockW + (rel - dy * pitch);
     }
     root_count += __popc(local);
   }
@@ -654,7 +664,7 @@ __global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
     if ((finals >> b) & 1u) {
       label = words[kRank][r] + __popc(finals & ((1u << b) - 1u));
     } else {
-      const uint32_t cell = uint32_t(y0 + ly) * w + uint32_t(x0 + b);
+      const uint32_t cell = uint32_t(y0 + ly) * bm.pitch() + uint32_t(x0 + b);
       label = rank_of(find_root(parent, parent[cell]), bm, root_bits, root_rank);
     }
     const int k = ly * kBlockW + b;
@@ -880,11 +890,14 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
   labels_ = labels;
   border_ = border;
   words_per_row_ = ceil_div(grid.width, 32);
+  // Parents are indexed with rows rounded up to 32 cells (BitmapShape).
+  if (uint64_t(words_per_row_) * 32u * uint64_t(grid.height) >= (uint64_t(1) << 31))
+    throw Error(ErrorKind::BadInput, "grid too large: at most 2^31-1 cells per labeling, each row rounded up to 32");
   words_ = words_per_row_ * static_cast<uint32_t>(grid.height);
-  const BitmapShape bm{grid.width, words_per_row_, FastDivmod(static_cast<uint32_t>(grid.width))};
+  const BitmapShape bm{grid.width, words_per_row_, 1.0f / float(words_per_row_)};
   const bool eight = rule == NeighbourRule::Eight;
   cudaStream_t st = stream_;
-  parents_.reserve(n * sizeof(uint32_t), st);
+  parents_.reserve(size_t(bm.pitch()) * size_t(grid.height) * sizeof(uint32_t), st);
   root_bits_.reserve(words_ * sizeof(uint32_t), st);
   local_bits_.reserve(words_ * sizeof(uint32_t), st);
   merged_bits_.reserve(words_ * sizeof(uint32_t), st);
@@ -921,7 +934,7 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
 }
 
 void DeviceGridLabeler::enqueue_records() {
-  const BitmapShape bm{grid_.width, words_per_row_, FastDivmod(static_cast<uint32_t>(grid_.width))};
+  const BitmapShape bm{grid_.width, words_per_row_, 1.0f / float(words_per_row_)};
   DevicePatchRecord* records = records_.as<DevicePatchRecord>();
   const uint32_t* parent = parents_.as<uint32_t>();
   const uint32_t* bits = root_bits_.as<uint32_t>();

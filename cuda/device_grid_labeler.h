@@ -75,8 +75,9 @@ class DeviceGridLabeler {
   /// (top row, bottom row, left column, right column), or nullptr. The grid
   /// and the output arrays must stay valid until finish() returns.
   /// Throws lsm::Error(BadInput) for an empty grid or one of 2^31 cells or
-  /// more (so that a patch's side counts fit 32 bits), lsm::Error(Device) on
-  /// a CUDA failure.
+  /// more, each row counted rounded up to a multiple of 32 cells (so that a
+  /// patch's side counts and the union-find's cell indices fit 32 bits),
+  /// lsm::Error(Device) on a CUDA failure.
   void enqueue(const DeviceClassGrid& grid, NeighbourRule rule, uint32_t* labels, uint32_t* border);
 
   /// Waits for the stream and returns the patch count of the last enqueue().

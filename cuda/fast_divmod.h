@@ -40,4 +40,14 @@ struct FastDivmod {
   }
 };
 
+/// n / d where n is known to be a multiple of d with a quotient below 2^10,
+/// from `inverse` = 1.0f / d (as float): three float instructions and no
+/// divisor's multiplier and shift held in registers. Exact for n < 2^31:
+/// float(n), `inverse` and their product each err by at most 2^-24
+/// relatively, so the product is within 2^10 * 3 * 2^-24 of the quotient,
+/// far under the 0.5 that rounding needs.
+LSM_FAST_DIVMOD_HD inline uint32_t exact_small_quotient(uint32_t n, float inverse) {
+  return static_cast<uint32_t>(static_cast<float>(n) * inverse + 0.5f);
+}
+
 }  // namespace lsm

@@ -142,6 +142,35 @@ TEST_P(DeviceGridLabeling, MirrorMosaicOfARealisticLandscape) {
   check("mosaic", mosaic, 400, 300, 255, rule());
 }
 
+// Grids the labeler cannot index are refused before any work: empty ones,
+// and ones whose rows, rounded up to 32 cells for the union-find's indices,
+// hold 2^31 cells or more (a single column of 2^26 rows: 67 M cells, 2^31
+// once rounded). No cell is read, so no grid memory is needed.
+TEST(DeviceGridLabelingBadInput, EmptyOrTooLargeGridsAreRefused) {
+  LSM_REQUIRE_CUDA();
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  {
+    DeviceGridLabeler labeler(stream);
+    DeviceClassGrid grid;
+    grid.cells = nullptr;
+    grid.width = 0;
+    grid.height = 10;
+    EXPECT_THROW(labeler.enqueue(grid, NeighbourRule::Eight, nullptr, nullptr), Error);
+    grid.width = 1;
+    grid.pitch = 1;
+    grid.height = 1 << 26;
+    try {
+      labeler.enqueue(grid, NeighbourRule::Eight, nullptr, nullptr);
+      ADD_FAILURE() << "a 1 x 2^26 grid was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::BadInput);
+      EXPECT_NE(std::string(e.what()).find("rounded up to 32"), std::string::npos) << e.what();
+    }
+  }
+  cudaStreamDestroy(stream);
+}
+
 INSTANTIATE_TEST_SUITE_P(NeighbourRules, DeviceGridLabeling, ::testing::Values(4, 8),
                          [](const auto& info) { return "rule" + std::to_string(info.param); });
 
