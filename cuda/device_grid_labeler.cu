@@ -393,6 +393,16 @@ __global__ void k_count(const uint32_t* root_bits, const uint32_t* root_rank, ui
   *count = root_rank[words - 1] + __popc(root_bits[words - 1]);
 }
 
+// A record in four 16-byte stores (records are 64 bytes, 16-byte aligned).
+__device__ __forceinline__ void store_record(DevicePatchRecord* dst, const DevicePatchRecord& r) {
+  static_assert(sizeof(DevicePatchRecord) == 4 * sizeof(uint4), "records are four 16-byte words");
+  uint4 v[4];
+  memcpy(v, &r, sizeof(r));
+  uint4* out = reinterpret_cast<uint4*>(dst);
+#pragma unroll
+  for (int k = 0; k < 4; ++k) out[k] = v[k];
+}
+
 // Records of the patches that span blocks are set up for the atomics of
 // k_accumulate (a patch inside one block gets its whole record from that
 // block). A thread per bitmap word, over its merged final roots (few). The
@@ -417,18 +427,8 @@ __global__ void k_init_merged_records(const uint32_t* root_bits, const uint32_t*
     r.first = y * uint32_t(bm.w) + x_base + uint32_t(b);
     r.col_min = kNone;
     r.row_min = y;  // the first cell is on the patch's top row
-    records[label] = r;
+    store_record(&records[label], r);
   }
-}
-
-// A record in four 16-byte stores (records are 64 bytes, 16-byte aligned).
-__device__ __forceinline__ void store_record(DevicePatchRecord* dst, const DevicePatchRecord& r) {
-  static_assert(sizeof(DevicePatchRecord) == 4 * sizeof(uint4), "records are four 16-byte words");
-  uint4 v[4];
-  memcpy(v, &r, sizeof(r));
-  uint4* out = reinterpret_cast<uint4*>(dst);
-#pragma unroll
-  for (int k = 0; k < 4; ++k) out[k] = v[k];
 }
 
 // Per-block sums of the patches present in the block, in shared memory,
