@@ -167,6 +167,10 @@ struct BitmapShape {
   }
 };
 
+BitmapShape bitmap_shape(int width, uint32_t words_per_row) {
+  return BitmapShape{width, words_per_row, 1.0f / static_cast<float>(words_per_row)};
+}
+
 // One warp labels one 32 x 32 block, row after row, like a two-pass scan:
 // a run of equal class along the row (found with a ballot) takes the
 // provisional label of the first run above that it touches under the rule
@@ -287,15 +291,15 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
   // root bitmap stays with lane r, and the 32 words go out after the loop
   // (stored by lane 0 inside it, with their address arithmetic, they were
   // a fifth of this epilogue's instructions).
-  const uint32_t w = bm.pitch(), block_base = uint32_t(y0) * w + uint32_t(x0);
+  const uint32_t pitch = bm.pitch(), block_base = uint32_t(y0) * pitch + uint32_t(x0);
   uint32_t* parent_row = parent + (block_base + uint32_t(tx));
   uint32_t row_word = 0;
 #pragma unroll 4
-  for (int r = 0; r < kBlockH; ++r, parent_row += w) {
+  for (int r = 0; r < kBlockH; ++r, parent_row += pitch) {
     const uint32_t label = prov[r][tx];
     const bool labelled = in_x && r < rows && label != kNoLabel16;
     const uint32_t root = labelled ? uf[label] : 0u;
-    if (in_x && r < rows) parent_row[0] = labelled ? block_base + (root / kBlockW) * w + root % kBlockW : kNone;
+    if (in_x && r < rows) parent_row[0] = labelled ? block_base + (root / kBlockW) * pitch + root % kBlockW : kNone;
     const uint32_t word = __ballot_sync(kAll, labelled && root == uint32_t(r * kBlockW + tx));
     if (tx == r) row_word = word;
   }
@@ -341,13 +345,13 @@ __global__ void k_join_blocks(GridReader<T> g, bool eight, uint32_t* parent, uin
   const bool across = g.within(x + ax, y + ay) == c;                   // edge neighbour across
   const bool across_prev = g.within(x + ax - sx, y + ay - sy) == c;    // corner, behind
   const bool across_next = g.within(x + ax + sx, y + ay + sy) == c;    // corner, ahead
-  const uint32_t w = bm.pitch(), i = uint32_t(y) * w + uint32_t(x);
+  const uint32_t pitch = bm.pitch(), i = uint32_t(y) * pitch + uint32_t(x);
   // Finds start at the block-local roots, so that their halving never
   // touches a cell's own parent: k_accumulate finds a cell's block-local
   // root (its slot) there.
   auto join = [&](int nx, int ny) {
     uint32_t into = kNone;
-    const uint32_t linked = unite(parent, parent[i], parent[uint32_t(ny) * w + uint32_t(nx)], &into);
+    const uint32_t linked = unite(parent, parent[i], parent[uint32_t(ny) * pitch + uint32_t(nx)], &into);
     if (linked != kNone) {
       uint32_t bit;
       const uint32_t word = bm.word_of(linked, &bit);
@@ -894,7 +898,7 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
   if (uint64_t(words_per_row_) * 32u * uint64_t(grid.height) >= (uint64_t(1) << 31))
     throw Error(ErrorKind::BadInput, "grid too large: at most 2^31-1 cells per labeling, each row rounded up to 32");
   words_ = words_per_row_ * static_cast<uint32_t>(grid.height);
-  const BitmapShape bm{grid.width, words_per_row_, 1.0f / float(words_per_row_)};
+  const BitmapShape bm = bitmap_shape(grid.width, words_per_row_);
   const bool eight = rule == NeighbourRule::Eight;
   cudaStream_t st = stream_;
   parents_.reserve(size_t(bm.pitch()) * size_t(grid.height) * sizeof(uint32_t), st);
@@ -934,7 +938,7 @@ void DeviceGridLabeler::enqueue(const DeviceClassGrid& grid, NeighbourRule rule,
 }
 
 void DeviceGridLabeler::enqueue_records() {
-  const BitmapShape bm{grid_.width, words_per_row_, 1.0f / float(words_per_row_)};
+  const BitmapShape bm = bitmap_shape(grid_.width, words_per_row_);
   DevicePatchRecord* records = records_.as<DevicePatchRecord>();
   const uint32_t* parent = parents_.as<uint32_t>();
   const uint32_t* bits = root_bits_.as<uint32_t>();

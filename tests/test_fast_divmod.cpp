@@ -35,7 +35,10 @@ TEST(FastDivmod, EqualsIntegerDivision) {
 TEST(FastDivmod, ExactSmallQuotientOfMultiples) {
   std::vector<uint32_t> divisors;
   for (uint32_t d = 1; d <= 5000; ++d) divisors.push_back(d);
-  for (int k = 13; k < 31; ++k) divisors.insert(divisors.end(), {uint32_t(1) << k, (uint32_t(1) << k) - 1, (uint32_t(1) << k) + 1});
+  for (int k = 13; k < 31; ++k) {
+    const uint32_t p = uint32_t(1) << k;
+    divisors.insert(divisors.end(), {p, p - 1, p + 1});
+  }
   for (uint32_t d : divisors) {
     const float inverse = 1.0f / static_cast<float>(d);
     for (uint32_t q = 0; q < 1024 && uint64_t(q) * d < (uint64_t(1) << 31); ++q)
