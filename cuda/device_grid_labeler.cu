@@ -215,7 +215,6 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
   int32_t cc = class_at(0), next = class_at(1);
   int32_t above = kNoClass, above_left = kNoClass, above_right = kNoClass;
   uint32_t prov_above = kNone, prov_above_left = kNone, prov_above_right = kNone;
-  uint32_t fresh_rows = 0;  // bit r: this lane starts a new provisional label in row r
 #pragma unroll 1
   for (int r = 0; r < kBlockH; ++r) {
     const int32_t ahead = in_x && r + 2 < rows ? g.convert(g.cells[ahead_at]) : kNoClass;
@@ -256,10 +255,7 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
     uint32_t label = kNone;
     if (valid) {
       label = touching ? first_touch : uint32_t(r * kBlockW + run_start);
-      if (!touching && starts) {
-        uf[label] = uint16_t(label);
-        fresh_rows |= 1u << r;
-      }
+      if (!touching && starts) uf[label] = uint16_t(label);
       // Unite each other label touched: once per stretch of equal labels.
       if (touch != kNone && touch != label && !(tx > run_start && touch_left == touch)) unite_local(uf, touch, label);
       if (touch2 != kNone && touch2 != label) unite_local(uf, touch2, label);
@@ -275,22 +271,16 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
     cc = next;
     next = ahead;
   }
-  // Each run start points straight at its root. Row by row, so that a find
-  // mostly ends one step up at a start already pointing at its root; finds
-  // only read (another lane may be storing a root into an entry on the path,
-  // which is an ancestor either way).
-  // Only the rows where some run started a new label have entries.
-#pragma unroll 1
-  for (uint32_t rows_left = __reduce_or_sync(kAll, fresh_rows); rows_left; rows_left &= rows_left - 1) {
-    const int r = __ffs(rows_left) - 1;
-    const uint32_t i = uint32_t(r * kBlockW + tx);
-    if ((fresh_rows >> r) & 1u) uf[i] = uint16_t(find_root(uf, i));
-    __syncwarp();
-  }
   // Every cell's parent becomes its block-local root. Row r's word of the
   // root bitmap stays with lane r, and the 32 words go out after the loop
   // (stored by lane 0 inside it, with their address arithmetic, they were
-  // a fifth of this epilogue's instructions).
+  // a fifth of this epilogue's instructions). A cell's provisional label
+  // mostly is a root or points at one; the rare longer paths are followed
+  // here (finds only read). An earlier pass pointed every new label at its
+  // root first, row by row: on augusta that was 13 % of this kernel's
+  // instructions, and without it block labeling went 0.339 -> 0.320 ms
+  // (bern_valais 0.226 -> 0.231, one class 0.19 -> 0.20: there the pass
+  // had little to do, and each cell now makes one more shared load).
   const uint32_t pitch = bm.pitch(), block_base = uint32_t(y0) * pitch + uint32_t(x0);
   uint32_t* parent_row = parent + (block_base + uint32_t(tx));
   uint32_t row_word = 0;
@@ -298,7 +288,11 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
   for (int r = 0; r < kBlockH; ++r, parent_row += pitch) {
     const uint32_t label = prov[r][tx];
     const bool labelled = in_x && r < rows && label != kNoLabel16;
-    const uint32_t root = labelled ? uf[label] : 0u;
+    uint32_t root = labelled ? uf[label] : 0u;
+    if (labelled) {
+      const uint32_t up = uf[root];
+      if (up != root) root = find_root(uf, up);
+    }
     if (in_x && r < rows) parent_row[0] = labelled ? block_base + (root / kBlockW) * pitch + root % kBlockW : kNone;
     const uint32_t word = __ballot_sync(kAll, labelled && root == uint32_t(r * kBlockW + tx));
     if (tx == r) row_word = word;
