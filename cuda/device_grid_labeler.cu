@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
   // a fifth of this epilogue's instructions). A cell's provisional label
   // mostly is a root or points at one; the rare longer paths are followed
   // here (finds only read). An earlier pass pointed every new label at its
-  // root first, row by row: on augusta that was 13 % of this kernel's
+  // root first, row by row: on augusta that was 10-15 % of this kernel's
   // instructions, and without it block labeling went 0.339 -> 0.320 ms
   // (bern_valais 0.226 -> 0.231, one class 0.19 -> 0.20: there the pass
   // had little to do, and each cell now makes one more shared load).
