@@ -279,8 +279,9 @@ __global__ void __launch_bounds__(kBlockW* kBlocksPerCta)
   // here (finds only read). An earlier pass pointed every new label at its
   // root first, row by row: on augusta that was 10-15 % of this kernel's
   // instructions, and without it block labeling went 0.339 -> 0.320 ms
-  // (bern_valais 0.226 -> 0.231, one class 0.19 -> 0.20: there the pass
-  // had little to do, and each cell now makes one more shared load).
+  // (bern_valais 0.226 -> 0.231, one class 0.19 -> 0.20, where the pass
+  // had little to do; skipping the second load for labels that are their
+  // own roots did not win that back).
   const uint32_t pitch = bm.pitch(), block_base = uint32_t(y0) * pitch + uint32_t(x0);
   uint32_t* parent_row = parent + (block_base + uint32_t(tx));
   uint32_t row_word = 0;
