@@ -3,7 +3,8 @@
 # file in .devdata/ (git-excluded, carried with bv_2mpx.raw.gz and augusta_678x440.raw.gz); one build dir, so only
 # that file recompiles per version; the device labeling tests on every version, then lsm_bench_gpu_label twice on
 # each (the first with the CPU backend check). It overwrites cuda/device_grid_labeler.cu of the checkout it runs in
-# (the GPU machine's copy). Example: FILES="v7.cu v8.cu" bash bench/ab_labeler_device.sh
+# (the GPU machine's copy). BENCH_ARGS go to the benchmark (--int32: Int32 grids). Example:
+# FILES="v7.cu v8.cu" bash bench/ab_labeler_device.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/lsm_out}
 mkdir -p "$OUT"
@@ -32,13 +33,15 @@ import json, sys
 for line in sys.stdin:
     try: d = json.loads(line)
     except Exception: continue
-    if "input" in d: print(d["input"], d["kernel_ms"], d["gpx_per_s"], d["stage_ms"], d.get("cpu_check", ""))
+    if "input" in d:
+        print(d["input"], d.get("cells", ""), d["kernel_ms"], d["gpx_per_s"], d["stage_ms"], d.get("cpu_check", ""))
 '
 for run in 1 2; do
   for i in "${!F[@]}"; do
     echo "${F[$i]} run $run"
     check=--no-cpu-check
     [ "$run" = 1 ] && check=""
-    "/tmp/bench$i" --bern-valais /tmp/bv.raw --augusta /tmp/augusta.raw --giga-side 0 $check | python3 -c "$summary"
+    "/tmp/bench$i" --bern-valais /tmp/bv.raw --augusta /tmp/augusta.raw --giga-side 0 $check ${BENCH_ARGS:-} |
+      python3 -c "$summary"
   done
 done

@@ -3,7 +3,8 @@
 // every patch's area, perimeter, class edges, bounding box and coordinate
 // sums) and its end-to-end path from pinned host memory, measures the
 // device-to-device copy bandwidth for the floor (5 bytes per cell: 1 in, 4
-// labels out), and checks every patch record against the CPU backend.
+// labels out; 8 with --int32), and checks every patch record against the
+// CPU backend.
 // Writes each input as raw Byte cells to --dump DIR (with manifest.json) so
 // that the peers (NPP: lsm_bench_npp_label; cupy and OpenCV:
 // bench/label_peers.py) label exactly the same cells. One JSON object per
@@ -63,17 +64,26 @@ std::vector<PatchStats> cpu_patches(const Input& in, double* ms) {
   return std::move(t.patches);
 }
 
-void run_input(const Input& in, cudaStream_t st, double copy_bps, int repeat, bool check_cpu) {
-  const size_t n = in.cells.size();
+// int32_cells: the grid as Int32 cells (nodata as kNoClass), the type the
+// tile scheduler uploads when a strip's class codes do not fit a byte (the
+// three-digit CORINE codes, say); else as Byte cells.
+void run_input(const Input& in, cudaStream_t st, double copy_bps, int repeat, bool check_cpu, bool int32_cells) {
+  const size_t n = in.cells.size(), cell_bytes = int32_cells ? sizeof(int32_t) : 1;
   PinnedBuffer host_cells, host_records;
-  host_cells.reserve(n);
-  std::copy(in.cells.begin(), in.cells.end(), host_cells.as<uint8_t>());
+  host_cells.reserve(n * cell_bytes);
+  if (int32_cells) {
+    int32_t* codes = host_cells.as<int32_t>();
+    for (size_t i = 0; i < n; ++i) codes[i] = int(in.cells[i]) == in.nodata ? kNoClass : int32_t(in.cells[i]);
+  } else {
+    std::copy(in.cells.begin(), in.cells.end(), host_cells.as<uint8_t>());
+  }
   DeviceBuffer d_cells, d_labels;
-  d_cells.reserve(n, st);
+  d_cells.reserve(n * cell_bytes, st);
   d_labels.reserve(n * 4, st);
-  LSM_CUDA_CHECK(cudaMemcpyAsync(d_cells.get(), host_cells.get(), n, cudaMemcpyHostToDevice, st));
+  LSM_CUDA_CHECK(cudaMemcpyAsync(d_cells.get(), host_cells.get(), n * cell_bytes, cudaMemcpyHostToDevice, st));
   DeviceClassGrid grid;
   grid.cells = d_cells.get();
+  grid.type = int32_cells ? DeviceCellType::Int32 : DeviceCellType::UInt8;
   grid.pitch = in.width;
   grid.width = static_cast<int>(in.width);
   grid.height = static_cast<int>(in.height);
@@ -99,11 +109,11 @@ void run_input(const Input& in, cudaStream_t st, double copy_bps, int repeat, bo
   labeler.label(grid, NeighbourRule::Eight, d_labels.as<uint32_t>(), nullptr);
   const DeviceLabelingStages stages = labeler.stages();
   labeler.set_stage_timing(false);
-  // End to end: Byte cells from pinned host memory in, patch records on the host out.
+  // End to end: cells from pinned host memory in, patch records on the host out.
   host_records.reserve(std::max<size_t>(1, count) * sizeof(DevicePatchRecord));
   for (int r = 0; r < repeat; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    LSM_CUDA_CHECK(cudaMemcpyAsync(d_cells.get(), host_cells.get(), n, cudaMemcpyHostToDevice, st));
+    LSM_CUDA_CHECK(cudaMemcpyAsync(d_cells.get(), host_cells.get(), n * cell_bytes, cudaMemcpyHostToDevice, st));
     count = labeler.label(grid, NeighbourRule::Eight, nullptr, nullptr);
     LSM_CUDA_CHECK(cudaMemcpyAsync(host_records.get(), labeler.records(), count * sizeof(DevicePatchRecord),
                                    cudaMemcpyDeviceToHost, st));
@@ -129,12 +139,12 @@ void run_input(const Input& in, cudaStream_t st, double copy_bps, int repeat, bo
   }
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
-  const double kms = median(kernel_ms), floor_ms = 5.0 * double(n) / copy_bps * 1e3;
+  const double kms = median(kernel_ms), floor_ms = double(cell_bytes + 4) * double(n) / copy_bps * 1e3;
   std::printf(
-      "{\"input\": \"%s\", \"width\": %lld, \"height\": %lld, \"mpx\": %.2f, \"classes\": %zu, \"patches\": %u, "
+      "{\"input\": \"%s\", \"cells\": \"%s\", \"width\": %lld, \"height\": %lld, \"mpx\": %.2f, \"classes\": %zu, \"patches\": %u, "
       "\"kernel_ms\": %.4f, \"kernel_ms_min\": %.4f, \"gpx_per_s\": %.2f, \"e2e_ms\": %.3f, \"floor_ms\": %.4f, "
       "\"x_floor\": %.1f, \"cpu_ms\": %.1f, \"cpu_check\": \"%s\", \"stage_ms\": [%.3f, %.3f, %.3f, %.3f, %.3f]}\n",
-      in.name.c_str(), (long long)in.width, (long long)in.height, n / 1e6, classes.size(), count, kms,
+      in.name.c_str(), int32_cells ? "Int32" : "Byte", (long long)in.width, (long long)in.height, n / 1e6, classes.size(), count, kms,
       *std::min_element(kernel_ms.begin(), kernel_ms.end()), n / (kms * 1e-3) / 1e9, median(e2e_ms), floor_ms,
       kms / floor_ms, cpu_ms, match.c_str(), stages.label_blocks, stages.join_blocks, stages.rank_roots,
       stages.label_roots, stages.accumulate);
@@ -157,7 +167,7 @@ int main(int argc, char** argv) {
   std::string bv, augusta, dump_dir, only;
   int64_t giga_side = 32768;
   int repeat = 10;
-  bool check_cpu = true;
+  bool check_cpu = true, int32_cells = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() { return std::string(i + 1 < argc ? argv[++i] : ""); };
@@ -168,9 +178,10 @@ int main(int argc, char** argv) {
     else if (a == "--repeat") repeat = std::stoi(next());
     else if (a == "--no-cpu-check") check_cpu = false;
     else if (a == "--only") only = next();  // one input by name, for profilers
+    else if (a == "--int32") int32_cells = true;  // label Int32 grids instead of Byte
     else {
       std::fprintf(stderr, "usage: lsm_bench_gpu_label --bern-valais RAW --augusta RAW [--dump DIR] "
-                           "[--giga-side 32768] [--repeat 10] [--no-cpu-check] [--only INPUT]\n");
+                           "[--giga-side 32768] [--repeat 10] [--no-cpu-check] [--only INPUT] [--int32]\n");
       return 1;
     }
   }
@@ -205,7 +216,7 @@ int main(int argc, char** argv) {
     for (const Input& in : inputs) {
       if (!only.empty() && in.name != only) continue;
       if (!dump_dir.empty()) dump(in, dump_dir, manifest);
-      run_input(in, st, bps, repeat, check_cpu);
+      run_input(in, st, bps, repeat, check_cpu, int32_cells);
     }
     if (!dump_dir.empty()) {
       std::ofstream m(dump_dir + "/manifest.json");

@@ -554,11 +554,19 @@ constexpr int kLocal = 0, kFinal = 1, kMerged = 2, kRank = 3, kKinds = 4;
 
 // Thread blocks of the record pass per SM: six (40 registers, a few bytes
 // spilled) ran faster on augusta than five (48 registers, none): 1.16
-// against 1.18 ms (v7); seven spill more.
-constexpr int kAccumulateBlocksPerSm = 6;
+// against 1.18 ms (v7); seven spill more. Int32 grids spill 28 bytes at
+// six, Byte grids 4.
+template <class T>
+struct AccumulateOccupancy {
+  static constexpr int kBlocksPerSm = 6;
+};
+template <>
+struct AccumulateOccupancy<int32_t> {
+  static constexpr int kBlocksPerSm = 5;
+};
 
 template <class T>
-__global__ void __launch_bounds__(kBlockW* kThreadRows, kAccumulateBlocksPerSm)
+__global__ void __launch_bounds__(kBlockW* kThreadRows, AccumulateOccupancy<T>::kBlocksPerSm)
     k_accumulate(GridReader<T> g, const uint32_t* parent, const uint32_t* root_bits, const uint32_t* local_bits,
                  const uint32_t* merged_bits, const uint32_t* root_rank, BitmapShape bm,
                  DevicePatchRecord* records, uint64_t capacity, uint32_t* labels, uint32_t* border) {

@@ -1,5 +1,5 @@
-// The device labeling (cuda/device_grid_labeler.h) on Byte grids held in
-// device memory, as the GPU benchmark uses it, against the brute-force
+// The device labeling (cuda/device_grid_labeler.h) on Byte and Int32 grids
+// held in device memory, as the GPU benchmark uses it, against the brute-force
 // reference: patch records, every cell's label and the border labels. The
 // inputs include the adversarial ones (noise, one class, stripes, a serpentine
 // crossing every block back and forth, a checkerboard joined only through
@@ -42,20 +42,27 @@ std::vector<uint8_t> checkerboard(int64_t w, int64_t h) {
   return g;
 }
 
-void check(const char* name, const std::vector<uint8_t>& cells, int64_t w, int64_t h, int nodata,
-           NeighbourRule rule) {
+// Labels `raster` on the device as a grid of `type`: Byte cells (nodata as
+// 255) or Int32 cells (kNoClass for nodata, any code), and compares records,
+// labels and border labels with the brute-force reference.
+void check_raster(const char* name, const MemoryClassRaster& raster, DeviceCellType type, NeighbourRule rule) {
+  const int64_t w = raster.info().width, h = raster.info().height;
+  const bool bytes = type == DeviceCellType::UInt8;
   SCOPED_TRACE(std::string(name) + " " + std::to_string(w) + "x" + std::to_string(h) + " rule " +
-               std::to_string(int(rule)));
-  const Reference ref = brute_force(to_raster(cells, w, h, nodata), rule);
-  const size_t n = cells.size(), border_n = static_cast<size_t>(2 * w + 2 * h);
+               std::to_string(int(rule)) + (bytes ? " Byte" : " Int32"));
+  const Reference ref = brute_force(raster, rule);
+  const size_t n = raster.cells().size(), border_n = static_cast<size_t>(2 * w + 2 * h);
+  const size_t cell_bytes = bytes ? 1 : sizeof(int32_t);
+  const std::vector<uint8_t> byte_cells = bytes ? to_bytes(raster, 255) : std::vector<uint8_t>();
+  const void* host_cells = bytes ? static_cast<const void*>(byte_cells.data()) : raster.cells().data();
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  uint8_t* d_cells = nullptr;
+  void* d_cells = nullptr;
   uint32_t *d_labels = nullptr, *d_border = nullptr;
-  ASSERT_EQ(cudaMalloc(&d_cells, n), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_cells, n * cell_bytes), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&d_labels, n * 4), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&d_border, border_n * 4), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(d_cells, cells.data(), n, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_cells, host_cells, n * cell_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   // Poison the outputs: every cell must be written.
   ASSERT_EQ(cudaMemset(d_labels, 0xAB, n * 4), cudaSuccess);
   ASSERT_EQ(cudaMemset(d_border, 0xAB, border_n * 4), cudaSuccess);
@@ -65,10 +72,11 @@ void check(const char* name, const std::vector<uint8_t>& cells, int64_t w, int64
     DeviceGridLabeler labeler(stream);
     DeviceClassGrid grid;
     grid.cells = d_cells;
+    grid.type = type;
     grid.pitch = w;
     grid.width = int(w);
     grid.height = int(h);
-    grid.nodata = nodata;
+    grid.nodata = bytes ? 255 : -1;
     // Twice, so that reused buffers are covered too.
     for (int round = 0; round < 2; ++round) {
       const uint32_t count = labeler.label(grid, rule, d_labels, d_border);
@@ -109,6 +117,21 @@ void check(const char* name, const std::vector<uint8_t>& cells, int64_t w, int64
   EXPECT_EQ(border, want_border);
 }
 
+void check(const char* name, const std::vector<uint8_t>& cells, int64_t w, int64_t h, int nodata,
+           NeighbourRule rule) {
+  check_raster(name, to_raster(cells, w, h, nodata), DeviceCellType::UInt8, rule);
+}
+
+// The same cells with class codes that do not fit a byte, as the tile
+// scheduler uploads them for, say, three-digit CORINE codes: code c becomes
+// 100 c + 11, and class 1 becomes -7 (codes may be negative).
+MemoryClassRaster with_wide_codes(const MemoryClassRaster& r) {
+  std::vector<int32_t> c = r.cells();
+  for (int32_t& v : c)
+    if (v != kNoClass) v = v == 1 ? -7 : 100 * v + 11;
+  return MemoryClassRaster(r.info().width, r.info().height, std::move(c), 1.0, 1.0);
+}
+
 class DeviceGridLabeling : public ::testing::TestWithParam<int> {
  protected:
   NeighbourRule rule() const { return GetParam() == 4 ? NeighbourRule::Four : NeighbourRule::Eight; }
@@ -140,6 +163,19 @@ TEST_P(DeviceGridLabeling, MirrorMosaicOfARealisticLandscape) {
   const MemoryClassRaster r = random_landscape(90, 70, 6, 11, 0.05);
   const std::vector<uint8_t> mosaic = bench::mirror_mosaic(to_bytes(r, 255), 90, 70, 400, 300);
   check("mosaic", mosaic, 400, 300, 255, rule());
+}
+
+TEST_P(DeviceGridLabeling, Int32GridsWithCodesBeyondAByte) {
+  LSM_REQUIRE_CUDA();
+  for (auto [w, h] : {std::pair<int64_t, int64_t>{150, 97}, {33, 65}, {1000, 700}}) {
+    const MemoryClassRaster r = random_landscape(w, h, 5, uint64_t(w * 17 + h), 0.1);
+    check_raster("landscape", with_wide_codes(r), DeviceCellType::Int32, rule());
+  }
+  check_raster("noise 28", with_wide_codes(to_raster(bench::uniform_noise(300, 211, 28, 8), 300, 211, -1)),
+               DeviceCellType::Int32, rule());
+  check_raster("serpentine", with_wide_codes(to_raster(serpentine(161, 143), 161, 143, -1)), DeviceCellType::Int32,
+               rule());
+  check_raster("all nodata", to_raster(bench::one_class(40, 40), 40, 40, 1), DeviceCellType::Int32, rule());
 }
 
 // Grids the labeler cannot index are refused before any work: empty ones,

@@ -43,6 +43,24 @@ TEST_P(Parity, CudaMatchesCpu) {
   }
 }
 
+// Class codes that do not fit a byte (three-digit CORINE codes, a negative
+// code) reach the device as Int32 strips instead of packed bytes.
+TEST_P(Parity, CudaMatchesCpuOnCodesBeyondAByte) {
+  LSM_REQUIRE_CUDA();
+  const NeighbourRule rule = GetParam() == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
+  const MemoryClassRaster base = random_landscape(700, 500, 6, 5, 0.1);
+  std::vector<int32_t> codes = base.cells();
+  for (int32_t& c : codes)
+    if (c != kNoClass) c = c == 1 ? -7 : 100 * c + 11;
+  MemoryClassRaster raster(700, 500, std::move(codes), 30.0, 30.0);
+  const Reference ref = brute_force(raster, rule);
+  ASSERT_GT(ref.patches.size(), 20u) << "landscape too simple to test seams";
+  for (const TileShape& s : {TileShape{0, 0}, TileShape{64, 64}, TileShape{700, 1}}) {
+    EXPECT_EQ(scan(raster, rule, s.w, s.h, Backend::Cuda).patches, ref.patches) << "tile " << s.w << "x" << s.h;
+    EXPECT_EQ(patch_ids(raster, rule, s.w, s.h, Backend::Cuda), ref.labels) << "tile " << s.w << "x" << s.h;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(NeighbourRules, Parity, ::testing::Values(4, 8),
                          [](const auto& info) { return "rule" + std::to_string(info.param); });
 
