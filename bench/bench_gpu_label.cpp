@@ -141,10 +141,12 @@ void run_input(const Input& in, cudaStream_t st, double copy_bps, int repeat, bo
   cudaEventDestroy(e1);
   const double kms = median(kernel_ms), floor_ms = double(cell_bytes + 4) * double(n) / copy_bps * 1e3;
   std::printf(
-      "{\"input\": \"%s\", \"cells\": \"%s\", \"width\": %lld, \"height\": %lld, \"mpx\": %.2f, \"classes\": %zu, \"patches\": %u, "
+      "{\"input\": \"%s\", \"cells\": \"%s\", \"width\": %lld, \"height\": %lld, \"mpx\": %.2f, "
+      "\"classes\": %zu, \"patches\": %u, "
       "\"kernel_ms\": %.4f, \"kernel_ms_min\": %.4f, \"gpx_per_s\": %.2f, \"e2e_ms\": %.3f, \"floor_ms\": %.4f, "
       "\"x_floor\": %.1f, \"cpu_ms\": %.1f, \"cpu_check\": \"%s\", \"stage_ms\": [%.3f, %.3f, %.3f, %.3f, %.3f]}\n",
-      in.name.c_str(), int32_cells ? "Int32" : "Byte", (long long)in.width, (long long)in.height, n / 1e6, classes.size(), count, kms,
+      in.name.c_str(), int32_cells ? "Int32" : "Byte", (long long)in.width, (long long)in.height, n / 1e6,
+      classes.size(), count, kms,
       *std::min_element(kernel_ms.begin(), kernel_ms.end()), n / (kms * 1e-3) / 1e9, median(e2e_ms), floor_ms,
       kms / floor_ms, cpu_ms, match.c_str(), stages.label_blocks, stages.join_blocks, stages.rank_roots,
       stages.label_roots, stages.accumulate);

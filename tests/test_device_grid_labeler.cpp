@@ -122,16 +122,6 @@ void check(const char* name, const std::vector<uint8_t>& cells, int64_t w, int64
   check_raster(name, to_raster(cells, w, h, nodata), DeviceCellType::UInt8, rule);
 }
 
-// The same cells with class codes that do not fit a byte, as the tile
-// scheduler uploads them for, say, three-digit CORINE codes: code c becomes
-// 100 c + 11, and class 1 becomes -7 (codes may be negative).
-MemoryClassRaster with_wide_codes(const MemoryClassRaster& r) {
-  std::vector<int32_t> c = r.cells();
-  for (int32_t& v : c)
-    if (v != kNoClass) v = v == 1 ? -7 : 100 * v + 11;
-  return MemoryClassRaster(r.info().width, r.info().height, std::move(c), 1.0, 1.0);
-}
-
 class DeviceGridLabeling : public ::testing::TestWithParam<int> {
  protected:
   NeighbourRule rule() const { return GetParam() == 4 ? NeighbourRule::Four : NeighbourRule::Eight; }

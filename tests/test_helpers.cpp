@@ -105,4 +105,12 @@ MemoryClassRaster random_landscape(int64_t width, int64_t height, int classes, u
   return MemoryClassRaster(width, height, std::move(cells), 30.0, 30.0);
 }
 
+MemoryClassRaster with_wide_codes(const MemoryClassRaster& raster) {
+  std::vector<int32_t> cells = raster.cells();
+  for (int32_t& c : cells)
+    if (c != kNoClass) c = c == 1 ? -7 : 100 * c + 11;
+  const RasterInfo info = raster.info();
+  return MemoryClassRaster(info.width, info.height, std::move(cells), info.cell_width, info.cell_height);
+}
+
 }  // namespace lsm::test

@@ -34,6 +34,12 @@ std::vector<uint32_t> patch_ids(MemoryClassRaster& raster, NeighbourRule rule, i
 /// A random-cluster-like landscape: fractal classes with nodata holes.
 MemoryClassRaster random_landscape(int64_t width, int64_t height, int classes, uint64_t seed, double nodata_share);
 
+/// The same raster with class codes that do not fit a byte, as for three-digit
+/// CORINE codes: code c becomes 100 c + 11, and class 1 becomes -7 (codes may
+/// be negative); nodata stays nodata. The CUDA tile path then uploads Int32
+/// strips instead of packed bytes.
+MemoryClassRaster with_wide_codes(const MemoryClassRaster& raster);
+
 }  // namespace lsm::test
 
 /// Skips the current test, with the reason, where no CUDA device is usable.

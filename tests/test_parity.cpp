@@ -48,11 +48,7 @@ TEST_P(Parity, CudaMatchesCpu) {
 TEST_P(Parity, CudaMatchesCpuOnCodesBeyondAByte) {
   LSM_REQUIRE_CUDA();
   const NeighbourRule rule = GetParam() == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
-  const MemoryClassRaster base = random_landscape(700, 500, 6, 5, 0.1);
-  std::vector<int32_t> codes = base.cells();
-  for (int32_t& c : codes)
-    if (c != kNoClass) c = c == 1 ? -7 : 100 * c + 11;
-  MemoryClassRaster raster(700, 500, std::move(codes), 30.0, 30.0);
+  MemoryClassRaster raster = with_wide_codes(random_landscape(700, 500, 6, 5, 0.1));
   const Reference ref = brute_force(raster, rule);
   ASSERT_GT(ref.patches.size(), 20u) << "landscape too simple to test seams";
   for (const TileShape& s : {TileShape{0, 0}, TileShape{64, 64}, TileShape{700, 1}}) {
