@@ -33,6 +33,7 @@ void CoreAreaTracker::row(int64_t y, const uint32_t* pids) {
 
 void CoreAreaTracker::finish() {
   for (int64_t c = std::max<int64_t>(0, rows_seen_ - depth_); c < rows_seen_; ++c) process_centre(c);
+  if (on_core_row_) return;
   // Close every region still open.
   std::vector<uint8_t> none(static_cast<size_t>(width_), 0);
   std::vector<uint32_t> zeros(static_cast<size_t>(width_), 0);
@@ -63,7 +64,8 @@ void CoreAreaTracker::process_centre(int64_t c) {
       core_[x] = core;
     }
   }
-  label_core_row(core_.data(), centre.data(), geometry_ ? geometry_->cell_area_m2(c) : 0);
+  if (on_core_row_) on_core_row_(c, core_.data(), centre.data());
+  else label_core_row(core_.data(), centre.data(), geometry_ ? geometry_->cell_area_m2(c) : 0);
 }
 
 uint32_t CoreAreaTracker::find(uint32_t n) {
@@ -72,6 +74,7 @@ uint32_t CoreAreaTracker::find(uint32_t n) {
 }
 
 void CoreAreaTracker::core_row(int64_t y, const uint32_t* pids, const uint8_t* core) {
+  if (on_core_row_) return on_core_row_(y, core, pids);
   label_core_row(core, pids, geometry_ ? geometry_->cell_area_m2(y) : 0);
 }
 

@@ -21,6 +21,10 @@ class CoreAreaTracker {
   /// Called for every disjunct core area once it is complete: its patch, cell
   /// count and area (m2; the sum of its cells' areas when `geometry` was given, else 0).
   using RegionFn = std::function<void(uint32_t pid, uint64_t cells, double area_m2)>;
+  /// Receives each row's core cells instead (core[x] = 1), rows in order,
+  /// with the row's patch IDs: for a caller that counts the areas by
+  /// another rule (fragstats_core_areas.h). Pointers valid during the call.
+  using CoreRowFn = std::function<void(int64_t row, const uint8_t* core, const uint32_t* pids)>;
 
   /// `depth` >= 1 (cells). Throws lsm::Error(BadInput) otherwise. `geometry`
   /// (optional, must outlive the tracker) gives per-row cell areas.
@@ -33,6 +37,9 @@ class CoreAreaTracker {
   /// above, e.g. by a NeighbourhoodCounter): only the disjunct core areas are
   /// traced. Use either row() or core_row() for all rows of one tracker.
   void core_row(int64_t y, const uint32_t* pids, const uint8_t* core);
+  /// From now on, hands every row's core cells to `fn` instead of tracing
+  /// the disjunct core areas (the RegionFn is then never called).
+  void send_core_rows_to(CoreRowFn fn) { on_core_row_ = std::move(fn); }
   /// Completes the last rows; call once after the last row.
   void finish();
 
@@ -61,6 +68,7 @@ class CoreAreaTracker {
   std::vector<uint32_t> remap_;
   std::vector<Node> next_nodes_;
   RegionFn on_region_;
+  CoreRowFn on_core_row_;
   const CellGeometry* geometry_;
 };
 

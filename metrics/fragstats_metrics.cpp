@@ -152,9 +152,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     const uint64_t perim_sides = p.perim_edges_h + p.perim_edges_v;
     v.area_ha = ha(size[i]);
     v.perim_m = perim_m(i);
-    // One cell: FRAGSTATS reports half a cell width, not 0 (docs/metrics.md).
-    const double row = static_cast<double>(p.first_cell / static_cast<uint64_t>(r.width));
-    v.gyrate = p.cells == 1 ? (geodesic ? geometry.width_at_m(row + 0.5) : cw) / 2 : s.gyrate_m;
+    v.gyrate = s.gyrate_m;  // by the second pass's rule (fragstats_gyrate.h)
     v.para = v.perim_m / v.area_ha;
     v.shape = static_cast<double>(perim_sides) / static_cast<double>(min_perimeter_sides(p.cells));
     const double ln_a = std::log(area_m2);

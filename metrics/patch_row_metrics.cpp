@@ -39,20 +39,20 @@ class ShapeVisitor : public PatchRowVisitor {
   // `count_neighbourhoods` false: CONTIG's diagonal pairs and the adjacency
   // counts come from a NeighbourhoodCounter instead.
   ShapeVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry,
-               PatchRowResults& out, bool count_neighbourhoods)
+               PatchRowResults& out, bool count_neighbourhoods, bool centroid_gyrate)
       : table_(table),
         width_(table.raster.width),
         out_(out),
         geometry_(geometry),
         class_of_pid_(classes.class_of_pid),
-        count_neighbourhoods_(count_neighbourhoods) {
+        count_neighbourhoods_(count_neighbourhoods),
+        centroid_gyrate_(centroid_gyrate) {
     const size_t n = table.patches.size(), k = classes.codes.size();
     out_.adjacency.sides_h.assign(k * k, 0);
     out_.adjacency.sides_v.assign(k * k, 0);
     if (geometry_.geodesic()) out_.adjacency.geodesic_m.assign(k * k, 0);
-    centroid_x_.resize(n);
-    centroid_y_.resize(n);
-    for (size_t i = 0; i < n; ++i) {
+    if (centroid_gyrate_) centroid_x_.resize(n), centroid_y_.resize(n);
+    for (size_t i = 0; i < centroid_x_.size(); ++i) {
       const PatchStats& p = table.patches[i];
       centroid_x_[i] = static_cast<double>(p.sum_col) / static_cast<double>(p.cells);
       centroid_y_[i] = static_cast<double>(p.sum_row) / static_cast<double>(p.cells);
@@ -68,7 +68,6 @@ class ShapeVisitor : public PatchRowVisitor {
   // adjacencies inside the run and the run's neighbours are entered once per
   // run, GYRATE and the comparisons with the row above once per cell.
   void row(int64_t y, const uint32_t* pids) override {
-    const RasterInfo& r = table_.raster;
     if (geometry_.geodesic()) geodesic_row(y, pids);
     for (int64_t x0 = 0; x0 < width_;) {
       const uint32_t p = pids[x0];
@@ -81,19 +80,7 @@ class ShapeVisitor : public PatchRowVisitor {
       }
       PatchShape& shape = out_.patches[p - 1];
       const uint32_t ci = class_of_pid_[p];
-      const double cx = centroid_x_[p - 1], cy = centroid_y_[p - 1];
-      double gyrate = 0;
-      if (geometry_.geodesic()) {
-        for (int64_t x = x0; x <= x1; ++x)
-          gyrate += geometry_.distance_m(static_cast<double>(x), static_cast<double>(y), cx, cy);
-      } else {
-        const double dy = (static_cast<double>(y) - cy) * r.cell_height, dy2 = dy * dy;
-        for (int64_t x = x0; x <= x1; ++x) {
-          const double dx = (static_cast<double>(x) - cx) * r.cell_width;
-          gyrate += std::sqrt(dx * dx + dy2);
-        }
-      }
-      shape.gyrate_m += gyrate;
+      if (centroid_gyrate_) add_centroid_gyrate(y, x0, x1, shape, centroid_x_[p - 1], centroid_y_[p - 1]);
       if (count_neighbourhoods_) count_run_neighbourhood(y, pids, x0, x1, p, ci);
       // The row's extent of each patch, for its hull (a patch may have several runs in a row).
       if (last_row_[p - 1] != y) {
@@ -107,6 +94,23 @@ class ShapeVisitor : public PatchRowVisitor {
     close_patches_above(y);
     std::copy(pids, pids + width_, prev_.begin());
     last_y_ = y;
+  }
+
+  // The documented GYRATE: distances of the run's cells to the centroid (cx, cy), summed per run.
+  void add_centroid_gyrate(int64_t y, int64_t x0, int64_t x1, PatchShape& shape, double cx, double cy) {
+    const RasterInfo& r = table_.raster;
+    double gyrate = 0;
+    if (geometry_.geodesic()) {
+      for (int64_t x = x0; x <= x1; ++x)
+        gyrate += geometry_.distance_m(static_cast<double>(x), static_cast<double>(y), cx, cy);
+    } else {
+      const double dy = (static_cast<double>(y) - cy) * r.cell_height, dy2 = dy * dy;
+      for (int64_t x = x0; x <= x1; ++x) {
+        const double dx = (static_cast<double>(x) - cx) * r.cell_width;
+        gyrate += std::sqrt(dx * dx + dy2);
+      }
+    }
+    shape.gyrate_m += gyrate;
   }
 
   // CONTIG's diagonal pairs and the adjacencies of the run [x0, x1] of patch p (class index ci).
@@ -126,7 +130,9 @@ class ShapeVisitor : public PatchRowVisitor {
         }
     }
     close_patches_above(last_y_ + 1);
-    for (size_t i = 0; i < out_.patches.size(); ++i) out_.patches[i].gyrate_m /= static_cast<double>(table_.patches[i].cells);
+    if (centroid_gyrate_)
+      for (size_t i = 0; i < out_.patches.size(); ++i)
+        out_.patches[i].gyrate_m /= static_cast<double>(table_.patches[i].cells);
   }
 
  private:
@@ -202,6 +208,42 @@ class ShapeVisitor : public PatchRowVisitor {
   std::vector<uint32_t> prev_;
   int64_t last_y_ = -1;
   bool count_neighbourhoods_;
+  bool centroid_gyrate_;
+};
+
+// FRAGSTATS' GYRATE (fragstats_gyrate.h): each patch's runs are kept until its
+// last row, then its medians and distances are computed.
+class GyrateVisitor : public PatchRowVisitor {
+ public:
+  GyrateVisitor(const PatchTable& table, const CellGeometry& geometry, PatchRowResults& out)
+      : table_(table), geometry_(geometry), out_(out), open_(table.patches.size()) {}
+
+  void row(int64_t y, const uint32_t* pids) override {
+    const int64_t width = table_.raster.width;
+    for (int64_t x0 = 0; x0 < width;) {
+      const uint32_t p = pids[x0];
+      int64_t x1 = x0;
+      while (x1 + 1 < width && pids[x1 + 1] == p) ++x1;
+      if (p) open_.add(p, y, x0, x1);
+      x0 = x1 + 1;
+    }
+    // Patches whose last row this is are complete (a patch's rows are contiguous).
+    for (int64_t x = 0; x < width; ++x) {
+      const uint32_t p = pids[x];
+      if (p && table_.patches[p - 1].row_max == static_cast<uint64_t>(y) && open_.has(p)) {
+        open_.take(p, runs_);
+        out_.patches[p - 1].gyrate_m = fragstats_gyrate_m(runs_, geometry_);
+      }
+    }
+  }
+  void finish() override {}
+
+ private:
+  const PatchTable& table_;
+  const CellGeometry& geometry_;
+  PatchRowResults& out_;
+  OpenPatchRuns open_;
+  std::vector<CellRun> runs_;
 };
 
 // Core cells and disjunct core areas (NCORE, DCORE).
@@ -219,7 +261,15 @@ class CoreVisitor : public PatchRowVisitor {
               ++s.core_areas;
             },
             &geometry),
-        width_(table.raster.width) {}
+        table_(table),
+        geometry_(geometry),
+        out_(out),
+        width_(table.raster.width) {
+    if (options.core_areas == CoreAreaRule::Fragstats) {
+      open_.emplace(table.patches.size());
+      core_.send_core_rows_to([this](int64_t row, const uint8_t* core, const uint32_t* pids) { fragstats_row(row, core, pids); });
+    }
+  }
   /// Core cells decided beforehand (a NeighbourhoodCounter's mask, row-major).
   void use_core_mask(const uint8_t* mask) { mask_ = mask; }
   void row(int64_t y, const uint32_t* pids) override {
@@ -229,7 +279,40 @@ class CoreVisitor : public PatchRowVisitor {
   void finish() override { core_.finish(); }
 
  private:
+  // FRAGSTATS' rule: each patch's core runs are kept until its last row, then
+  // its core areas are counted by FRAGSTATS' scan.
+  void fragstats_row(int64_t row, const uint8_t* core, const uint32_t* pids) {
+    for (int64_t x0 = 0; x0 < width_;) {
+      if (!core[x0]) {
+        ++x0;
+        continue;
+      }
+      int64_t x1 = x0;
+      while (x1 + 1 < width_ && core[x1 + 1] && pids[x1 + 1] == pids[x0]) ++x1;
+      open_->add(pids[x0], row, x0, x1);
+      x0 = x1 + 1;
+    }
+    for (int64_t x = 0; x < width_; ++x) {
+      const uint32_t p = pids[x];
+      if (!p || table_.patches[p - 1].row_max != static_cast<uint64_t>(row) || !open_->has(p)) continue;
+      open_->take(p, runs_);
+      const bool geodesic = geometry_.geodesic();
+      for (const CountedCoreArea& a : fragstats_core_areas(runs_, geodesic ? &geometry_ : nullptr)) {
+        out_.core_areas.push_back(CoreRegion{p, a.cells, a.area_m2});
+        PatchShape& s = out_.patches[p - 1];
+        s.core_cells += a.cells;
+        s.core_m2 += a.area_m2;
+        ++s.core_areas;
+      }
+    }
+  }
+
   CoreAreaTracker core_;
+  const PatchTable& table_;
+  const CellGeometry& geometry_;
+  PatchRowResults& out_;
+  std::optional<OpenPatchRuns> open_;
+  std::vector<CellRun> runs_;
   int64_t width_;
   const uint8_t* mask_ = nullptr;
 };
@@ -292,10 +375,12 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   const bool in_memory = !also_write && has_kept_labels(table);
   NeighbourhoodCounter* counter = in_memory ? options.counter : nullptr;
   // Independent visitors: in memory they run concurrently, the ENN search (the longest) first.
-  ShapeVisitor shape(table, classes, geometry, out, counter == nullptr);
+  ShapeVisitor shape(table, classes, geometry, out, counter == nullptr, options.gyrate == GyrateRule::Centroid);
   CoreVisitor core(table, options, geometry, out);
   std::optional<EnnVisitor> enn;
+  std::optional<GyrateVisitor> gyrate;
   std::vector<PatchRowVisitor*> visitors{&core, &shape};
+  if (options.gyrate == GyrateRule::Fragstats) visitors.push_back(&gyrate.emplace(table, geometry, out));
   if (options.want_enn) {
     enn.emplace(table, classes, geometry, out);
     visitors.insert(visitors.begin(), &*enn);

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "cell_neighbourhood.h"
+#include "fragstats_core_areas.h"
+#include "fragstats_gyrate.h"
 #include "patch_row_pass.h"
 #include "patch_scan.h"
 
@@ -16,11 +18,11 @@ namespace lsm {
 
 /// Per-cell results of one patch (indexed by PID-1 in PatchRowResults).
 struct PatchShape {
-  double gyrate_m = 0;        ///< mean distance cell centre -> patch centroid (m)
+  double gyrate_m = 0;          ///< GYRATE (m), by RowMetricOptions::gyrate
   uint64_t diagonal_pairs = 0;  ///< pairs of corner-touching cells in the patch (each pair once)
   double circle_radius_m = 0;   ///< half the patch's longest corner-to-corner extent (m), CIRCLE's circle
-  uint64_t core_cells = 0;      ///< cells beyond the edge depth
-  uint64_t core_areas = 0;      ///< NCORE: disjunct core areas
+  uint64_t core_cells = 0;      ///< core cells (beyond the edge depth) of the counted core areas
+  uint64_t core_areas = 0;      ///< NCORE: disjunct core areas, by RowMetricOptions::core_areas
   double enn_m = 0;             ///< ENN (m); NaN when the class has no other patch
   /// Geographic rasters only (RasterInfo::geodesic), else 0: the patch's area,
   /// perimeter, the part of the perimeter on the landscape boundary (raster
@@ -76,6 +78,10 @@ struct PatchRowResults {
 /// Options of the second pass.
 struct RowMetricOptions {
   int edge_depth = 1;   ///< cells, >= 1 (core area)
+  /// GYRATE to the area-median point as FRAGSTATS prints it, or to the centroid (fragstats_gyrate.h).
+  GyrateRule gyrate = GyrateRule::Fragstats;
+  /// Disjunct core areas as FRAGSTATS counts them, or every 8-connected one (fragstats_core_areas.h).
+  CoreAreaRule core_areas = CoreAreaRule::Fragstats;
   bool want_enn = true; ///< ENN needs memory per edge cell; off when not asked for
   /// When the scan kept its labels (ScanOptions::keep_labels_max_bytes): the
   /// backend of the per-cell neighbourhood tests (make_neighbourhood_counter(),

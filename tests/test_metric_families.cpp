@@ -23,7 +23,8 @@ struct Computed {
 
 Computed compute(MemoryClassRaster raster, NeighbourRule rule = NeighbourRule::Eight, int edge_depth = 1,
                  int64_t tile = 0, Backend backend = Backend::Cpu, MetricOptions options = {},
-                 bool labels_in_memory = false, bool with_counter = false) {
+                 bool labels_in_memory = false, bool with_counter = false,
+                 GyrateRule gyrate = GyrateRule::Fragstats, CoreAreaRule core_areas = CoreAreaRule::Fragstats) {
   auto labeler = make_labeler(backend);
   ScanOptions o;
   o.rule = rule;
@@ -35,6 +36,8 @@ Computed compute(MemoryClassRaster raster, NeighbourRule rule = NeighbourRule::E
   c.table = scan_patches(raster, *labeler, o);
   RowMetricOptions ro;
   ro.edge_depth = edge_depth;
+  ro.gyrate = gyrate;
+  ro.core_areas = core_areas;
   // The per-cell tests on the backend's NeighbourhoodCounter (always on CUDA,
   // as lsm metrics does), or inside the row visitors.
   std::unique_ptr<NeighbourhoodCounter> counter;
@@ -57,8 +60,18 @@ double value(const MetricTable& t, size_t row, const std::string& column) {
 TEST(MetricFamilies, ShapeOfAnLAndOfOneCell) {
   const Computed c = compute(grid({"11", "12"}, 10.0));
   const MetricTable& p = c.m.patch;
-  // Centroid (1/3, 1/3) in cells: distances sqrt(2)/3, sqrt(5)/3 twice.
-  EXPECT_DOUBLE_EQ(value(p, 0, "GYRATE"), (std::sqrt(2.0) + 2 * std::sqrt(5.0)) / 9 * 10);
+  // FRAGSTATS' GYRATE: area medians 0.25 on both axes (rows {0,0,1}: the
+  // first row holds 2 of 3 cells, so the median lies 1.5/2 into it, -0.5 +
+  // 0.75); distances sqrt(0.125) and sqrt(0.625) twice. With 30 m cells this
+  // is FRAGSTATS' printed 19.3469 m.
+  EXPECT_DOUBLE_EQ(value(p, 0, "GYRATE"), (std::sqrt(0.125) + 2 * std::sqrt(0.625)) / 3 * 10);
+  EXPECT_NEAR(value(compute(grid({"11", "12"}, 30.0)).m.patch, 0, "GYRATE"), 19.3469, 0.5e-4);
+  // The documented GYRATE (--gyrate centroid): centroid (1/3, 1/3),
+  // distances sqrt(2)/3 and sqrt(5)/3 twice; one cell 0.
+  const Computed centroid = compute(grid({"11", "12"}, 10.0), NeighbourRule::Eight, 1, 0, Backend::Cpu, {}, false,
+                                    false, GyrateRule::Centroid);
+  EXPECT_DOUBLE_EQ(value(centroid.m.patch, 0, "GYRATE"), (std::sqrt(2.0) + 2 * std::sqrt(5.0)) / 9 * 10);
+  EXPECT_DOUBLE_EQ(value(centroid.m.patch, 1, "GYRATE"), 0.0);
   EXPECT_DOUBLE_EQ(value(p, 0, "PARA"), 80 / 0.03);                   // m per ha
   EXPECT_DOUBLE_EQ(value(p, 0, "SHAPE"), 1.0);                        // 8 sides = minimum for 3 cells
   EXPECT_DOUBLE_EQ(value(p, 0, "FRAC"), 2 * std::log(20.0) / std::log(300.0));
@@ -93,6 +106,54 @@ TEST(MetricFamilies, CoreAreasOfADumbbell) {
     EXPECT_DOUBLE_EQ(value(c.m.cls, 0, "NDCA"), 2) << tile;
     EXPECT_DOUBLE_EQ(value(c.m.cls, 0, "DCORE_MN"), 0.02) << tile;
     EXPECT_DOUBLE_EQ(value(c.m.cls, 0, "TCA"), 0.04) << tile;
+  }
+}
+
+// Class 1 (one patch, 8-cell rule) with class 2 cells:
+// 111112
+// 112121
+// 211111      core cells (all 4 edge neighbours in the patch): (row 2, col 3),
+// 111112      (3, 3) and, alone, (3, 1)
+// 112111
+TEST(MetricFamilies, CoreAreaBeforeTheResumePoint) {
+  const auto g = grid({"111112", "112121", "211111", "111112", "112111"}, 10.0);
+  for (int64_t tile : {0, 4, 1}) {
+    // FRAGSTATS' scan meets (2,3) first, floods it and (3,3) (popped last),
+    // and goes on from (3,3): the area {(3,1)} lies before it and is never
+    // counted, nor are its cells.
+    const Computed fs = compute(g, NeighbourRule::Eight, 1, tile);
+    EXPECT_EQ(fs.rows.patches[0].core_cells, 2u) << tile;
+    EXPECT_DOUBLE_EQ(value(fs.m.patch, 0, "NCORE"), 1) << tile;
+    EXPECT_DOUBLE_EQ(value(fs.m.patch, 0, "CORE"), 0.02) << tile;
+    EXPECT_DOUBLE_EQ(value(fs.m.cls, 0, "NDCA"), 1) << tile;
+    // --core-areas all: both 8-connected core areas.
+    const Computed all = compute(g, NeighbourRule::Eight, 1, tile, Backend::Cpu, {}, tile == 4, false,
+                                 GyrateRule::Fragstats, CoreAreaRule::All);
+    EXPECT_EQ(all.rows.patches[0].core_cells, 3u) << tile;
+    EXPECT_DOUBLE_EQ(value(all.m.patch, 0, "NCORE"), 2) << tile;
+    EXPECT_DOUBLE_EQ(value(all.m.cls, 0, "DCORE_MN"), 0.015) << tile;
+  }
+}
+
+// A ring two cells wide (7x7, hole 3x3) inside class 2: core cells only at
+// its four inner corners, four areas by either rule; GYRATE to the centre
+// (the area median and the centroid coincide).
+TEST(MetricFamilies, CoreAndGyrateOfARing) {
+  const auto g = grid({"222222222", "211111112", "211111112", "211222112", "211222112", "211222112", "211111112",
+                       "211111112", "222222222"},
+                      10.0);
+  double sum = 0;  // distances of the ring's 40 cells to (4, 4)
+  for (int y = 1; y <= 7; ++y)
+    for (int x = 1; x <= 7; ++x)
+      if (!(y >= 3 && y <= 5 && x >= 3 && x <= 5)) sum += std::hypot(x - 4.0, y - 4.0);
+  for (const bool documented : {false, true}) {
+    const Computed c = compute(g, NeighbourRule::Eight, 1, 0, Backend::Cpu, {}, false, false,
+                               documented ? GyrateRule::Centroid : GyrateRule::Fragstats,
+                               documented ? CoreAreaRule::All : CoreAreaRule::Fragstats);
+    // PID 1 = class 2 outside, 2 = the ring, 3 = class 2 in the hole.
+    EXPECT_EQ(c.rows.patches[1].core_cells, 4u);
+    EXPECT_DOUBLE_EQ(value(c.m.patch, 1, "NCORE"), 4);
+    EXPECT_NEAR(value(c.m.patch, 1, "GYRATE"), sum / 40 * 10, 1e-12);
   }
 }
 
@@ -194,10 +255,10 @@ TEST(MetricFamilies, DistributionStatistics) {
 
 // Core cells and disjunct core areas, cell by cell from the patch-ID raster.
 void brute_core(const std::vector<uint32_t>& ids, int64_t w, int64_t h, int depth, size_t n_patches,
-                std::vector<uint64_t>& core, std::vector<uint64_t>& ncore) {
+                std::vector<uint64_t>& core, std::vector<uint64_t>& ncore, std::vector<uint8_t>& is_core) {
   core.assign(n_patches, 0);
   ncore.assign(n_patches, 0);
-  std::vector<uint8_t> is_core(ids.size(), 0);
+  is_core.assign(ids.size(), 0);
   for (int64_t y = 0; y < h; ++y)
     for (int64_t x = 0; x < w; ++x) {
       const uint32_t p = ids[y * w + x];
@@ -237,6 +298,86 @@ void brute_core(const std::vector<uint32_t>& ids, int64_t w, int64_t h, int dept
   }
 }
 
+// FRAGSTATS' core-area count, written as FRAGSTATS runs it: per patch, a
+// row-major scan of its bounding box whose loop position is overwritten by
+// the flood (LIFO, pushes N E S W NE SE SW NW), so the scan goes on from the
+// last cell popped. `core` and `ncore` hold the counted cells and areas.
+void brute_fragstats_core(const std::vector<uint32_t>& ids, const std::vector<uint8_t>& is_core, int64_t w, int64_t h,
+                          size_t n_patches, std::vector<uint64_t>& core, std::vector<uint64_t>& ncore) {
+  core.assign(n_patches, 0);
+  ncore.assign(n_patches, 0);
+  std::vector<int64_t> x0(n_patches, w), x1(n_patches, -1), y0(n_patches, h), y1(n_patches, -1);
+  for (int64_t i = 0; i < w * h; ++i)
+    if (const uint32_t p = ids[i]) {
+      x0[p - 1] = std::min(x0[p - 1], i % w);
+      x1[p - 1] = std::max(x1[p - 1], i % w);
+      y0[p - 1] = std::min(y0[p - 1], i / w);
+      y1[p - 1] = std::max(y1[p - 1], i / w);
+    }
+  std::vector<uint8_t> seen(ids.size(), 0);
+  const int dy[8] = {-1, 0, 1, 0, -1, 1, 1, -1}, dx[8] = {0, 1, 0, -1, 1, 1, -1, -1};
+  for (size_t p = 1; p <= n_patches; ++p)
+    for (int64_t row = y0[p - 1]; row <= y1[p - 1]; ++row)
+      for (int64_t col = x0[p - 1]; col <= x1[p - 1]; ++col) {
+        const int64_t i = row * w + col;
+        if (ids[i] != p || !is_core[i] || seen[i]) continue;
+        ++ncore[p - 1];
+        std::vector<int64_t> stack{i};
+        seen[i] = 1;
+        while (!stack.empty()) {
+          const int64_t c = stack.back();
+          stack.pop_back();
+          ++core[p - 1];
+          row = c / w;  // FRAGSTATS' loop variables end on the last cell popped
+          col = c % w;
+          for (int k = 0; k < 8; ++k) {
+            const int64_t ny = row + dy[k], nx = col + dx[k];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+            const int64_t n = ny * w + nx;
+            if (ids[n] == p && is_core[n] && !seen[n]) {
+              seen[n] = 1;
+              stack.push_back(n);
+            }
+          }
+        }
+      }
+}
+
+// GYRATE of every patch by both rules, cell by cell from the patch-ID raster.
+void brute_gyrate(const std::vector<uint32_t>& ids, int64_t w, int64_t h, double cw, double ch, size_t n_patches,
+                  std::vector<double>& fragstats, std::vector<double>& centroid) {
+  std::vector<std::map<int64_t, uint64_t>> rows(n_patches), cols(n_patches);
+  std::vector<double> sx(n_patches, 0), sy(n_patches, 0), n(n_patches, 0);
+  for (int64_t i = 0; i < w * h; ++i)
+    if (const uint32_t p = ids[i]) {
+      ++rows[p - 1][i / w];
+      ++cols[p - 1][i % w];
+      sx[p - 1] += double(i % w);
+      sy[p - 1] += double(i / w);
+      ++n[p - 1];
+    }
+  auto median = [](const std::map<int64_t, uint64_t>& counts, double cells) {
+    double c = 0;
+    for (const auto& [u, k] : counts) {
+      if (c + double(k) >= cells / 2) return double(u) - 0.5 + (cells / 2 - c) / double(k);
+      c += double(k);
+    }
+    return std::nan("");
+  };
+  fragstats.assign(n_patches, 0);
+  centroid.assign(n_patches, 0);
+  for (int64_t i = 0; i < w * h; ++i)
+    if (const uint32_t p = ids[i]) {
+      const double x = double(i % w), y = double(i / w);
+      fragstats[p - 1] += std::hypot((x - median(cols[p - 1], n[p - 1])) * cw, (y - median(rows[p - 1], n[p - 1])) * ch);
+      centroid[p - 1] += std::hypot((x - sx[p - 1] / n[p - 1]) * cw, (y - sy[p - 1] / n[p - 1]) * ch);
+    }
+  for (size_t p = 0; p < n_patches; ++p) {
+    fragstats[p] = n[p] == 1 ? cw / 2 : fragstats[p] / n[p];
+    centroid[p] /= n[p];
+  }
+}
+
 // ENN by comparing every pair of cells of the same class in different patches.
 std::vector<double> brute_enn(const MemoryClassRaster& r, const std::vector<uint32_t>& ids, size_t n_patches) {
   const int64_t w = r.info().width, h = r.info().height;
@@ -260,22 +401,38 @@ TEST_P(SecondPass, MatchesBruteForceForEveryTileSize) {
   auto raster = random_landscape(61, 47, 3, 7, 0.1);
   const Reference ref = brute_force(raster, rule);
   const std::vector<double> enn = brute_enn(raster, ref.labels, ref.patches.size());
+  std::vector<double> gyrate_fragstats, gyrate_centroid;
+  brute_gyrate(ref.labels, 61, 47, raster.info().cell_width, raster.info().cell_height, ref.patches.size(),
+               gyrate_fragstats, gyrate_centroid);
+  size_t lost_areas = 0;
   for (int depth : {1, 2, 3}) {
-    std::vector<uint64_t> core, ncore;
-    brute_core(ref.labels, 61, 47, depth, ref.patches.size(), core, ncore);
+    std::vector<uint64_t> core_all, ncore_all, core_fs, ncore_fs;
+    std::vector<uint8_t> is_core;
+    brute_core(ref.labels, 61, 47, depth, ref.patches.size(), core_all, ncore_all, is_core);
+    brute_fragstats_core(ref.labels, is_core, 61, 47, ref.patches.size(), core_fs, ncore_fs);
+    for (size_t i = 0; i < ref.patches.size(); ++i) lost_areas += ncore_all[i] - ncore_fs[i];
     const Computed whole = compute(raster, rule, depth, 0);
-    // Relabeled (0), labels kept (1), labels kept with the CPU NeighbourhoodCounter (2).
+    // Relabeled (0), labels kept (1), labels kept with the CPU NeighbourhoodCounter (2),
+    // and the documented rules (--gyrate centroid, --core-areas all) relabeled (3) or kept (4).
     for (const auto& [tile, mode] : {std::pair<int64_t, int>{0, 0}, {16, 0}, {7, 0}, {1, 0}, {0, 1}, {16, 1}, {7, 1},
-                                     {1, 1}, {0, 2}, {7, 2}}) {
-      const Computed c = compute(raster, rule, depth, tile, Backend::Cpu, {}, mode > 0, mode == 2);
-      ASSERT_EQ(c.table.tile_labels.empty(), mode == 0);
+                                     {1, 1}, {0, 2}, {7, 2}, {0, 3}, {7, 3}, {16, 4}, {1, 4}}) {
+      const bool documented = mode >= 3;
+      const Computed c = compute(raster, rule, depth, tile, Backend::Cpu, {}, mode == 1 || mode == 2 || mode == 4,
+                                 mode == 2, documented ? GyrateRule::Centroid : GyrateRule::Fragstats,
+                                 documented ? CoreAreaRule::All : CoreAreaRule::Fragstats);
+      ASSERT_EQ(c.table.tile_labels.empty(), mode == 0 || mode == 3);
       ASSERT_EQ(c.rows.patches.size(), ref.patches.size());
+      const std::vector<uint64_t>& core = documented ? core_all : core_fs;
+      const std::vector<uint64_t>& ncore = documented ? ncore_all : ncore_fs;
+      const std::vector<double>& gyrate = documented ? gyrate_centroid : gyrate_fragstats;
       for (size_t i = 0; i < ref.patches.size(); ++i) {
         EXPECT_EQ(c.rows.patches[i].core_cells, core[i]) << "PID " << i + 1 << " depth " << depth << " tile " << tile;
         EXPECT_EQ(c.rows.patches[i].core_areas, ncore[i]) << "PID " << i + 1 << " depth " << depth << " tile " << tile;
+        EXPECT_NEAR(c.rows.patches[i].gyrate_m, gyrate[i], 1e-9 * (1 + gyrate[i])) << "PID " << i + 1 << " mode " << mode;
         if (std::isnan(enn[i])) EXPECT_TRUE(std::isnan(c.rows.patches[i].enn_m));
         else EXPECT_DOUBLE_EQ(c.rows.patches[i].enn_m, enn[i]) << "PID " << i + 1;
       }
+      if (documented) continue;  // the bit-for-bit comparison below is against the default rules
       // Every table, bit for bit, for every tile size.
       ASSERT_EQ(c.m.patch.rows.size(), whole.m.patch.rows.size());
       for (size_t i = 0; i < c.m.patch.rows.size(); ++i)
@@ -293,6 +450,8 @@ TEST_P(SecondPass, MatchesBruteForceForEveryTileSize) {
       EXPECT_EQ(c.rows.adjacency.sides_v, whole.rows.adjacency.sides_v);
     }
   }
+  // The landscape is rough enough for FRAGSTATS' scan to miss core areas, so both rules are exercised.
+  EXPECT_GT(lost_areas, 0u);
 }
 
 TEST_P(SecondPass, CudaMatchesCpu) {

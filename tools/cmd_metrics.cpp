@@ -19,6 +19,7 @@ namespace lsm::cli {
 int run_metrics(const std::vector<std::string>& args) {
   PatchOptions o;
   std::string prefix, levels_text = "patch,class,land", metrics_text, format_text = "fragstats";
+  std::string gyrate_text = "fragstats", core_areas_text = "fragstats";
   bool print = false;
   int edge_depth = 1, max_classes = 1000, max_richness = 0;
   std::optional<int32_t> background;
@@ -32,6 +33,12 @@ int run_metrics(const std::vector<std::string>& args) {
       ("level", po::value(&levels_text), "levels to report: any of patch,class,land (default all)")
       ("metrics", po::value(&metrics_text), "FRAGSTATS acronyms to report, comma-separated (default all)")
       ("edge-depth", po::value(&edge_depth), "edge depth for core metrics, in cells (default 1)")
+      ("gyrate", po::value(&gyrate_text),
+       "GYRATE rule: fragstats (mean distance to the patch's area-median point, as FRAGSTATS prints; default) or "
+       "centroid (mean distance to the centroid, the documented definition)")
+      ("core-areas", po::value(&core_areas_text),
+       "disjunct core areas: fragstats (as FRAGSTATS counts them, missing some; default) or all (every "
+       "8-connected core area, the documented definition); changes NCORE, CORE, CAI and the class/landscape core metrics")
       ("background", po::value<int32_t>()->notifier([&](int32_t v) { background = v; }),
        "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
       ("boundary-edge", po::value(&boundary_edge),
@@ -50,6 +57,8 @@ int run_metrics(const std::vector<std::string>& args) {
   const TableFormat format = parse_table_format(format_text);
   const MetricSelection selection = metrics_text.empty() ? MetricSelection() : MetricSelection(metrics_text);
   if (edge_depth < 1) throw Error(ErrorKind::BadInput, "--edge-depth must be at least 1 cell");
+  const GyrateRule gyrate_rule = parse_gyrate_rule(gyrate_text);
+  const CoreAreaRule core_area_rule = parse_core_area_rule(core_areas_text);
   if (max_classes < 1) throw Error(ErrorKind::BadInput, "--max-classes must be at least 1");
   if (max_richness < 0) throw Error(ErrorKind::BadInput, "--max-richness must be positive");
   MetricOptions metric_options;
@@ -92,6 +101,8 @@ int run_metrics(const std::vector<std::string>& args) {
                                          " (is it a categorical raster?)");
   RowMetricOptions row_options;
   row_options.edge_depth = edge_depth;
+  row_options.gyrate = gyrate_rule;
+  row_options.core_areas = core_area_rule;
   row_options.want_enn = selection.wants_enn();
   row_options.counter = counter.get();
   const PatchRowResults rows =

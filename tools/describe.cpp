@@ -82,6 +82,8 @@ std::string choices_of(const std::string& name, const std::string& usage) {
       {"backend", "[\"auto\",\"cpu\",\"cuda\"]"},
       {"neighbors", "[4,8]"},
       {"format", "[\"fragstats\",\"tidy\"]"},
+      {"gyrate", "[\"fragstats\",\"centroid\"]"},
+      {"core-areas", "[\"fragstats\",\"all\"]"},
       {"resampling", "[\"bilinear\",\"area\",\"gaussian\"]"},
       {"from", "[\"base\",\"previous\"]"},
       {"norm", "[\"L1\",\"L1-sqrt\",\"L2\",\"L2-Hys\"]"},
