@@ -8,6 +8,7 @@
 #include "core_area.h"
 #include "error.h"
 #include "enclosing_circle.h"
+#include "enn_sweep.h"
 #include "nearest_neighbour.h"
 
 namespace lsm {
@@ -317,37 +318,51 @@ class CoreVisitor : public PatchRowVisitor {
   const uint8_t* mask_ = nullptr;
 };
 
-// ENN: edge cells of each row once its lower neighbour is known, then the searches.
+// ENN: edge cells of each row once its lower neighbour is known. Planar
+// rasters: two sweeps in bounded memory (enn_sweep.h); geographic rasters:
+// the edge cells in memory, searched with a k-d tree (nearest_neighbour.h).
 class EnnVisitor : public PatchRowVisitor {
  public:
-  EnnVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry, PatchRowResults& out)
+  EnnVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry,
+             const RowMetricOptions& options, PatchRowResults& out)
       : width_(table.raster.width),
         geometry_(geometry),
         out_(out),
-        enn_(classes.class_of_pid, classes.patches_in_class),
         prev_(static_cast<size_t>(width_), 0),
-        prev2_(static_cast<size_t>(width_), 0) {}
+        prev2_(static_cast<size_t>(width_), 0) {
+    if (geometry.geodesic())
+      index_.emplace(classes.class_of_pid, classes.patches_in_class);
+    else
+      sweep_.emplace(classes.class_of_pid, classes.patches_in_class, width_, table.raster.cell_width,
+                     table.raster.cell_height, options.temp_dir);
+  }
 
   void row(int64_t y, const uint32_t* pids) override {
-    if (y > 0) enn_.add_row(y - 1, width_, y > 1 ? prev2_.data() : nullptr, prev_.data(), pids);
+    if (y > 0) add_row(y - 1, y > 1 ? prev2_.data() : nullptr, prev_.data(), pids);
     std::swap(prev2_, prev_);
     std::copy(pids, pids + width_, prev_.begin());
     last_y_ = y;
   }
   void finish() override {
-    if (last_y_ >= 0) enn_.add_row(last_y_, width_, last_y_ > 0 ? prev2_.data() : nullptr, prev_.data(), nullptr);
+    if (last_y_ >= 0) add_row(last_y_, last_y_ > 0 ? prev2_.data() : nullptr, prev_.data(), nullptr);
   }
-  // The searches, multithreaded: call after the rows, outside any parallel region.
+  // The upward sweep or the searches: call after the rows, outside any parallel region.
   void search() {
-    const std::vector<double> d = enn_.distances(geometry_);
+    const std::vector<double> d = sweep_ ? sweep_->distances() : index_->distances(geometry_);
     for (size_t i = 0; i < d.size(); ++i) out_.patches[i].enn_m = d[i];
   }
 
  private:
+  void add_row(int64_t y, const uint32_t* above, const uint32_t* row, const uint32_t* below) {
+    if (sweep_) sweep_->add_row(y, above, row, below);
+    else index_->add_row(y, width_, above, row, below);
+  }
+
   int64_t width_;
   const CellGeometry& geometry_;
   PatchRowResults& out_;
-  NearestNeighbourIndex enn_;
+  std::optional<EnnSweep> sweep_;
+  std::optional<NearestNeighbourIndex> index_;
   std::vector<uint32_t> prev_, prev2_;
   int64_t last_y_ = -1;
 };
@@ -382,7 +397,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   std::vector<PatchRowVisitor*> visitors{&core, &shape};
   if (options.gyrate == GyrateRule::Fragstats) visitors.push_back(&gyrate.emplace(table, geometry, out));
   if (options.want_enn) {
-    enn.emplace(table, classes, geometry, out);
+    enn.emplace(table, classes, geometry, options, out);
     visitors.insert(visitors.begin(), &*enn);
   } else {
     for (PatchShape& s : out.patches) s.enn_m = std::nan("");

@@ -6,6 +6,7 @@
 // serves every metric.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cell_neighbourhood.h"
@@ -82,7 +83,9 @@ struct RowMetricOptions {
   GyrateRule gyrate = GyrateRule::Fragstats;
   /// Disjunct core areas as FRAGSTATS counts them, or every 8-connected one (fragstats_core_areas.h).
   CoreAreaRule core_areas = CoreAreaRule::Fragstats;
-  bool want_enn = true; ///< ENN needs memory per edge cell; off when not asked for
+  bool want_enn = true; ///< ENN needs a scratch file of the edge cells; off when not asked for
+  /// Folder of the scratch files (spill_file.h); empty = $TMPDIR or /tmp.
+  std::string temp_dir;
   /// When the scan kept its labels (ScanOptions::keep_labels_max_bytes): the
   /// backend of the per-cell neighbourhood tests (make_neighbourhood_counter(),
   /// e.g. CUDA). Null: the row visitors do them on the CPU, concurrently with

@@ -1,0 +1,87 @@
+#pragma once
+// Euclidean nearest-neighbour distance (ENN, FRAGSTATS 4.2 "Aggregation
+// metrics: ENN") in memory independent of the raster's height and of the
+// number of edge cells: for each patch, the shortest cell-centre to
+// cell-centre distance to another patch of the same class.
+//
+// Only edge cells (a 4-neighbour inside the raster outside the patch) can
+// realise that distance: from any other cell a step towards the target is
+// strictly closer and stays in the patch. The distance of a pair is found
+// from its lower cell by a downward sweep and from its upper cell by an
+// upward one, so each patch's minimum is seen from its own cells:
+//
+// - Sweep down the rows. For every class and column keep the nearest site
+//   (edge cell) at or above the current row and the nearest one of another
+//   patch than that ("the two nearest distinct patches", as in the
+//   k-nearest-label variant of a distance transform's column pass; Maurer et
+//   al. 2003, Meijster et al. 2002 for the separable passes). For an edge
+//   cell of patch P the nearest site of another patch in column c is then
+//   the first of the two unless it belongs to P. Columns are searched
+//   outwards from the cell's own column while the horizontal gap alone is
+//   shorter than the best distance found for P so far.
+// - Sweep up the rows the same way, reading the edge cells back in reverse
+//   order from a scratch file (spill_file.h) written by the first sweep.
+//
+// Exact: every pair of edge cells of different patches of a class lies in
+// one half-plane of either cell, where the column keeping the other cell
+// holds it or a nearer cell of another patch; the search stops only when no
+// column farther out can be nearer (tests/test_nearest_neighbour.cpp checks
+// it against brute force on random and adversarial grids). Memory: 16 bytes
+// per column and class with two patches or more, 8 bytes per patch, 8 per
+// row; the edge cells (8 bytes each) go to the scratch file. Planar
+// rasters only: geographic rasters keep nearest_neighbour.h (the nearest
+// row of a column is not always the nearest point on the ellipsoid).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spill_file.h"
+
+namespace lsm {
+
+class EnnSweep {
+ public:
+  /// `class_of_pid[pid]` = class index of each patch (index 0 unused; must
+  /// outlive the sweep); `patches_in_class[k]` = patches of class index k;
+  /// cell sizes in m; `temp_dir` as temp_folder(). Throws lsm::Error(Io)
+  /// when no scratch file can be made there.
+  EnnSweep(const std::vector<uint32_t>& class_of_pid, const std::vector<uint64_t>& patches_in_class, int64_t width,
+           double cell_width, double cell_height, const std::string& temp_dir);
+
+  /// Row `y` of patch IDs with the rows above and below (nullptr beyond the
+  /// raster's edge); rows in order 0, 1, ...
+  void add_row(int64_t y, const uint32_t* above, const uint32_t* row, const uint32_t* below);
+
+  /// After the last row: runs the upward sweep and returns every patch's ENN
+  /// in metres, indexed by PID-1; NaN when its class has no other patch.
+  std::vector<double> distances();
+
+ private:
+  struct Site {
+    int32_t x;
+    uint32_t pid;
+  };
+  // The nearest two sites of distinct patches in one column of one class
+  // (label 0: none): r1/l1 the nearest, r2/l2 the nearest of another patch.
+  struct ColumnSites {
+    int32_t r1 = 0, r2 = 0;
+    uint32_t l1 = 0, l2 = 0;
+  };
+  void reset_columns();
+  void sweep_row(int64_t y, const std::vector<Site>& sites);
+  double nearest_other(uint32_t k, int64_t x, int64_t y, uint32_t pid, double best) const;
+
+  const std::vector<uint32_t>& class_of_pid_;
+  std::vector<uint8_t> wanted_;                    // per class: at least two patches
+  int64_t width_;
+  double cell_width_, cell_height_;
+  std::vector<std::vector<ColumnSites>> columns_;  // per class (empty until its first site)
+  std::vector<uint32_t> first_label_;              // per class: the first patch seen in this sweep
+  std::vector<uint8_t> mixed_;                     // per class: a second patch seen in this sweep
+  std::vector<double> best2_;                      // per PID-1: squared ENN so far (m2)
+  std::vector<Site> sites_;                        // the current row's edge cells
+  SpillFile spill_;
+  std::vector<uint64_t> row_start_;                // sites before each row in the scratch file
+};
+
+}  // namespace lsm
