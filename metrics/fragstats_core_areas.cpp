@@ -14,14 +14,79 @@ CoreAreaRule parse_core_area_rule(const std::string& text) {
 
 namespace {
 
-// The core cells of one patch, numbered in raster order, with a look-up by position.
-class CoreCells {
+// The core cells of one patch as a bitmap over its bounding box (rows
+// padded to whole 64-bit words, so word order is raster order): "core" and
+// "core and not yet visited", plus links from each word to the next word
+// that still holds unvisited cells, so the scan skips visited stretches.
+class BitmapCells {
  public:
-  explicit CoreCells(const std::vector<CellRun>& runs) : runs_(runs) {
+  BitmapCells(const std::vector<CellRun>& runs, int64_t col_min, int64_t col_max)
+      : row0_(runs.front().row), col0_(col_min), words_per_row_((col_max - col_min + 64) / 64) {
+    const int64_t rows = runs.back().row - row0_ + 1;
+    core_.assign(static_cast<size_t>(rows * words_per_row_), 0);
+    for (const CellRun& r : runs)
+      for (int64_t x = r.x0; x <= r.x1; ++x) {
+        const uint64_t i = index(r.row, x);
+        core_[i / 64] |= uint64_t(1) << (i % 64);
+      }
+    unvisited_ = core_;
+    next_word_.resize(core_.size() + 1);
+    for (size_t w = 0; w <= core_.size(); ++w) next_word_[w] = w < core_.size() && !unvisited_[w] ? w + 1 : w;
+  }
+  static uint64_t bytes_for(int64_t rows, int64_t col_min, int64_t col_max) {
+    return static_cast<uint64_t>(rows) * static_cast<uint64_t>((col_max - col_min + 64) / 64) * 24;
+  }
+  // The first unvisited core cell at or after (row, x) in raster order.
+  bool next_unvisited(int64_t row, int64_t x, int64_t& out_row, int64_t& out_x) {
+    uint64_t i = index(row, x);
+    size_t w = i / 64;
+    if (w >= unvisited_.size()) return false;
+    uint64_t bits = unvisited_[w] & (~uint64_t(0) << (i % 64));
+    if (!bits) {
+      w = next_word(w + 1);
+      if (w >= unvisited_.size()) return false;
+      bits = unvisited_[w];
+    }
+    i = w * 64 + static_cast<uint64_t>(__builtin_ctzll(bits));
+    const uint64_t row_bits = static_cast<uint64_t>(words_per_row_) * 64;
+    out_row = row0_ + static_cast<int64_t>(i / row_bits);
+    out_x = col0_ + static_cast<int64_t>(i % row_bits);
+    return true;
+  }
+  // Marks (row, x) visited when it is an unvisited core cell; false otherwise.
+  bool take(int64_t row, int64_t x) {
+    if (row < row0_ || x < col0_ || x >= col0_ + words_per_row_ * 64) return false;
+    const uint64_t i = index(row, x);
+    const size_t w = i / 64;
+    if (w >= unvisited_.size()) return false;
+    const uint64_t bit = uint64_t(1) << (i % 64);
+    if (!(unvisited_[w] & bit)) return false;
+    unvisited_[w] &= ~bit;
+    if (!unvisited_[w]) next_word_[w] = w + 1;
+    return true;
+  }
+
+ private:
+  uint64_t index(int64_t row, int64_t x) const {
+    return static_cast<uint64_t>(row - row0_) * static_cast<uint64_t>(words_per_row_) * 64 +
+           static_cast<uint64_t>(x - col0_);
+  }
+  size_t next_word(size_t w) {  // path halving
+    while (next_word_[w] != w) w = next_word_[w] = next_word_[next_word_[w]];
+    return w;
+  }
+  int64_t row0_, col0_, words_per_row_;
+  std::vector<uint64_t> core_, unvisited_;
+  std::vector<size_t> next_word_;
+};
+
+// The same over the runs alone, for a patch whose bounding box is too large
+// for a bitmap: cells numbered in raster order, found by binary search.
+class SparseCells {
+ public:
+  explicit SparseCells(const std::vector<CellRun>& runs) : runs_(runs) {
     row_min_ = runs.front().row;
-    const int32_t row_max = runs.back().row;
-    row_runs_.assign(static_cast<size_t>(row_max - row_min_) + 1, {0, 0});
-    first_cell_.reserve(runs.size());
+    row_runs_.assign(static_cast<size_t>(runs.back().row - row_min_) + 1, {0, 0});
     uint64_t cells = 0;
     for (size_t i = 0; i < runs.size(); ++i) {
       auto& range = row_runs_[static_cast<size_t>(runs[i].row - row_min_)];
@@ -30,86 +95,106 @@ class CoreCells {
       first_cell_.push_back(cells);
       cells += static_cast<uint64_t>(runs[i].x1 - runs[i].x0 + 1);
     }
-    cells_ = cells;
+    first_cell_.push_back(cells);
+    visited_.assign(cells, 0);
+    next_.resize(cells + 1);
+    for (uint64_t i = 0; i <= cells; ++i) next_[i] = i;
   }
-  uint64_t size() const { return cells_; }
-  // Index of the core cell at (row, x), or -1.
-  int64_t find(int64_t row, int64_t x) const {
-    if (row < row_min_ || row >= row_min_ + static_cast<int64_t>(row_runs_.size())) return -1;
+  bool next_unvisited(int64_t row, int64_t x, int64_t& out_row, int64_t& out_x) {
+    // The first run that ends at or after (row, x), then the first unvisited cell from there.
+    const auto it = std::lower_bound(runs_.begin(), runs_.end(), std::pair<int64_t, int64_t>{row, x},
+                                     [](const CellRun& r, const std::pair<int64_t, int64_t>& p) {
+                                       return r.row < p.first || (r.row == p.first && r.x1 < p.second);
+                                     });
+    if (it == runs_.end()) return false;
+    const size_t run = static_cast<size_t>(it - runs_.begin());
+    const int64_t from_x = it->row == row ? std::max<int64_t>(x, it->x0) : it->x0;
+    uint64_t i = first_cell_[run] + static_cast<uint64_t>(from_x - it->x0);
+    while (next_[i] != i) i = next_[i] = next_[next_[i]];
+    if (i >= visited_.size()) return false;
+    const size_t r = static_cast<size_t>(std::upper_bound(first_cell_.begin(), first_cell_.end(), i) - first_cell_.begin()) - 1;
+    out_row = runs_[r].row;
+    out_x = runs_[r].x0 + static_cast<int64_t>(i - first_cell_[r]);
+    return true;
+  }
+  bool take(int64_t row, int64_t x) {
+    if (row < row_min_ || row >= row_min_ + static_cast<int64_t>(row_runs_.size())) return false;
     const auto& [b, e] = row_runs_[static_cast<size_t>(row - row_min_)];
     const auto it = std::upper_bound(runs_.begin() + static_cast<int64_t>(b), runs_.begin() + static_cast<int64_t>(e),
                                      x, [](int64_t v, const CellRun& r) { return v < r.x0; });
-    if (it == runs_.begin() + static_cast<int64_t>(b)) return -1;
-    const CellRun& r = *(it - 1);
-    if (x > r.x1) return -1;
-    return static_cast<int64_t>(first_cell_[static_cast<size_t>(it - 1 - runs_.begin())]) + (x - r.x0);
+    if (it == runs_.begin() + static_cast<int64_t>(b) || x > (it - 1)->x1) return false;
+    const size_t run = static_cast<size_t>(it - 1 - runs_.begin());
+    const uint64_t i = first_cell_[run] + static_cast<uint64_t>(x - runs_[run].x0);
+    if (visited_[i]) return false;
+    visited_[i] = 1;
+    next_[i] = i + 1;
+    return true;
   }
-  const std::vector<CellRun>& runs() const { return runs_; }
-  uint64_t first_cell(size_t run) const { return first_cell_[run]; }
 
  private:
   const std::vector<CellRun>& runs_;
-  int32_t row_min_ = 0;
+  int64_t row_min_ = 0;
   std::vector<std::pair<size_t, size_t>> row_runs_;  // [row - row_min_]: runs [first, second)
-  std::vector<uint64_t> first_cell_;                 // [run]: index of its first cell
-  uint64_t cells_ = 0;
+  std::vector<uint64_t> first_cell_;                 // [run]: index of its first cell; one past the end last
+  std::vector<uint8_t> visited_;
+  std::vector<uint64_t> next_;                       // "next unvisited" links (path halving)
 };
 
 struct Cell {
-  int64_t index, row, x;
+  int64_t row, x;
 };
 
-}  // namespace
-
-std::vector<CountedCoreArea> fragstats_core_areas(const std::vector<CellRun>& core_runs, const CellGeometry* geometry) {
-  std::vector<CountedCoreArea> areas;
-  if (core_runs.empty()) return areas;
-  const CoreCells core(core_runs);
-  std::vector<uint8_t> visited(core.size(), 0);
-  std::vector<Cell> stack;
+// FRAGSTATS' scan over one patch's core cells (`cells`: BitmapCells or SparseCells).
+template <class Cells>
+std::vector<CountedCoreArea> scan(Cells& cells, int64_t row0, int64_t x0, const CellGeometry* geometry) {
   // FRAGSTATS' push order: N, E, S, W, NE, SE, SW, NW (row, column offsets).
   static constexpr int kDy[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
   static constexpr int kDx[8] = {0, 1, 0, -1, 1, 1, -1, -1};
-  // The scan walks the core cells in raster order (the non-core cells of the
-  // bounding box cannot start an area); `resume` is where it goes on.
-  size_t run = 0;
-  int64_t x = core_runs[0].x0;
-  auto advance_to = [&](const Cell& c) {  // the scan's position becomes core cell c
-    run = static_cast<size_t>(std::upper_bound(core_runs.begin(), core_runs.end(), c,
-                                               [](const Cell& v, const CellRun& r) {
-                                                 return v.row < r.row || (v.row == r.row && v.x < r.x0);
-                                               }) -
-                              core_runs.begin()) -
-          1;
-    x = c.x;
-  };
-  while (run < core_runs.size()) {
-    const CellRun& r = core_runs[run];
-    const int64_t index = static_cast<int64_t>(core.first_cell(run)) + (x - r.x0);
-    if (!visited[static_cast<size_t>(index)]) {
-      CountedCoreArea area;
-      visited[static_cast<size_t>(index)] = 1;
-      stack.push_back(Cell{index, r.row, x});
-      Cell last{};
-      while (!stack.empty()) {
-        last = stack.back();
-        stack.pop_back();
-        ++area.cells;
-        if (geometry) area.area_m2 += geometry->cell_area_m2(last.row);
-        for (int k = 0; k < 8; ++k) {
-          const int64_t ny = last.row + kDy[k], nx = last.x + kDx[k];
-          const int64_t n = core.find(ny, nx);
-          if (n < 0 || visited[static_cast<size_t>(n)]) continue;
-          visited[static_cast<size_t>(n)] = 1;
-          stack.push_back(Cell{n, ny, nx});
-        }
+  std::vector<CountedCoreArea> areas;
+  std::vector<Cell> stack;
+  int64_t row = row0, x = x0;
+  // The non-core cells of the bounding box cannot start an area, so the scan
+  // goes from one unvisited core cell to the next in raster order.
+  while (cells.next_unvisited(row, x, row, x)) {
+    CountedCoreArea area;
+    cells.take(row, x);
+    stack.push_back(Cell{row, x});
+    Cell last{};
+    while (!stack.empty()) {
+      last = stack.back();
+      stack.pop_back();
+      ++area.cells;
+      if (geometry) area.area_m2 += geometry->cell_area_m2(last.row);
+      for (int k = 0; k < 8; ++k) {
+        const Cell n{last.row + kDy[k], last.x + kDx[k]};
+        if (cells.take(n.row, n.x)) stack.push_back(n);  // marked visited on push
       }
-      areas.push_back(area);
-      advance_to(last);  // FRAGSTATS' defect: the scan goes on from the last cell popped
     }
-    if (++x > core_runs[run].x1 && ++run < core_runs.size()) x = core_runs[run].x0;
+    areas.push_back(area);
+    // FRAGSTATS' defect: the scan goes on after the last cell popped, not after the area's first cell.
+    row = last.row;
+    x = last.x + 1;
   }
   return areas;
+}
+
+}  // namespace
+
+std::vector<CountedCoreArea> fragstats_core_areas(const std::vector<CellRun>& core_runs, const CellGeometry* geometry,
+                                                  uint64_t max_bitmap_bytes) {
+  if (core_runs.empty()) return {};
+  int64_t col_min = INT64_MAX, col_max = INT64_MIN;
+  for (const CellRun& r : core_runs) {
+    col_min = std::min<int64_t>(col_min, r.x0);
+    col_max = std::max<int64_t>(col_max, r.x1);
+  }
+  const int64_t row0 = core_runs.front().row, rows = core_runs.back().row - row0 + 1;
+  if (BitmapCells::bytes_for(rows, col_min, col_max) <= max_bitmap_bytes) {
+    BitmapCells cells(core_runs, col_min, col_max);
+    return scan(cells, row0, col_min, geometry);
+  }
+  SparseCells cells(core_runs);
+  return scan(cells, row0, col_min, geometry);
 }
 
 }  // namespace lsm
