@@ -6,8 +6,10 @@
 #include <numeric>
 
 #include "cell_geometry.h"
+#include "class_value_columns.h"
 #include "error.h"
 #include "metric_selection.h"
+#include "streamed_distribution.h"
 
 namespace lsm {
 namespace {
@@ -85,7 +87,7 @@ Distribution distribution(const std::vector<double>& v, const std::vector<double
 }
 
 FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchRowResults& rows,
-                                           const MetricOptions& options) {
+                                           const MetricOptions& options, const PatchRowSink& sink) {
   if (!(options.boundary_edge >= 0 && options.boundary_edge <= 1))
     throw Error(ErrorKind::BadInput, "boundary edge proportion must be between 0 and 1");
   const RasterInfo& r = table.raster;
@@ -99,9 +101,9 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   // rasters cells x cell area, exact for whole-hectare totals (9 x 900 m2 = 0.81 ha).
   const double unit_m2 = geodesic ? 1 : cw * ch;
   auto ha = [unit_m2](double size) { return size * unit_m2 / 10000; };
-  std::vector<double> size(table.patches.size());
-  for (size_t i = 0; i < size.size(); ++i)
-    size[i] = geodesic ? rows.patches[i].area_m2 : static_cast<double>(table.patches[i].cells);
+  auto size_of = [&](size_t i) {
+    return geodesic ? rows.patches[i].area_m2 : static_cast<double>(table.patches[i].cells);
+  };
   // Perimeter and the part of it on the landscape boundary (raster edge, nodata), in m.
   auto perim_m = [&](size_t i) {
     const PatchStats& p = table.patches[i];
@@ -128,29 +130,33 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   for (size_t i = 0; i < table.patches.size(); ++i) {
     const PatchStats& p = table.patches[i];
     z += p.cells;
-    total += size[i];
+    total += size_of(i);
     landscape_boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
   }
   const double ta = ha(total);
   const double zd = static_cast<double>(z);
 
-  // ---- Patch level ----
+  // ---- Patch level, and each class's sums ----
+  // Patches are computed a block at a time (in parallel), handed to `sink`
+  // (or kept in out.patch) in PID order, added to their class's sums and
+  // their distributed values to `columns` (a scratch file): memory does not
+  // grow with the number of patches. Each sum adds its class's patches in
+  // PID order, whatever the block size.
   FragstatsMetrics out;
-  std::vector<PatchValues> pv(table.patches.size());
   out.patch.columns = {"AREA", "PERIM", "GYRATE", "PARA", "SHAPE", "FRAC", "CIRCLE", "CONTIG", "CORE", "NCORE", "CAI", "ENN"};
   const PatchShape records_only{};  // without the second pass: zeros, and those columns become NaN below
-  // Patches are independent: computed in parallel, rows in PID order either way.
-  const int64_t n_patches = static_cast<int64_t>(table.patches.size());
-#pragma omp parallel for schedule(static)
-  for (int64_t patch = 0; patch < n_patches; ++patch) {
-    const size_t i = static_cast<size_t>(patch);
+  std::vector<size_t> second_pass_columns;  // patch columns that are NaN without the second pass
+  if (!rows.second_pass)
+    for (size_t c = 0; c < out.patch.columns.size(); ++c)
+      if (!from_patch_records(out.patch.columns[c])) second_pass_columns.push_back(c);
+  auto patch_values = [&](size_t i) {
     const PatchStats& p = table.patches[i];
     const PatchShape& s = rows.second_pass ? rows.patches[i] : records_only;
-    PatchValues& v = pv[i];
+    PatchValues v;
     const double a = static_cast<double>(p.cells);
-    const double area_m2 = size[i] * unit_m2;
+    const double area_m2 = size_of(i) * unit_m2;
     const uint64_t perim_sides = p.perim_edges_h + p.perim_edges_v;
-    v.area_ha = ha(size[i]);
+    v.area_ha = ha(size_of(i));
     v.perim_m = perim_m(i);
     v.gyrate = s.gyrate_m;  // by the second pass's rule (fragstats_gyrate.h)
     v.para = v.perim_m / v.area_ha;
@@ -168,22 +174,8 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     v.ncore = static_cast<double>(s.core_areas);
     v.cai = v.core_ha / v.area_ha * 100;
     v.enn = s.enn_m;
-  }
-  auto patch_row = [&](size_t i) {
-    const PatchValues& v = pv[i];
-    return MetricTable::Row{table.patches[i].class_code, static_cast<uint32_t>(i + 1),
-                            {v.area_ha, v.perim_m, v.gyrate, v.para, v.shape, v.frac, v.circle, v.contig, v.core_ha,
-                             v.ncore, v.cai, v.enn}};
+    return v;
   };
-  if (options.background) {  // background patches get no row
-    for (size_t i = 0; i < table.patches.size(); ++i)
-      if (!is_background(table.patches[i].class_code)) out.patch.rows.push_back(patch_row(i));
-  } else {
-    out.patch.rows.resize(table.patches.size());
-#pragma omp parallel for schedule(static)
-    for (int64_t patch = 0; patch < n_patches; ++patch)
-      out.patch.rows[static_cast<size_t>(patch)] = patch_row(static_cast<size_t>(patch));
-  }
 
   // Disjunct core areas per class.
   std::vector<std::vector<double>> dcore(kc);
@@ -191,36 +183,60 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     dcore[class_index(table.patches[c.pid - 1].class_code)].push_back(geodesic ? c.area_m2 / 10000
                                                                               : ha(static_cast<double>(c.cells)));
 
-  // Patches grouped by class, and each class's sums, in one pass over the
-  // patches in PID order: sequential memory (per-class passes over millions
-  // of scattered records cost more than the scan), and each sum still adds
-  // its class's patches in PID order.
   struct ClassSums {
-    uint64_t cells = 0, perim_sides = 0, boundary_sides = 0;
+    uint64_t cells = 0, perim_sides = 0, boundary_sides = 0, patches = 0;
     double size = 0, largest = 0, edge_m = 0, boundary_m = 0, core_ha = 0, ncore = 0;
     double sp = 0, spa = 0, sa2 = 0;  // perimeter, perimeter x sqrt(cells), size^2 (COHESION, DIVISION, ...)
   };
-  std::vector<std::vector<size_t>> members(kc);
   std::vector<ClassSums> sums(kc);
-  for (size_t i = 0, k = 0; i < table.patches.size(); ++i) {
-    const PatchStats& p = table.patches[i];
-    if (i == 0 || p.class_code != table.patches[i - 1].class_code) k = class_index(p.class_code);
-    members[k].push_back(i);
-    ClassSums& c = sums[k];
-    const uint64_t perim = p.perim_edges_h + p.perim_edges_v;
-    c.cells += p.cells;
-    c.perim_sides += perim;
-    c.boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
-    c.size += size[i];
-    c.largest = std::max(c.largest, size[i]);
-    c.edge_m += geodesic ? perim_m(i) - boundary_m(i)
-                         : static_cast<double>(p.class_edges_h) * cw + static_cast<double>(p.class_edges_v) * ch;
-    c.boundary_m += boundary_m(i);
-    c.core_ha += pv[i].core_ha;
-    c.ncore += pv[i].ncore;
-    c.sp += static_cast<double>(perim);
-    c.spa += static_cast<double>(perim) * std::sqrt(static_cast<double>(p.cells));
-    c.sa2 += size[i] * size[i];
+  // The per-patch values the distributions and PAFRAC read back, per class.
+  enum Column { kArea, kGyrate, kShape, kFrac, kPara, kCircle, kContig, kCore, kCai, kEnn, kPerim, kColumns };
+  ClassValueColumns columns(kc, kColumns, options.temp_dir, options.memory_limit / 8);
+  constexpr size_t kBlock = size_t(1) << 16;
+  std::vector<PatchValues> block;
+  MetricTable batch;
+  batch.columns = out.patch.columns;
+  const int64_t n_patches = static_cast<int64_t>(table.patches.size());
+  for (int64_t first = 0; first < n_patches; first += static_cast<int64_t>(kBlock)) {
+    const int64_t count = std::min<int64_t>(static_cast<int64_t>(kBlock), n_patches - first);
+    block.resize(static_cast<size_t>(count));
+#pragma omp parallel for schedule(static)
+    for (int64_t j = 0; j < count; ++j) block[static_cast<size_t>(j)] = patch_values(static_cast<size_t>(first + j));
+    batch.rows.clear();
+    for (int64_t j = 0; j < count; ++j) {
+      const size_t i = static_cast<size_t>(first + j);
+      const PatchStats& p = table.patches[i];
+      const PatchValues& v = block[static_cast<size_t>(j)];
+      const size_t k = class_index(p.class_code);
+      if (!is_background(p.class_code)) {
+        batch.rows.push_back(MetricTable::Row{p.class_code, static_cast<uint32_t>(i + 1),
+                                              {v.area_ha, v.perim_m, v.gyrate, v.para, v.shape, v.frac, v.circle,
+                                               v.contig, v.core_ha, v.ncore, v.cai, v.enn}});
+        for (size_t c : second_pass_columns) batch.rows.back().values[c] = kNaN;
+      }
+      ClassSums& c = sums[k];
+      const uint64_t perim = p.perim_edges_h + p.perim_edges_v;
+      const double size = size_of(i);
+      ++c.patches;
+      c.cells += p.cells;
+      c.perim_sides += perim;
+      c.boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
+      c.size += size;
+      c.largest = std::max(c.largest, size);
+      c.edge_m += geodesic ? perim_m(i) - boundary_m(i)
+                           : static_cast<double>(p.class_edges_h) * cw + static_cast<double>(p.class_edges_v) * ch;
+      c.boundary_m += boundary_m(i);
+      c.core_ha += v.core_ha;
+      c.ncore += v.ncore;
+      c.sp += static_cast<double>(perim);
+      c.spa += static_cast<double>(perim) * std::sqrt(static_cast<double>(p.cells));
+      c.sa2 += size * size;
+      const double values[kColumns] = {v.area_ha, v.gyrate, v.shape, v.frac, v.para, v.circle,
+                                       v.contig,  v.core_ha, v.cai,  v.enn,  v.perim_m};
+      columns.add(k, values);
+    }
+    if (sink) sink(batch);
+    else out.patch.rows.insert(out.patch.rows.end(), batch.rows.begin(), batch.rows.end());
   }
   std::vector<size_t> classes;  // class indices that are classes (not background)
   for (size_t k = 0; k < kc; ++k)
@@ -234,70 +250,62 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     return false;
   };
   const Distribution not_computed{kNaN, kNaN, kNaN, kNaN, kNaN, kNaN};
-  // The per-metric value lists of a set of patches, and their distributions.
+  // Up to this many values of one distribution are gathered in memory (16
+  // bytes each, values and weights); more are computed in passes over the
+  // scratch file (streamed_distribution.h). Either gives the same numbers.
+  const uint64_t max_gathered = std::max<uint64_t>(1, options.memory_limit / 4 / 16);
+  // The values of column m (with AREA as weights) of the patches of `ids`
+  // (class indices), class by class, each in PID order.
+  auto replay = [&](const std::vector<size_t>& ids, size_t m) -> PairReplay {
+    return [&columns, &ids, m](const std::function<void(double, double)>& fn) {
+      for (size_t k : ids) columns.for_each(k, m, kArea, fn);
+    };
+  };
   auto distributions = [&](RowBuilder& b, const std::vector<size_t>& ids, const std::vector<double>& dcores,
                            bool area_edge_part) {
-    // Area weights, gathered only when a distribution is wanted (millions of
-    // scattered patch values otherwise read for nothing).
-    std::vector<double> w;
-    auto weights = [&]() -> const std::vector<double>& {
-      if (w.size() != ids.size()) {
-        w.reserve(ids.size());
-        for (size_t i : ids) w.push_back(pv[i].area_ha);
-      }
-      return w;
-    };
-    auto collect = [&](double PatchValues::*f) {
-      std::vector<double> x;
-      x.reserve(ids.size());
-      for (size_t i : ids) x.push_back(pv[i].*f);
-      return x;
-    };
     if (area_edge_part) {
-      double PatchValues::*fields[] = {&PatchValues::area_ha, &PatchValues::gyrate, &PatchValues::shape,
-                                       &PatchValues::frac, &PatchValues::para, &PatchValues::circle,
-                                       &PatchValues::contig};
+      const size_t fields[] = {kArea, kGyrate, kShape, kFrac, kPara, kCircle, kContig};
       for (int k = 0; k < 7; ++k)
         b.add_distribution(kDistributed[k], distribution_wanted(kDistributed[k])
-                                                ? distribution(collect(fields[k]), weights()) : not_computed);
+                                                ? streamed_distribution(replay(ids, fields[k]), false, max_gathered)
+                                                : not_computed);
       return;
     }
     b.add_distribution(kCoreDistributed[0], distribution_wanted(kCoreDistributed[0])
-                                                ? distribution(collect(&PatchValues::core_ha), weights())
+                                                ? streamed_distribution(replay(ids, kCore), false, max_gathered)
                                                 : not_computed);
     b.add_distribution(kCoreDistributed[1],
                        distribution_wanted(kCoreDistributed[1]) ? distribution(dcores, dcores) : not_computed);
     b.add_distribution(kCoreDistributed[2], distribution_wanted(kCoreDistributed[2])
-                                                ? distribution(collect(&PatchValues::cai), weights()) : not_computed);
+                                                ? streamed_distribution(replay(ids, kCai), false, max_gathered)
+                                                : not_computed);
   };
   auto enn_distribution = [&](RowBuilder& b, const std::vector<size_t>& ids) {
-    if (!distribution_wanted("ENN")) {
-      b.add_distribution("ENN", not_computed);
-      return;
-    }
-    std::vector<double> x, w;
-    for (size_t i : ids)
-      if (!std::isnan(pv[i].enn)) {
-        x.push_back(pv[i].enn);
-        w.push_back(pv[i].area_ha);
-      }
-    b.add_distribution("ENN", distribution(x, w));
+    b.add_distribution("ENN", distribution_wanted("ENN") ? streamed_distribution(replay(ids, kEnn), true, max_gathered)
+                                                         : not_computed);
+  };
+  auto patch_count = [&](const std::vector<size_t>& ids) {
+    uint64_t n = 0;
+    for (size_t k : ids) n += sums[k].patches;
+    return n;
   };
   // PAFRAC: 2 / slope of ln(area m2) regressed on ln(perimeter m); undefined under 10 patches.
   auto pafrac = [&](const std::vector<size_t>& ids) {
-    if (ids.size() < 10 || !wanted("PAFRAC")) return kNaN;
+    if (patch_count(ids) < 10 || !wanted("PAFRAC")) return kNaN;
     double sx = 0, sy = 0;
-    for (size_t i : ids) {
-      sx += std::log(pv[i].perim_m);
-      sy += std::log(pv[i].area_ha * 10000);
-    }
-    const double n = static_cast<double>(ids.size()), mx = sx / n, my = sy / n;
+    for (size_t k : ids)
+      columns.for_each(k, kPerim, kArea, [&](double perim, double area) {
+        sx += std::log(perim);
+        sy += std::log(area * 10000);
+      });
+    const double n = static_cast<double>(patch_count(ids)), mx = sx / n, my = sy / n;
     double sxy = 0, sxx = 0;
-    for (size_t i : ids) {
-      const double dx = std::log(pv[i].perim_m) - mx, dy = std::log(pv[i].area_ha * 10000) - my;
-      sxy += dx * dy;
-      sxx += dx * dx;
-    }
+    for (size_t k : ids)
+      columns.for_each(k, kPerim, kArea, [&](double perim, double area) {
+        const double dx = std::log(perim) - mx, dy = std::log(area * 10000) - my;
+        sxy += dx * dy;
+        sxx += dx * dx;
+      });
     return sxx > 0 && sxy != 0 ? 2 / (sxy / sxx) : kNaN;
   };
   // COHESION (in cells, as FRAGSTATS defines it), DIVISION, MESH, SPLIT (in areas) of a set of patches.
@@ -315,13 +323,12 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   double land_boundary_m = 0, land_background_m = 0, land_class_edge_m = 0;
   uint64_t land_perim_sides = 0, land_boundary_sides = 0;
   double land_ai = 0;
-  std::vector<size_t> all_ids;
   std::vector<double> all_dcore;
   double tca_ha = 0, ndca = 0;
   double lpi_size = 0;
   double land_sp = 0, land_spa = 0, land_sa2 = 0;
   for (size_t k : classes) {
-    const std::vector<size_t>& ids = members[k];
+    const std::vector<size_t> ids{k};
     const ClassSums& c = sums[k];
     const uint64_t a = c.cells, perim = c.perim_sides;
     const double class_size = c.size, largest = c.largest, class_edge_m = c.edge_m, class_boundary_m = c.boundary_m;
@@ -342,7 +349,6 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     lpi_size = std::max(lpi_size, largest);
     tca_ha += core;
     ndca += ncore;
-    all_ids.insert(all_ids.end(), ids.begin(), ids.end());
     all_dcore.insert(all_dcore.end(), dcore[k].begin(), dcore[k].end());
 
     // Adjacencies of class k (double count), over every class and the background.
@@ -360,8 +366,8 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     RowBuilder b;
     b.add("CA", ca);
     b.add("PLAND", P * 100);
-    b.add("NP", static_cast<double>(ids.size()));
-    b.add("PD", static_cast<double>(ids.size()) / ta * 100);
+    b.add("NP", static_cast<double>(c.patches));
+    b.add("PD", static_cast<double>(c.patches) / ta * 100);
     b.add("LPI", largest / total * 100);
     b.add("TE", te);
     b.add("ED", te / ta);
@@ -384,7 +390,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     for (size_t j : classes)
       if (j != k && e_total > 0) h -= ln_ratio_term(adj.length_m(k, j, cw, ch) / e_total);
     b.add("IJI", (m_classes >= 3 && e_total > 0) ? h / std::log(m_classes - 1) * 100 : kNaN);
-    const Subdivision s = subdivision(ids.empty(), c.sp, c.spa, c.sa2);
+    const Subdivision s = subdivision(c.patches == 0, c.sp, c.spa, c.sa2);
     b.add("COHESION", s.cohesion);
     b.add("DIVISION", s.division);
     b.add("MESH", s.mesh);
@@ -407,8 +413,10 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   RowBuilder b;
   const double te = land_class_edge_m / 2 + options.boundary_edge * (land_boundary_m + land_background_m);
   b.add("TA", ta);
-  b.add("NP", static_cast<double>(all_ids.size()));
-  b.add("PD", static_cast<double>(all_ids.size()) / ta * 100);
+  const std::vector<size_t>& all_ids = classes;  // every class, in order: the landscape's patches
+  const double land_patches = static_cast<double>(patch_count(all_ids));
+  b.add("NP", land_patches);
+  b.add("PD", land_patches / ta * 100);
   b.add("LPI", lpi_size / total * 100);
   b.add("TE", te);
   b.add("ED", te / ta);
@@ -444,7 +452,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     for (size_t y = x + 1; y < classes.size(); ++y)
       if (e_all > 0) h -= ln_ratio_term(adj.length_m(classes[x], classes[y], cw, ch) / e_all);
   b.add("IJI", (m_classes >= 3 && e_all > 0) ? h / std::log(m_classes * (m_classes - 1) / 2) * 100 : kNaN);
-  const Subdivision s = subdivision(all_ids.empty(), land_sp, land_spa, land_sa2);
+  const Subdivision s = subdivision(land_patches == 0, land_sp, land_spa, land_sa2);
   b.add("COHESION", s.cohesion);
   b.add("DIVISION", s.division);
   b.add("MESH", s.mesh);
@@ -470,7 +478,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   out.land.columns = b.names;
   out.land.rows.push_back({0, 0, b.values});
   if (!rows.second_pass)
-    for (MetricTable* t : {&out.patch, &out.cls, &out.land}) {
+    for (MetricTable* t : {&out.cls, &out.land}) {
       std::vector<size_t> missing;
       for (size_t i = 0; i < t->columns.size(); ++i)
         if (!from_patch_records(t->columns[i])) missing.push_back(i);

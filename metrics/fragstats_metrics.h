@@ -30,6 +30,12 @@ struct MetricOptions {
   /// are left NaN instead of computed: their sorts and logarithms over
   /// millions of patches cost more than the scan.
   std::function<bool(const std::string& column)> wanted;
+  /// Folder of the scratch file of per-patch values (spill_file.h); empty = $TMPDIR or /tmp.
+  std::string temp_dir;
+  /// Memory the class and landscape statistics may use (bytes): write
+  /// buffers of the scratch file, and distributions gathered in memory up to
+  /// a quarter of it (beyond, computed in passes over the file).
+  uint64_t memory_limit = uint64_t(256) << 20;
 };
 
 /// One table of values; NaN marks an undefined value (written as empty).
@@ -49,13 +55,19 @@ struct FragstatsMetrics {
   MetricTable land;   ///< one row
 };
 
-/// Computes every metric. `rows` must come from compute_patch_row_metrics()
+/// Receives the patch table in PID order, a block of rows at a time (columns
+/// set in every block; background patches left out).
+using PatchRowSink = std::function<void(const MetricTable& rows)>;
+
+/// Computes every metric. With a `sink`, the patch rows go there as they are
+/// computed and FragstatsMetrics::patch stays empty (memory does not grow
+/// with the patches); without, they are kept in it. `rows` must come from compute_patch_row_metrics()
 /// on the same table, or from records_only_row_results(): then every column
 /// that is not from_patch_records() is NaN, and a geographic raster or a
 /// background class throws lsm::Error(Internal). Throws lsm::Error(BadInput)
 /// for a boundary_edge outside [0, 1].
 FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchRowResults& rows,
-                                           const MetricOptions& options);
+                                           const MetricOptions& options, const PatchRowSink& sink = {});
 
 /// Minimum perimeter (cell sides) of a patch of `cells` cells: the most compact
 /// arrangement (FRAGSTATS 4.2, SHAPE and LSI: 4n, 4n+2 or 4n+4 for n = floor(sqrt(cells))).

@@ -64,12 +64,20 @@ void format_rows(std::string& text, const MetricTable& table, MetricLevel level,
 
 }  // namespace
 
-void write_table_csv(std::ostream& out, const MetricTable& table, MetricLevel level) {
+void write_table_header(std::ostream& out, const MetricTable& table, MetricLevel level) {
   if (level == MetricLevel::Patch) out << "PID,TYPE";
   else if (level == MetricLevel::Class) out << "TYPE";
   for (size_t i = 0; i < table.columns.size(); ++i)
     out << (i == 0 && level == MetricLevel::Landscape ? "" : ",") << table.columns[i];
   out << '\n';
+}
+
+void write_table_csv(std::ostream& out, const MetricTable& table, MetricLevel level) {
+  write_table_header(out, table, level);
+  write_table_rows(out, table, level);
+}
+
+void write_table_rows(std::ostream& out, const MetricTable& table, MetricLevel level) {
   // Pieces of rows are formatted in parallel, a batch of pieces at a time (so
   // memory stays bounded), and written in order: the same bytes as one thread.
   constexpr size_t kPieceRows = size_t(1) << 14, kBatchPieces = 64;
@@ -88,21 +96,23 @@ void write_table_csv(std::ostream& out, const MetricTable& table, MetricLevel le
   }
 }
 
+void write_tidy_rows(std::ostream& out, const MetricTable& t, MetricLevel level) {
+  const char* name = level == MetricLevel::Patch ? "patch" : level == MetricLevel::Class ? "class" : "landscape";
+  for (const MetricTable::Row& r : t.rows)
+    for (size_t i = 0; i < t.columns.size(); ++i) {
+      out << name << ',';
+      if (level != MetricLevel::Landscape) out << r.type;
+      out << ',';
+      if (level == MetricLevel::Patch) out << r.pid;
+      out << ',' << t.columns[i] << ',' << format_value(r.values[i]) << '\n';
+    }
+}
+
 void write_tidy_csv(std::ostream& out, const FragstatsMetrics& m, const MetricLevels& levels) {
   out << "level,class,id,metric,value\n";
-  auto rows = [&](const MetricTable& t, const char* level) {
-    for (const MetricTable::Row& r : t.rows)
-      for (size_t i = 0; i < t.columns.size(); ++i) {
-        out << level << ',';
-        if (&t != &m.land) out << r.type;
-        out << ',';
-        if (&t == &m.patch) out << r.pid;
-        out << ',' << t.columns[i] << ',' << format_value(r.values[i]) << '\n';
-      }
-  };
-  if (levels.patch) rows(m.patch, "patch");
-  if (levels.cls) rows(m.cls, "class");
-  if (levels.land) rows(m.land, "landscape");
+  if (levels.patch) write_tidy_rows(out, m.patch, MetricLevel::Patch);
+  if (levels.cls) write_tidy_rows(out, m.cls, MetricLevel::Class);
+  if (levels.land) write_tidy_rows(out, m.land, MetricLevel::Landscape);
 }
 
 void write_adjacency_csv(std::ostream& out, const ClassAdjacency& a) {
@@ -129,18 +139,56 @@ MetricTableFiles::MetricTableFiles(const std::string& prefix, const MetricLevels
   if (with_adjacency) files_.emplace_back("adj", AtomicOutput(prefix + ".adj.csv"));
 }
 
+std::ofstream& MetricTableFiles::stream(const std::string& kind) {
+  for (auto& [k, file] : files_)
+    if (k == kind) {
+      std::unique_ptr<std::ofstream>& out = streams_[kind];
+      if (!out) out = std::make_unique<std::ofstream>(file.temp_path(), std::ios::binary | std::ios::trunc);
+      return *out;
+    }
+  throw Error(ErrorKind::Internal, "no table file '" + kind + "'");
+}
+
+void MetricTableFiles::write_patch_rows(const MetricTable& rows) {
+  if (!levels_.patch) return;
+  const bool first = !patch_rows_streamed_;
+  patch_rows_streamed_ = true;
+  if (format_ == TableFormat::Tidy) {
+    std::ofstream& out = stream("tidy");
+    if (first) out << "level,class,id,metric,value\n";
+    write_tidy_rows(out, rows, MetricLevel::Patch);
+  } else {
+    std::ofstream& out = stream("patch");
+    if (first) write_table_header(out, rows, MetricLevel::Patch);
+    write_table_rows(out, rows, MetricLevel::Patch);
+  }
+}
+
 void MetricTableFiles::write(const FragstatsMetrics& m, const PatchRowResults& rows) {
   for (auto& [kind, file] : files_) {
-    std::ofstream out(file.temp_path(), std::ios::binary | std::ios::trunc);
-    if (kind == "tidy") write_tidy_csv(out, m, levels_);
-    else if (kind == "patch") write_table_csv(out, m.patch, MetricLevel::Patch);
-    else if (kind == "class") write_table_csv(out, m.cls, MetricLevel::Class);
-    else if (kind == "land") write_table_csv(out, m.land, MetricLevel::Landscape);
-    else if (rows.second_pass) write_adjacency_csv(out, rows.adjacency);
-    else throw Error(ErrorKind::Internal, "no class adjacencies without the second pass");
+    std::ofstream& out = stream(kind);
+    if (kind == "tidy") {
+      if (patch_rows_streamed_) {  // the patch rows are there already
+        if (levels_.cls) write_tidy_rows(out, m.cls, MetricLevel::Class);
+        if (levels_.land) write_tidy_rows(out, m.land, MetricLevel::Landscape);
+      } else {
+        write_tidy_csv(out, m, levels_);
+      }
+    } else if (kind == "patch") {
+      if (!patch_rows_streamed_) write_table_csv(out, m.patch, MetricLevel::Patch);
+    } else if (kind == "class") {
+      write_table_csv(out, m.cls, MetricLevel::Class);
+    } else if (kind == "land") {
+      write_table_csv(out, m.land, MetricLevel::Landscape);
+    } else if (rows.second_pass) {
+      write_adjacency_csv(out, rows.adjacency);
+    } else {
+      throw Error(ErrorKind::Internal, "no class adjacencies without the second pass");
+    }
     out.close();
     if (!out) throw Error(ErrorKind::Io, "cannot write '" + file.final_path() + "'");
   }
+  streams_.clear();
   for (auto& f : files_) f.second.commit();
 }
 

@@ -6,6 +6,9 @@
 // as landscapemetrics returns). Both write PREFIX.adj.csv, the class adjacency
 // matrix, when the run counted it (its second pass ran). Numbers at full precision (shortest text that reads back to the
 // same double); undefined values (FRAGSTATS' N/A) are empty fields.
+#include <fstream>
+#include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -34,6 +37,11 @@ TableFormat parse_table_format(const std::string& text);
 
 /// One table in FRAGSTATS layout: patch "PID,TYPE,...", class "TYPE,...", landscape "...".
 void write_table_csv(std::ostream& out, const MetricTable& table, MetricLevel level);
+/// The header line, and the rows alone, of write_table_csv() (for a table written in pieces).
+void write_table_header(std::ostream& out, const MetricTable& table, MetricLevel level);
+void write_table_rows(std::ostream& out, const MetricTable& table, MetricLevel level);
+/// The rows of one table as tidy lines (without the header).
+void write_tidy_rows(std::ostream& out, const MetricTable& table, MetricLevel level);
 /// The selected levels as tidy rows: level,class,id,metric,value ("patch"/"class"/"landscape";
 /// class empty at landscape level; id = PID at patch level, else empty).
 void write_tidy_csv(std::ostream& out, const FragstatsMetrics& m, const MetricLevels& levels);
@@ -47,14 +55,21 @@ class MetricTableFiles {
  public:
   /// `with_adjacency`: also PREFIX.adj.csv. Throws lsm::Error(Io) when a file cannot be created.
   MetricTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format, bool with_adjacency);
-  /// Writes every table (the adjacency matrix from `rows`) and renames them
-  /// into place. Throws lsm::Error(Io).
+  /// Appends patch rows (PID order) to the patch table, or to the tidy
+  /// table, as compute_fragstats_metrics() hands them out (its PatchRowSink).
+  void write_patch_rows(const MetricTable& rows);
+  /// Writes every table (the adjacency matrix from `rows`; the patch table
+  /// from `m` unless its rows came through write_patch_rows()) and renames
+  /// them into place. Throws lsm::Error(Io).
   void write(const FragstatsMetrics& m, const PatchRowResults& rows);
 
  private:
+  std::ofstream& stream(const std::string& kind);
   MetricLevels levels_;
   TableFormat format_;
   std::vector<std::pair<std::string, AtomicOutput>> files_;  // kind -> file
+  std::map<std::string, std::unique_ptr<std::ofstream>> streams_;  // open temporary files, by kind
+  bool patch_rows_streamed_ = false;
 };
 
 }  // namespace lsm

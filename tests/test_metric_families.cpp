@@ -11,6 +11,7 @@
 #include "error.h"
 #include "fragstats_metrics.h"
 #include "patch_row_metrics.h"
+#include "streamed_distribution.h"
 #include "test_helpers.h"
 
 namespace lsm::test {
@@ -281,6 +282,68 @@ TEST(MetricFamilies, DistributionStatistics) {
   EXPECT_EQ(max_like_adjacencies(4), 4u);
   EXPECT_EQ(max_like_adjacencies(3), 2u);
   EXPECT_EQ(max_like_adjacencies(6), 7u);
+}
+
+// The distributions computed in passes (no value kept) equal distribution()
+// bit for bit: odd and even counts, ties, negative values, NaN left out.
+TEST(MetricFamilies, StreamedDistributionEqualsInMemory) {
+  std::mt19937_64 random(11);
+  for (const size_t n : {1u, 2u, 3u, 10u, 101u, 1000u, 4096u}) {
+    for (const int kind : {0, 1, 2}) {
+      std::vector<double> v, w;
+      for (size_t i = 0; i < n; ++i) {
+        const double x = kind == 0 ? double(random() % 1000) / 7                // many ties
+                         : kind == 1 ? (double(random()) / 1e18 - 9) * 1e-3     // negative and positive
+                                     : std::exp(double(random() % 4000) / 100);  // wide range
+        v.push_back(x);
+        w.push_back(double(random() % 50) / 10);
+      }
+      std::vector<double> with_nan = v, with_nan_w = w;
+      with_nan.insert(with_nan.begin() + static_cast<long>(n / 2), std::nan(""));
+      with_nan_w.insert(with_nan_w.begin() + static_cast<long>(n / 2), 3.0);
+      const PairReplay replay = [&](const std::function<void(double, double)>& fn) {
+        for (size_t i = 0; i < with_nan.size(); ++i) fn(with_nan[i], with_nan_w[i]);
+      };
+      const Distribution ref = distribution(v, w);
+      for (const uint64_t gathered : {uint64_t(0), uint64_t(1) << 20}) {
+        const Distribution d = streamed_distribution(replay, true, gathered);
+        EXPECT_EQ(d.mn, ref.mn) << n << " " << kind;
+        EXPECT_EQ(d.am, ref.am) << n << " " << kind;
+        EXPECT_EQ(d.md, ref.md) << n << " " << kind;
+        EXPECT_EQ(d.ra, ref.ra) << n << " " << kind;
+        EXPECT_EQ(d.sd, ref.sd) << n << " " << kind;
+        EXPECT_EQ(d.cv, ref.cv) << n << " " << kind;
+      }
+    }
+  }
+}
+
+// The patch table handed out in blocks, and the class and landscape
+// statistics from the scratch file with (almost) no memory, equal the
+// in-memory tables bit for bit.
+TEST(MetricFamilies, StreamedTablesEqualInMemoryTables) {
+  auto raster = random_landscape(900, 500, 9, 5, 0.05);
+  const Computed c = compute(raster);
+  ASSERT_GT(c.table.patches.size(), size_t(70000)) << "more patches than one block of the patch table";
+  MetricOptions tiny;
+  tiny.memory_limit = 64;  // scratch-file chunks of 512 values, every distribution in passes
+  MetricTable streamed;
+  const FragstatsMetrics m = compute_fragstats_metrics(c.table, c.rows, tiny, [&](const MetricTable& rows) {
+    streamed.columns = rows.columns;
+    streamed.rows.insert(streamed.rows.end(), rows.rows.begin(), rows.rows.end());
+  });
+  EXPECT_TRUE(m.patch.rows.empty());
+  for (const auto& [mine, base] : {std::pair<const MetricTable*, const MetricTable*>{&streamed, &c.m.patch}, {&m.cls, &c.m.cls}, {&m.land, &c.m.land}}) {
+    ASSERT_EQ(mine->columns, base->columns);
+    ASSERT_EQ(mine->rows.size(), base->rows.size());
+    for (size_t i = 0; i < mine->rows.size(); ++i) {
+      EXPECT_EQ(mine->rows[i].pid, base->rows[i].pid);
+      for (size_t k = 0; k < mine->columns.size(); ++k) {
+        const double a = mine->rows[i].values[k], b = base->rows[i].values[k];
+        EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << mine->columns[k] << " row " << i;
+      }
+    }
+  }
 }
 
 // ---- Brute-force references on random landscapes ----

@@ -109,8 +109,9 @@ int run_metrics(const std::vector<std::string>& args) {
       second_pass
           ? compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 0.5, 1))
           : records_only_row_results(table);
-  FragstatsMetrics m = compute_fragstats_metrics(table, rows, metric_options);
-  m.patch = selection.apply(m.patch);
+  // The patch table goes to its file block by block as it is computed.
+  FragstatsMetrics m = compute_fragstats_metrics(table, rows, metric_options,
+                                                 [&](const MetricTable& block) { files.write_patch_rows(selection.apply(block)); });
   m.cls = selection.apply(m.cls);
   m.land = selection.apply(m.land);
   files.write(m, rows);

@@ -1,0 +1,42 @@
+#include "class_value_columns.h"
+
+#include <algorithm>
+
+namespace lsm {
+
+ClassValueColumns::ClassValueColumns(size_t classes, size_t metrics, const std::string& temp_dir,
+                                     uint64_t memory_bytes)
+    : metrics_(metrics), columns_(classes * metrics), counts_(classes, 0), spill_(temp_folder(temp_dir)) {
+  const uint64_t per_column = memory_bytes / std::max<uint64_t>(1, classes * metrics) / sizeof(double);
+  chunk_values_ = static_cast<size_t>(std::clamp<uint64_t>(per_column, 512, 65536));
+}
+
+void ClassValueColumns::add(size_t cls, const double* values) {
+  for (size_t m = 0; m < metrics_; ++m) {
+    Column& c = column(cls, m);
+    c.buffer.push_back(values[m]);
+    if (c.buffer.size() == chunk_values_) {
+      c.chunks.push_back(spill_.size());
+      spill_.append(c.buffer.data(), c.buffer.size() * sizeof(double));
+      c.buffer.clear();
+    }
+  }
+  ++counts_[cls];
+}
+
+void ClassValueColumns::for_each(size_t cls, size_t m, size_t w, const std::function<void(double, double)>& fn) {
+  const Column& cm = column(cls, m);
+  const Column& cw = column(cls, w);
+  // All metrics of a class are added together, so their chunks cover the same patches.
+  read_m_.resize(chunk_values_);
+  read_w_.resize(chunk_values_);
+  for (size_t k = 0; k < cm.chunks.size(); ++k) {
+    spill_.read(cm.chunks[k], read_m_.data(), chunk_values_ * sizeof(double));
+    if (w != m) spill_.read(cw.chunks[k], read_w_.data(), chunk_values_ * sizeof(double));
+    const double* wv = w != m ? read_w_.data() : read_m_.data();
+    for (size_t i = 0; i < chunk_values_; ++i) fn(read_m_[i], wv[i]);
+  }
+  for (size_t i = 0; i < cm.buffer.size(); ++i) fn(cm.buffer[i], cw.buffer[i]);
+}
+
+}  // namespace lsm
