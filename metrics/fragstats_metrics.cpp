@@ -102,17 +102,17 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   const double unit_m2 = geodesic ? 1 : cw * ch;
   auto ha = [unit_m2](double size) { return size * unit_m2 / 10000; };
   auto size_of = [&](size_t i) {
-    return geodesic ? rows.patches[i].area_m2 : static_cast<double>(table.patches[i].cells);
+    return geodesic ? rows.geodesic[i].area_m2 : static_cast<double>(table.patches[i].cells);
   };
   // Perimeter and the part of it on the landscape boundary (raster edge, nodata), in m.
   auto perim_m = [&](size_t i) {
     const PatchStats& p = table.patches[i];
-    return geodesic ? rows.patches[i].perim_m
+    return geodesic ? rows.geodesic[i].perim_m
                     : static_cast<double>(p.perim_edges_h) * cw + static_cast<double>(p.perim_edges_v) * ch;
   };
   auto boundary_m = [&](size_t i) {
     const PatchStats& p = table.patches[i];
-    return geodesic ? rows.patches[i].boundary_m
+    return geodesic ? rows.geodesic[i].boundary_m
                     : static_cast<double>(p.perim_edges_h - p.class_edges_h) * cw +
                           static_cast<double>(p.perim_edges_v - p.class_edges_v) * ch;
   };
@@ -170,7 +170,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     const double orth_pairs = (4 * a - static_cast<double>(perim_sides)) / 2;
     const double contig_sum = a + 2 * 2 * orth_pairs + 2 * static_cast<double>(s.diagonal_pairs);
     v.contig = (contig_sum / a - 1) / 12;  // template 1-2-1 / 2-1-2 / 1-2-1: v = 13
-    v.core_ha = geodesic ? s.core_m2 / 10000 : ha(static_cast<double>(s.core_cells));
+    v.core_ha = geodesic ? rows.geodesic[i].core_m2 / 10000 : ha(static_cast<double>(s.core_cells));
     v.ncore = static_cast<double>(s.core_areas);
     v.cai = v.core_ha / v.area_ha * 100;
     v.enn = s.enn_m;

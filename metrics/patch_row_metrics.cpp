@@ -36,6 +36,11 @@ struct PatchClasses {
 // GYRATE, CONTIG's diagonal pairs, the class adjacencies, CIRCLE's hulls and,
 // for geographic rasters, the areas and edge lengths on the ellipsoid.
 class ShapeVisitor : public PatchRowVisitor {
+  // CIRCLE's hull of an open patch, built row by row.
+  struct OpenHull {
+    RowConvexHull hull;
+    int64_t last_row = -1, row_first = 0, row_last = 0;  // the last row entered and its extent
+  };
  public:
   // `count_neighbourhoods` false: CONTIG's diagonal pairs and the adjacency
   // counts come from a NeighbourhoodCounter instead.
@@ -52,16 +57,8 @@ class ShapeVisitor : public PatchRowVisitor {
     out_.adjacency.sides_h.assign(k * k, 0);
     out_.adjacency.sides_v.assign(k * k, 0);
     if (geometry_.geodesic()) out_.adjacency.geodesic_m.assign(k * k, 0);
-    if (centroid_gyrate_) centroid_x_.resize(n), centroid_y_.resize(n);
-    for (size_t i = 0; i < centroid_x_.size(); ++i) {
-      const PatchStats& p = table.patches[i];
-      centroid_x_[i] = static_cast<double>(p.sum_col) / static_cast<double>(p.cells);
-      centroid_y_[i] = static_cast<double>(p.sum_row) / static_cast<double>(p.cells);
-    }
-    hulls_.resize(n);
-    last_row_.assign(n, -1);
-    row_first_.assign(n, 0);
-    row_last_.assign(n, 0);
+    slot_of_pid_.assign(n + 1, 0);
+    slots_.resize(1);  // slot 0: none
     prev_.assign(static_cast<size_t>(width_), 0);
   }
 
@@ -81,15 +78,21 @@ class ShapeVisitor : public PatchRowVisitor {
       }
       PatchShape& shape = out_.patches[p - 1];
       const uint32_t ci = class_of_pid_[p];
-      if (centroid_gyrate_) add_centroid_gyrate(y, x0, x1, shape, centroid_x_[p - 1], centroid_y_[p - 1]);
+      if (centroid_gyrate_) {
+        const PatchStats& stats = table_.patches[p - 1];
+        const double cells = static_cast<double>(stats.cells);
+        add_centroid_gyrate(y, x0, x1, shape, static_cast<double>(stats.sum_col) / cells,
+                            static_cast<double>(stats.sum_row) / cells);
+      }
       if (count_neighbourhoods_) count_run_neighbourhood(y, pids, x0, x1, p, ci);
       // The row's extent of each patch, for its hull (a patch may have several runs in a row).
-      if (last_row_[p - 1] != y) {
-        if (last_row_[p - 1] >= 0) hulls_[p - 1].add_row(last_row_[p - 1], row_first_[p - 1], row_last_[p - 1]);
-        last_row_[p - 1] = y;
-        row_first_[p - 1] = x0;
+      OpenHull& h = open_hull(p);
+      if (h.last_row != y) {
+        if (h.last_row >= 0) h.hull.add_row(h.last_row, h.row_first, h.row_last);
+        h.last_row = y;
+        h.row_first = x0;
       }
-      row_last_[p - 1] = x1;
+      h.row_last = x1;
       x0 = next;
     }
     close_patches_above(y);
@@ -126,8 +129,8 @@ class ShapeVisitor : public PatchRowVisitor {
       const double side = geometry_.side_h_m(last_y_ + 1);
       for (int64_t x = 0; x < width_; ++x)
         if (const uint32_t p = prev_[x]) {
-          out_.patches[p - 1].perim_m += side;
-          out_.patches[p - 1].boundary_m += side;
+          out_.geodesic[p - 1].perim_m += side;
+          out_.geodesic[p - 1].boundary_m += side;
         }
     }
     close_patches_above(last_y_ + 1);
@@ -147,23 +150,23 @@ class ShapeVisitor : public PatchRowVisitor {
       const uint32_t p = pids[x];
       const uint32_t left = x > 0 ? pids[x - 1] : 0;
       const uint32_t above = y > 0 ? prev_[x] : 0;
-      if (p) out_.patches[p - 1].area_m2 += area;
+      if (p) out_.geodesic[p - 1].area_m2 += area;
       geodesic_side(p, left, side_v);   // the side between x-1 and x
       geodesic_side(p, above, side_h);  // the side between y-1 and y
     }
     if (const uint32_t p = pids[width_ - 1]) {  // right side of the last column: the raster's edge
-      out_.patches[p - 1].perim_m += side_v;
-      out_.patches[p - 1].boundary_m += side_v;
+      out_.geodesic[p - 1].perim_m += side_v;
+      out_.geodesic[p - 1].boundary_m += side_v;
     }
   }
 
   // One cell side of length `side` between patches (or nodata, 0) a and b.
   void geodesic_side(uint32_t a, uint32_t b, double side) {
     if (a != b) {  // a perimeter side of each patch; on the landscape boundary when the other is nodata
-      if (a) out_.patches[a - 1].perim_m += side;
-      if (b) out_.patches[b - 1].perim_m += side;
-      if (a && !b) out_.patches[a - 1].boundary_m += side;
-      if (b && !a) out_.patches[b - 1].boundary_m += side;
+      if (a) out_.geodesic[a - 1].perim_m += side;
+      if (b) out_.geodesic[b - 1].perim_m += side;
+      if (a && !b) out_.geodesic[a - 1].boundary_m += side;
+      if (b && !a) out_.geodesic[b - 1].boundary_m += side;
     }
     if (a && b) {  // an adjacency, entered from both sides
       const size_t k = out_.adjacency.class_codes.size();
@@ -179,23 +182,41 @@ class ShapeVisitor : public PatchRowVisitor {
     if (y == 0) return;
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t p = prev_[x];
-      if (p && last_row_[p - 1] == y - 1) close(p);  // not continued in row y, not closed yet
+      // Not continued in row y, not closed yet.
+      if (p && slot_of_pid_[p] && slots_[slot_of_pid_[p]].last_row == y - 1) close(p);
     }
   }
 
+  // The hull state of patch p, opened at its first run. Only open patches
+  // hold one, so memory follows the row frontier.
+  OpenHull& open_hull(uint32_t p) {
+    uint32_t& slot = slot_of_pid_[p];
+    if (!slot) {
+      if (free_.empty()) {
+        slot = static_cast<uint32_t>(slots_.size());
+        slots_.emplace_back();
+      } else {
+        slot = free_.back();
+        free_.pop_back();
+      }
+    }
+    return slots_[slot];
+  }
+
   void close(uint32_t p) {
-    RowConvexHull& hull = hulls_[p - 1];
-    hull.add_row(last_row_[p - 1], row_first_[p - 1], row_last_[p - 1]);
-    last_row_[p - 1] = -2;  // closed
+    OpenHull& h = slots_[slot_of_pid_[p]];
+    h.hull.add_row(h.last_row, h.row_first, h.row_last);
     std::vector<std::pair<double, double>> pts;
-    const double x_ref = static_cast<double>(row_first_[p - 1]);
-    for (const auto& [x, y] : hull.points()) {
+    const double x_ref = static_cast<double>(h.row_first);
+    for (const auto& [x, y] : h.hull.points()) {
       double east, south;
       geometry_.corner_m(x, y, x_ref, east, south);
       pts.emplace_back(east, south);
     }
     out_.patches[p - 1].circle_radius_m = half_diameter(pts);
-    hull = RowConvexHull();
+    h = OpenHull();
+    free_.push_back(slot_of_pid_[p]);
+    slot_of_pid_[p] = 0;
   }
 
   const PatchTable& table_;
@@ -203,9 +224,9 @@ class ShapeVisitor : public PatchRowVisitor {
   PatchRowResults& out_;
   const CellGeometry& geometry_;
   const std::vector<uint32_t>& class_of_pid_;
-  std::vector<double> centroid_x_, centroid_y_;  // in cells, per PID-1
-  std::vector<RowConvexHull> hulls_;
-  std::vector<int64_t> last_row_, row_first_, row_last_;
+  std::vector<uint32_t> slot_of_pid_;  // [pid]: slot in slots_ while the patch is open, else 0
+  std::vector<OpenHull> slots_;
+  std::vector<uint32_t> free_;
   std::vector<uint32_t> prev_;
   int64_t last_y_ = -1;
   bool count_neighbourhoods_;
@@ -258,7 +279,7 @@ class CoreVisitor : public PatchRowVisitor {
               out.core_areas.push_back(CoreRegion{pid, cells, area_m2});
               PatchShape& s = out.patches[pid - 1];
               s.core_cells += cells;
-              s.core_m2 += area_m2;
+              if (!out.geodesic.empty()) out.geodesic[pid - 1].core_m2 += area_m2;
               ++s.core_areas;
             },
             &geometry),
@@ -302,7 +323,7 @@ class CoreVisitor : public PatchRowVisitor {
         out_.core_areas.push_back(CoreRegion{p, a.cells, a.area_m2});
         PatchShape& s = out_.patches[p - 1];
         s.core_cells += a.cells;
-        s.core_m2 += a.area_m2;
+        if (geodesic) out_.geodesic[p - 1].core_m2 += a.area_m2;
         ++s.core_areas;
       }
     }
@@ -386,6 +407,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   const PatchClasses classes(table);
   const CellGeometry geometry(table.raster);
   out.patches.assign(table.patches.size(), PatchShape{});
+  if (geometry.geodesic()) out.geodesic.assign(table.patches.size(), PatchGeodesic{});
   out.adjacency.class_codes = classes.codes;
   const bool in_memory = !also_write && has_kept_labels(table);
   NeighbourhoodCounter* counter = in_memory ? options.counter : nullptr;

@@ -25,10 +25,14 @@ struct PatchShape {
   uint64_t core_cells = 0;      ///< core cells (beyond the edge depth) of the counted core areas
   uint64_t core_areas = 0;      ///< NCORE: disjunct core areas, by RowMetricOptions::core_areas
   double enn_m = 0;             ///< ENN (m); NaN when the class has no other patch
-  /// Geographic rasters only (RasterInfo::geodesic), else 0: the patch's area,
-  /// perimeter, the part of the perimeter on the landscape boundary (raster
-  /// edge, nodata) and its core area, each summed from the cells' sizes on the
-  /// ellipsoid (cell_geometry.h).
+};
+
+/// Geographic rasters only (RasterInfo::geodesic): a patch's area, perimeter,
+/// the part of the perimeter on the landscape boundary (raster edge, nodata)
+/// and its core area, each summed from the cells' sizes on the ellipsoid
+/// (cell_geometry.h). Kept apart from PatchShape so that projected rasters
+/// do not carry them (32 bytes a patch).
+struct PatchGeodesic {
   double area_m2 = 0, perim_m = 0, boundary_m = 0, core_m2 = 0;
 };
 
@@ -71,6 +75,7 @@ struct PatchRowResults {
   /// metric that needs this pass as NaN.
   bool second_pass = true;
   std::vector<PatchShape> patches;  ///< PID order; empty when second_pass is false
+  std::vector<PatchGeodesic> geodesic;  ///< PID order; geographic rasters only, else empty
   /// Every disjunct core area, in completion order.
   std::vector<CoreRegion> core_areas;
   ClassAdjacency adjacency;

@@ -3,6 +3,7 @@
 #include <parallel/algorithm>
 
 #include <algorithm>
+#include <deque>
 #include <future>
 #include <numeric>
 
@@ -16,13 +17,32 @@ namespace {
 // first cell). Sorts 16-byte keys on all OpenMP threads (libstdc++'s parallel
 // mode), not the 100-byte records: millions of patches took longer to sort
 // than to label on the GPU.
-std::vector<uint32_t> order_by_first_cell(const std::vector<PatchStats>& patches) {
+std::vector<uint32_t> order_by_first_cell(const std::deque<PatchStats>& patches) {
   std::vector<std::pair<uint64_t, uint32_t>> keys(patches.size());
   for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = {patches[i].first_cell, i};
   __gnu_parallel::sort(keys.begin(), keys.end());
   std::vector<uint32_t> order(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].second;
   return order;
+}
+
+// Permutes `items` in place so that items[rank] becomes the old items[order[rank]]
+// (following the permutation's cycles; memory of one bit per item).
+template <class Container>
+void apply_order(Container& items, const std::vector<uint32_t>& order) {
+  std::vector<bool> placed(order.size(), false);
+  for (size_t start = 0; start < order.size(); ++start) {
+    if (placed[start] || order[start] == start) continue;
+    auto held = items[start];
+    size_t at = start;
+    while (order[at] != start) {
+      items[at] = items[order[at]];
+      placed[at] = true;
+      at = order[at];
+    }
+    items[at] = held;
+    placed[at] = true;
+  }
 }
 
 }  // namespace
@@ -37,7 +57,9 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
                           options.tile_height);
 
   PatchFrontier frontier(table.raster.width, options.rule, options.keep_patch_ids);
-  std::vector<PatchStats> patches;
+  // Closed patches in closing order, in blocks: no reallocation that copies
+  // every record so far (a growing vector peaks at twice its size).
+  std::deque<PatchStats> patches;
   std::vector<uint64_t> closed_nodes;
   const int64_t label_bytes = table.raster.width * table.raster.height * static_cast<int64_t>(sizeof(uint32_t));
   const bool keep_labels = options.keep_patch_ids && label_bytes <= options.keep_labels_max_bytes;
@@ -50,9 +72,6 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
     if (keep_labels)
       for (TileLabels& l : labels) table.tile_labels.push_back(std::move(l.labels));
     // Move closed patches out at once so the frontier's memory stays bounded.
-    // No reserve to the exact size here: that reallocates and copies every
-    // patch so far on every tile row (quadratic: 18.9 M patches of a 10 Gpx
-    // mosaic took most of its 175 s); push_back grows geometrically.
     for (const ClosedPatch& c : frontier.closed()) {
       patches.push_back(c.stats);
       if (options.keep_patch_ids) closed_nodes.push_back(c.node);
@@ -86,11 +105,17 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   if (in_order) {
     order.resize(patches.size());
     std::iota(order.begin(), order.end(), 0u);
-    table.patches = std::move(patches);
   } else {
     order = order_by_first_cell(patches);
-    table.patches.reserve(patches.size());
-    for (uint32_t i : order) table.patches.push_back(patches[i]);
+    apply_order(patches, order);
+  }
+  // Moved into one array from the front, each block of the deque freed as it
+  // empties; the array's pages are touched only as they fill, so the records
+  // are held once, not twice.
+  table.patches.reserve(patches.size());
+  while (!patches.empty()) {
+    table.patches.push_back(patches.front());
+    patches.pop_front();
   }
   if (!options.keep_patch_ids) return table;
   // The fragment of each closed patch travels with it through the sort.
