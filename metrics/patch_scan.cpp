@@ -3,6 +3,9 @@
 #include <parallel/algorithm>
 
 #include <algorithm>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <deque>
 #include <future>
 #include <numeric>
@@ -116,7 +119,15 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   while (!patches.empty()) {
     table.patches.push_back(patches.front());
     patches.pop_front();
+#ifdef __GLIBC__
+    // The deque's blocks are small heap chunks that malloc keeps; hand their
+    // pages back to the system as they empty, or they stay in the process.
+    if (table.patches.size() % (size_t(1) << 20) == 0) malloc_trim(0);
+#endif
   }
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
   if (!options.keep_patch_ids) return table;
   // The fragment of each closed patch travels with it through the sort.
   std::vector<uint32_t> pid_of_closed(order.size());
