@@ -177,12 +177,6 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     return v;
   };
 
-  // Disjunct core areas per class.
-  std::vector<std::vector<double>> dcore(kc);
-  for (const CoreRegion& c : rows.core_areas)
-    dcore[class_index(table.patches[c.pid - 1].class_code)].push_back(geodesic ? c.area_m2 / 10000
-                                                                              : ha(static_cast<double>(c.cells)));
-
   struct ClassSums {
     uint64_t cells = 0, perim_sides = 0, boundary_sides = 0, patches = 0;
     double size = 0, largest = 0, edge_m = 0, boundary_m = 0, core_ha = 0, ncore = 0;
@@ -261,8 +255,17 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
       for (size_t k : ids) columns.for_each(k, m, kArea, fn);
     };
   };
-  auto distributions = [&](RowBuilder& b, const std::vector<size_t>& ids, const std::vector<double>& dcores,
-                           bool area_edge_part) {
+  // DCORE: the disjunct core areas of the classes `ids` (ha; weights the areas themselves).
+  auto dcore_replay = [&](const std::vector<size_t>& ids) -> PairReplay {
+    return [&rows, &ids, geodesic, ha](const std::function<void(double, double)>& fn) {
+      for (size_t k : ids)
+        rows.core_areas->for_each(k, geodesic ? 1 : 0, geodesic ? 1 : 0, [&](double v, double) {
+          const double area_ha = geodesic ? v / 10000 : ha(v);
+          fn(area_ha, area_ha);
+        });
+    };
+  };
+  auto distributions = [&](RowBuilder& b, const std::vector<size_t>& ids, bool area_edge_part) {
     if (area_edge_part) {
       const size_t fields[] = {kArea, kGyrate, kShape, kFrac, kPara, kCircle, kContig};
       for (int k = 0; k < 7; ++k)
@@ -274,8 +277,9 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     b.add_distribution(kCoreDistributed[0], distribution_wanted(kCoreDistributed[0])
                                                 ? streamed_distribution(replay(ids, kCore), false, max_gathered)
                                                 : not_computed);
-    b.add_distribution(kCoreDistributed[1],
-                       distribution_wanted(kCoreDistributed[1]) ? distribution(dcores, dcores) : not_computed);
+    b.add_distribution(kCoreDistributed[1], distribution_wanted(kCoreDistributed[1]) && rows.core_areas
+                                                ? streamed_distribution(dcore_replay(ids), false, max_gathered)
+                                                : not_computed);
     b.add_distribution(kCoreDistributed[2], distribution_wanted(kCoreDistributed[2])
                                                 ? streamed_distribution(replay(ids, kCai), false, max_gathered)
                                                 : not_computed);
@@ -323,7 +327,6 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   double land_boundary_m = 0, land_background_m = 0, land_class_edge_m = 0;
   uint64_t land_perim_sides = 0, land_boundary_sides = 0;
   double land_ai = 0;
-  std::vector<double> all_dcore;
   double tca_ha = 0, ndca = 0;
   double lpi_size = 0;
   double land_sp = 0, land_spa = 0, land_sa2 = 0;
@@ -349,7 +352,6 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     lpi_size = std::max(lpi_size, largest);
     tca_ha += core;
     ndca += ncore;
-    all_dcore.insert(all_dcore.end(), dcore[k].begin(), dcore[k].end());
 
     // Adjacencies of class k (double count), over every class and the background.
     // FRAGSTATS counts the sides on the landscape boundary (raster edge, nodata)
@@ -372,13 +374,13 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     b.add("TE", te);
     b.add("ED", te / ta);
     b.add("LSI", static_cast<double>(perim) / min_e);
-    distributions(b, ids, dcore[k], true);
+    distributions(b, ids, true);
     b.add("PAFRAC", pafrac(ids));
     b.add("TCA", core);
     b.add("CPLAND", core / ta * 100);
     b.add("NDCA", ncore);
     b.add("DCAD", ncore / ta * 100);
-    distributions(b, ids, dcore[k], false);
+    distributions(b, ids, false);
     enn_distribution(b, ids);
     const double G = g_like / (g_all - min_e);
     b.add("CLUMPY", (G < P && P < 0.5) ? (G - P) / P : (G - P) / (1 - P));
@@ -423,12 +425,12 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   // LSI: every edge once plus the whole landscape boundary, in cell sides.
   const double e_star = static_cast<double>(land_perim_sides + land_boundary_sides) / 2;
   b.add("LSI", e_star / static_cast<double>(min_perimeter_sides(z)));
-  distributions(b, all_ids, all_dcore, true);
+  distributions(b, all_ids, true);
   b.add("PAFRAC", pafrac(all_ids));
   b.add("TCA", tca_ha);
   b.add("NDCA", ndca);
   b.add("DCAD", ndca / ta * 100);
-  distributions(b, all_ids, all_dcore, false);
+  distributions(b, all_ids, false);
   enn_distribution(b, all_ids);
   // CONTAG and PLADJ over the classes' adjacencies (double count).
   double contag = 0, like = 0, adjacencies = 0;

@@ -271,12 +271,13 @@ class GyrateVisitor : public PatchRowVisitor {
 // Core cells and disjunct core areas (NCORE, DCORE).
 class CoreVisitor : public PatchRowVisitor {
  public:
-  CoreVisitor(const PatchTable& table, const RowMetricOptions& options, const CellGeometry& geometry,
-              PatchRowResults& out)
+  CoreVisitor(const PatchTable& table, const PatchClasses& classes, const RowMetricOptions& options,
+              const CellGeometry& geometry, PatchRowResults& out)
       : core_(
             table.raster.width, table.raster.height, options.edge_depth,
-            [&out](uint32_t pid, uint64_t cells, double area_m2) {
-              out.core_areas.push_back(CoreRegion{pid, cells, area_m2});
+            [&out, &classes](uint32_t pid, uint64_t cells, double area_m2) {
+              const double area[2] = {static_cast<double>(cells), area_m2};
+              out.core_areas->add(classes.class_of_pid[pid], area);
               PatchShape& s = out.patches[pid - 1];
               s.core_cells += cells;
               if (!out.geodesic.empty()) out.geodesic[pid - 1].core_m2 += area_m2;
@@ -284,6 +285,7 @@ class CoreVisitor : public PatchRowVisitor {
             },
             &geometry),
         table_(table),
+        classes_(classes),
         geometry_(geometry),
         out_(out),
         width_(table.raster.width) {
@@ -320,7 +322,8 @@ class CoreVisitor : public PatchRowVisitor {
       open_->take(p, runs_);
       const bool geodesic = geometry_.geodesic();
       for (const CountedCoreArea& a : fragstats_core_areas(runs_, geodesic ? &geometry_ : nullptr)) {
-        out_.core_areas.push_back(CoreRegion{p, a.cells, a.area_m2});
+        const double area[2] = {static_cast<double>(a.cells), a.area_m2};
+        out_.core_areas->add(classes_.class_of_pid[p], area);
         PatchShape& s = out_.patches[p - 1];
         s.core_cells += a.cells;
         if (geodesic) out_.geodesic[p - 1].core_m2 += a.area_m2;
@@ -331,6 +334,7 @@ class CoreVisitor : public PatchRowVisitor {
 
   CoreAreaTracker core_;
   const PatchTable& table_;
+  const PatchClasses& classes_;
   const CellGeometry& geometry_;
   PatchRowResults& out_;
   std::optional<OpenPatchRuns> open_;
@@ -413,7 +417,9 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   NeighbourhoodCounter* counter = in_memory ? options.counter : nullptr;
   // Independent visitors: in memory they run concurrently, the ENN search (the longest) first.
   ShapeVisitor shape(table, classes, geometry, out, counter == nullptr, options.gyrate == GyrateRule::Centroid);
-  CoreVisitor core(table, options, geometry, out);
+  // Disjunct core areas go to a scratch file: there may be millions.
+  out.core_areas = std::make_shared<ClassValueColumns>(classes.codes.size(), 2, options.temp_dir, uint64_t(16) << 20);
+  CoreVisitor core(table, classes, options, geometry, out);
   std::optional<EnnVisitor> enn;
   std::optional<GyrateVisitor> gyrate;
   std::vector<PatchRowVisitor*> visitors{&core, &shape};

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cell_neighbourhood.h"
+#include "class_value_columns.h"
 #include "fragstats_core_areas.h"
 #include "fragstats_gyrate.h"
 #include "patch_row_pass.h"
@@ -36,13 +37,6 @@ struct PatchGeodesic {
   double area_m2 = 0, perim_m = 0, boundary_m = 0, core_m2 = 0;
 };
 
-/// One disjunct core area (FRAGSTATS DCORE): its patch, cells and, for
-/// geographic rasters, its area on the ellipsoid (m2; else 0).
-struct CoreRegion {
-  uint32_t pid = 0;
-  uint64_t cells = 0;
-  double area_m2 = 0;
-};
 
 /// Class adjacency counts (FRAGSTATS .adj): cell sides shared by cells of class
 /// index i and j (4-cell adjacency, both cells inside the landscape), counted
@@ -76,8 +70,11 @@ struct PatchRowResults {
   bool second_pass = true;
   std::vector<PatchShape> patches;  ///< PID order; empty when second_pass is false
   std::vector<PatchGeodesic> geodesic;  ///< PID order; geographic rasters only, else empty
-  /// Every disjunct core area, in completion order.
-  std::vector<CoreRegion> core_areas;
+  /// Every counted disjunct core area (FRAGSTATS DCORE), by class index
+  /// (adjacency.class_codes), in completion order, on a scratch file: its
+  /// cells (metric 0) and, for geographic rasters, its area on the
+  /// ellipsoid (m2, metric 1; else 0). Null when second_pass is false.
+  std::shared_ptr<ClassValueColumns> core_areas;
   ClassAdjacency adjacency;
 };
 

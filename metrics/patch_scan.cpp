@@ -54,6 +54,9 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
                         const ProgressFn& progress) {
   PatchTable table;
   table.raster = source.info();
+  // Patch records hold bounding boxes and the second pass runs in 32-bit cell indices.
+  if (table.raster.width > INT32_MAX || table.raster.height > INT32_MAX)
+    throw Error(ErrorKind::BadInput, "rasters with a side above 2^31 - 1 cells are not supported");
   table.rule = options.rule;
   table.grid = plan_tiles(table.raster,
                           options.tile_width ? options.tile_width : labeler.preferred_tile_width(table.raster.width),

@@ -16,7 +16,8 @@ enum class NeighbourRule { Four = 4, Eight = 8 };
 /// "Horizontal" edges are the top/bottom sides of a cell (length = cell width),
 /// "vertical" edges the left/right sides (length = cell height).
 struct PatchStats {
-  int32_t class_code = 0;   ///< the patch's class (TYPE in FRAGSTATS tables)
+  // Laid out largest fields first, 88 bytes: millions of records are held
+  // per raster, so every 8 bytes count.
   uint64_t first_cell = 0;  ///< row * raster_width + col of the patch's first cell in raster order
   uint64_t cells = 0;       ///< number of cells (AREA = cells * cell area)
   /// Cell sides of the patch that border anything that is not the patch's class:
@@ -29,22 +30,23 @@ struct PatchStats {
   uint64_t class_edges_v = 0;
   /// Sums of the column and row indices of the patch's cells (raster
   /// coordinates): the centroid is (sum_col/cells, sum_row/cells), which
-  /// GYRATE needs before its per-cell pass.
+  /// GYRATE's centroid rule needs before its per-cell pass.
   uint64_t sum_col = 0;
   uint64_t sum_row = 0;
   /// Bounding box of the patch's cells (raster column and row indices,
-  /// inclusive); an empty record has min > max.
-  uint64_t col_min = UINT64_MAX, col_max = 0;
-  uint64_t row_min = UINT64_MAX, row_max = 0;
+  /// inclusive; raster sides are below 2^32 cells); an empty record has min > max.
+  uint32_t col_min = UINT32_MAX, col_max = 0;
+  uint32_t row_min = UINT32_MAX, row_max = 0;
+  int32_t class_code = 0;   ///< the patch's class (TYPE in FRAGSTATS tables)
 
   /// Adds the cell at raster column `col`, row `row` to the coordinate sums and the bounding box.
   void add_cell_position(uint64_t col, uint64_t row) {
     sum_col += col;
     sum_row += row;
-    col_min = std::min(col_min, col);
-    col_max = std::max(col_max, col);
-    row_min = std::min(row_min, row);
-    row_max = std::max(row_max, row);
+    col_min = std::min(col_min, static_cast<uint32_t>(col));
+    col_max = std::max(col_max, static_cast<uint32_t>(col));
+    row_min = std::min(row_min, static_cast<uint32_t>(row));
+    row_max = std::max(row_max, static_cast<uint32_t>(row));
   }
 
   /// Adds the fragment `o` (same patch) into this one.
@@ -70,5 +72,6 @@ struct PatchStats {
            row_max == o.row_max;
   }
 };
+static_assert(sizeof(PatchStats) == 88, "PatchStats grew: it is held once per patch");
 
 }  // namespace lsm

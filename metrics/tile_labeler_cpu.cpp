@@ -156,10 +156,10 @@ void label_one_tile(const TileInput& tile, NeighbourRule rule, bool want_labels,
       f.class_edges_v += r.class_v;
       f.sum_col += len * col + len * (len - 1) / 2;
       f.sum_row += len * row;
-      f.col_min = std::min(f.col_min, col);
-      f.col_max = std::max(f.col_max, col + len - 1);
-      f.row_min = std::min(f.row_min, row);
-      f.row_max = std::max(f.row_max, row);
+      f.col_min = std::min(f.col_min, static_cast<uint32_t>(col));
+      f.col_max = std::max(f.col_max, static_cast<uint32_t>(col + len - 1));
+      f.row_min = std::min(f.row_min, static_cast<uint32_t>(row));
+      f.row_max = std::max(f.row_max, static_cast<uint32_t>(row));
     }
   }
 
