@@ -9,6 +9,7 @@
 #include "class_value_columns.h"
 #include "error.h"
 #include "metric_selection.h"
+#include "patch_records.h"
 #include "streamed_distribution.h"
 
 namespace lsm {
@@ -101,17 +102,16 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   // rasters cells x cell area, exact for whole-hectare totals (9 x 900 m2 = 0.81 ha).
   const double unit_m2 = geodesic ? 1 : cw * ch;
   auto ha = [unit_m2](double size) { return size * unit_m2 / 10000; };
-  auto size_of = [&](size_t i) {
-    return geodesic ? rows.geodesic[i].area_m2 : static_cast<double>(table.patches[i].cells);
+  // Patch i's size (record p), as above.
+  auto size_of = [&](size_t i, const PatchStats& p) {
+    return geodesic ? rows.geodesic[i].area_m2 : static_cast<double>(p.cells);
   };
   // Perimeter and the part of it on the landscape boundary (raster edge, nodata), in m.
-  auto perim_m = [&](size_t i) {
-    const PatchStats& p = table.patches[i];
+  auto perim_m = [&](size_t i, const PatchStats& p) {
     return geodesic ? rows.geodesic[i].perim_m
                     : static_cast<double>(p.perim_edges_h) * cw + static_cast<double>(p.perim_edges_v) * ch;
   };
-  auto boundary_m = [&](size_t i) {
-    const PatchStats& p = table.patches[i];
+  auto boundary_m = [&](size_t i, const PatchStats& p) {
     return geodesic ? rows.geodesic[i].boundary_m
                     : static_cast<double>(p.perim_edges_h - p.class_edges_h) * cw +
                           static_cast<double>(p.perim_edges_v - p.class_edges_v) * ch;
@@ -127,12 +127,16 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   // Landscape totals (background cells included: they are inside the landscape).
   uint64_t z = 0, landscape_boundary_sides = 0;
   double total = 0;  // landscape size (cells or m2, as `size`)
-  for (size_t i = 0; i < table.patches.size(); ++i) {
-    const PatchStats& p = table.patches[i];
-    z += p.cells;
-    total += size_of(i);
-    landscape_boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
-  }
+  // Patch records are read a block at a time: they may be on a scratch file (patch_records.h).
+  constexpr size_t kBlock = size_t(1) << 16;
+  for_each_patch_block(table, kBlock, [&](size_t first, const PatchStats* records, size_t count) {
+    for (size_t j = 0; j < count; ++j) {
+      const PatchStats& p = records[j];
+      z += p.cells;
+      total += size_of(first + j, p);
+      landscape_boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
+    }
+  });
   const double ta = ha(total);
   const double zd = static_cast<double>(z);
 
@@ -149,15 +153,14 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   if (!rows.second_pass)
     for (size_t c = 0; c < out.patch.columns.size(); ++c)
       if (!from_patch_records(out.patch.columns[c])) second_pass_columns.push_back(c);
-  auto patch_values = [&](size_t i) {
-    const PatchStats& p = table.patches[i];
+  auto patch_values = [&](size_t i, const PatchStats& p) {
     const PatchShape& s = rows.second_pass ? rows.patches[i] : records_only;
     PatchValues v;
     const double a = static_cast<double>(p.cells);
-    const double area_m2 = size_of(i) * unit_m2;
+    const double area_m2 = size_of(i, p) * unit_m2;
     const uint64_t perim_sides = p.perim_edges_h + p.perim_edges_v;
-    v.area_ha = ha(size_of(i));
-    v.perim_m = perim_m(i);
+    v.area_ha = ha(size_of(i, p));
+    v.perim_m = perim_m(i, p);
     v.gyrate = s.gyrate_m;  // by the second pass's rule (fragstats_gyrate.h)
     v.para = v.perim_m / v.area_ha;
     v.shape = static_cast<double>(perim_sides) / static_cast<double>(min_perimeter_sides(p.cells));
@@ -186,20 +189,19 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   // The per-patch values the distributions and PAFRAC read back, per class.
   enum Column { kArea, kGyrate, kShape, kFrac, kPara, kCircle, kContig, kCore, kCai, kEnn, kPerim, kColumns };
   ClassValueColumns columns(kc, kColumns, options.temp_dir, options.memory_limit / 8);
-  constexpr size_t kBlock = size_t(1) << 16;
   std::vector<PatchValues> block;
   MetricTable batch;
   batch.columns = out.patch.columns;
-  const int64_t n_patches = static_cast<int64_t>(table.patches.size());
-  for (int64_t first = 0; first < n_patches; first += static_cast<int64_t>(kBlock)) {
-    const int64_t count = std::min<int64_t>(static_cast<int64_t>(kBlock), n_patches - first);
-    block.resize(static_cast<size_t>(count));
+  for_each_patch_block(table, kBlock, [&](size_t first, const PatchStats* records, size_t n) {
+    const int64_t count = static_cast<int64_t>(n);
+    block.resize(n);
 #pragma omp parallel for schedule(static)
-    for (int64_t j = 0; j < count; ++j) block[static_cast<size_t>(j)] = patch_values(static_cast<size_t>(first + j));
+    for (int64_t j = 0; j < count; ++j)
+      block[static_cast<size_t>(j)] = patch_values(first + static_cast<size_t>(j), records[j]);
     batch.rows.clear();
     for (int64_t j = 0; j < count; ++j) {
-      const size_t i = static_cast<size_t>(first + j);
-      const PatchStats& p = table.patches[i];
+      const size_t i = first + static_cast<size_t>(j);
+      const PatchStats& p = records[j];
       const PatchValues& v = block[static_cast<size_t>(j)];
       const size_t k = class_index(p.class_code);
       if (!is_background(p.class_code)) {
@@ -210,16 +212,16 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
       }
       ClassSums& c = sums[k];
       const uint64_t perim = p.perim_edges_h + p.perim_edges_v;
-      const double size = size_of(i);
+      const double size = size_of(i, p);
       ++c.patches;
       c.cells += p.cells;
       c.perim_sides += perim;
       c.boundary_sides += (p.perim_edges_h - p.class_edges_h) + (p.perim_edges_v - p.class_edges_v);
       c.size += size;
       c.largest = std::max(c.largest, size);
-      c.edge_m += geodesic ? perim_m(i) - boundary_m(i)
+      c.edge_m += geodesic ? perim_m(i, p) - boundary_m(i, p)
                            : static_cast<double>(p.class_edges_h) * cw + static_cast<double>(p.class_edges_v) * ch;
-      c.boundary_m += boundary_m(i);
+      c.boundary_m += boundary_m(i, p);
       c.core_ha += v.core_ha;
       c.ncore += v.ncore;
       c.sp += static_cast<double>(perim);
@@ -231,7 +233,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     }
     if (sink) sink(batch);
     else out.patch.rows.insert(out.patch.rows.end(), batch.rows.begin(), batch.rows.end());
-  }
+  });
   std::vector<size_t> classes;  // class indices that are classes (not background)
   for (size_t k = 0; k < kc; ++k)
     if (!is_background(codes[k])) classes.push_back(k);

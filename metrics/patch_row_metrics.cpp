@@ -9,28 +9,46 @@
 #include "error.h"
 #include "enclosing_circle.h"
 #include "enn_sweep.h"
+#include "patch_records.h"
 #include "nearest_neighbour.h"
 
 namespace lsm {
 namespace {
 
-// What every visitor needs to know about the patches: each patch's class
-// index, and the class codes of the adjacency matrix.
+// What every visitor needs to know about the patches, by PID from one reading
+// of the records (which may be on a scratch file): each patch's class index
+// and last row, the class codes of the adjacency matrix and, for GYRATE's
+// centroid rule, the centroids.
 struct PatchClasses {
-  explicit PatchClasses(const PatchTable& table) {
+  PatchClasses(const PatchTable& table, bool centroids) {
     codes = class_codes(table);
-    class_of_pid.assign(table.patches.size() + 1, 0);
+    const size_t n = patch_count(table);
+    class_of_pid.assign(n + 1, 0);
+    last_row_of_pid.assign(n + 1, 0);
     patches_in_class.assign(codes.size(), 0);
-    for (size_t i = 0; i < table.patches.size(); ++i) {
-      const uint32_t k = static_cast<uint32_t>(
-          std::lower_bound(codes.begin(), codes.end(), table.patches[i].class_code) - codes.begin());
-      class_of_pid[i + 1] = k;
-      ++patches_in_class[k];
-    }
+    if (centroids) centroid_x.resize(n + 1), centroid_y.resize(n + 1), cells.resize(n + 1);
+    for_each_patch_block(table, size_t(1) << 16, [&](size_t first, const PatchStats* records, size_t count) {
+      for (size_t j = 0; j < count; ++j) {
+        const PatchStats& p = records[j];
+        const size_t pid = first + j + 1;
+        const uint32_t k = static_cast<uint32_t>(std::lower_bound(codes.begin(), codes.end(), p.class_code) - codes.begin());
+        class_of_pid[pid] = k;
+        last_row_of_pid[pid] = p.row_max;
+        ++patches_in_class[k];
+        if (centroids) {
+          centroid_x[pid] = static_cast<double>(p.sum_col) / static_cast<double>(p.cells);
+          centroid_y[pid] = static_cast<double>(p.sum_row) / static_cast<double>(p.cells);
+          cells[pid] = p.cells;
+        }
+      }
+    });
   }
   std::vector<int32_t> codes;           // ascending
   std::vector<uint32_t> class_of_pid;   // [pid], index 0 unused
+  std::vector<uint32_t> last_row_of_pid;  // [pid]: the patch's last row (PatchStats::row_max)
   std::vector<uint64_t> patches_in_class;
+  std::vector<double> centroid_x, centroid_y;  // [pid], cells; centroid rule only
+  std::vector<uint64_t> cells;                 // [pid]; centroid rule only
 };
 
 // GYRATE, CONTIG's diagonal pairs, the class adjacencies, CIRCLE's hulls and,
@@ -50,10 +68,11 @@ class ShapeVisitor : public PatchRowVisitor {
         width_(table.raster.width),
         out_(out),
         geometry_(geometry),
+        classes_(classes),
         class_of_pid_(classes.class_of_pid),
         count_neighbourhoods_(count_neighbourhoods),
         centroid_gyrate_(centroid_gyrate) {
-    const size_t n = table.patches.size(), k = classes.codes.size();
+    const size_t n = patch_count(table), k = classes.codes.size();
     out_.adjacency.sides_h.assign(k * k, 0);
     out_.adjacency.sides_v.assign(k * k, 0);
     if (geometry_.geodesic()) out_.adjacency.geodesic_m.assign(k * k, 0);
@@ -78,12 +97,7 @@ class ShapeVisitor : public PatchRowVisitor {
       }
       PatchShape& shape = out_.patches[p - 1];
       const uint32_t ci = class_of_pid_[p];
-      if (centroid_gyrate_) {
-        const PatchStats& stats = table_.patches[p - 1];
-        const double cells = static_cast<double>(stats.cells);
-        add_centroid_gyrate(y, x0, x1, shape, static_cast<double>(stats.sum_col) / cells,
-                            static_cast<double>(stats.sum_row) / cells);
-      }
+      if (centroid_gyrate_) add_centroid_gyrate(y, x0, x1, shape, classes_.centroid_x[p], classes_.centroid_y[p]);
       if (count_neighbourhoods_) count_run_neighbourhood(y, pids, x0, x1, p, ci);
       // The row's extent of each patch, for its hull (a patch may have several runs in a row).
       OpenHull& h = open_hull(p);
@@ -134,9 +148,9 @@ class ShapeVisitor : public PatchRowVisitor {
         }
     }
     close_patches_above(last_y_ + 1);
-    if (centroid_gyrate_)
-      for (size_t i = 0; i < out_.patches.size(); ++i)
-        out_.patches[i].gyrate_m /= static_cast<double>(table_.patches[i].cells);
+    if (centroid_gyrate_) {  // the cells of each patch, counted again from its runs' sums
+      for (size_t i = 0; i < out_.patches.size(); ++i) out_.patches[i].gyrate_m /= static_cast<double>(classes_.cells[i + 1]);
+    }
   }
 
  private:
@@ -223,6 +237,7 @@ class ShapeVisitor : public PatchRowVisitor {
   int64_t width_;
   PatchRowResults& out_;
   const CellGeometry& geometry_;
+  const PatchClasses& classes_;
   const std::vector<uint32_t>& class_of_pid_;
   std::vector<uint32_t> slot_of_pid_;  // [pid]: slot in slots_ while the patch is open, else 0
   std::vector<OpenHull> slots_;
@@ -237,8 +252,9 @@ class ShapeVisitor : public PatchRowVisitor {
 // last row, then its medians and distances are computed.
 class GyrateVisitor : public PatchRowVisitor {
  public:
-  GyrateVisitor(const PatchTable& table, const CellGeometry& geometry, PatchRowResults& out)
-      : table_(table), geometry_(geometry), out_(out), open_(table.patches.size()) {}
+  GyrateVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry,
+                PatchRowResults& out)
+      : table_(table), classes_(classes), geometry_(geometry), out_(out), open_(patch_count(table)) {}
 
   void row(int64_t y, const uint32_t* pids) override {
     const int64_t width = table_.raster.width;
@@ -252,7 +268,7 @@ class GyrateVisitor : public PatchRowVisitor {
     // Patches whose last row this is are complete (a patch's rows are contiguous).
     for (int64_t x = 0; x < width; ++x) {
       const uint32_t p = pids[x];
-      if (p && table_.patches[p - 1].row_max == static_cast<uint64_t>(y) && open_.has(p)) {
+      if (p && classes_.last_row_of_pid[p] == static_cast<uint64_t>(y) && open_.has(p)) {
         open_.take(p, runs_);
         out_.patches[p - 1].gyrate_m = fragstats_gyrate_m(runs_, geometry_);
       }
@@ -262,6 +278,7 @@ class GyrateVisitor : public PatchRowVisitor {
 
  private:
   const PatchTable& table_;
+  const PatchClasses& classes_;
   const CellGeometry& geometry_;
   PatchRowResults& out_;
   OpenPatchRuns open_;
@@ -290,7 +307,7 @@ class CoreVisitor : public PatchRowVisitor {
         out_(out),
         width_(table.raster.width) {
     if (options.core_areas == CoreAreaRule::Fragstats) {
-      open_.emplace(table.patches.size());
+      open_.emplace(patch_count(table));
       core_.send_core_rows_to([this](int64_t row, const uint8_t* core, const uint32_t* pids) { fragstats_row(row, core, pids); });
     }
   }
@@ -318,7 +335,7 @@ class CoreVisitor : public PatchRowVisitor {
     }
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t p = pids[x];
-      if (!p || table_.patches[p - 1].row_max != static_cast<uint64_t>(row) || !open_->has(p)) continue;
+      if (!p || classes_.last_row_of_pid[p] != static_cast<uint64_t>(row) || !open_->has(p)) continue;
       open_->take(p, runs_);
       const bool geodesic = geometry_.geodesic();
       for (const CountedCoreArea& a : fragstats_core_areas(runs_, geodesic ? &geometry_ : nullptr)) {
@@ -397,7 +414,7 @@ class EnnVisitor : public PatchRowVisitor {
 PatchRowResults records_only_row_results(const PatchTable& table) {
   PatchRowResults out;
   out.second_pass = false;
-  out.adjacency.class_codes = PatchClasses(table).codes;
+  out.adjacency.class_codes = class_codes(table);
   const size_t k = out.adjacency.class_codes.size();
   out.adjacency.sides_h.assign(k * k, 0);
   out.adjacency.sides_v.assign(k * k, 0);
@@ -408,10 +425,10 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
                                           const RowMetricOptions& options, LabelRasterSink* also_write,
                                           const ProgressFn& progress) {
   PatchRowResults out;
-  const PatchClasses classes(table);
+  const PatchClasses classes(table, options.gyrate == GyrateRule::Centroid);
   const CellGeometry geometry(table.raster);
-  out.patches.assign(table.patches.size(), PatchShape{});
-  if (geometry.geodesic()) out.geodesic.assign(table.patches.size(), PatchGeodesic{});
+  out.patches.assign(patch_count(table), PatchShape{});
+  if (geometry.geodesic()) out.geodesic.assign(patch_count(table), PatchGeodesic{});
   out.adjacency.class_codes = classes.codes;
   const bool in_memory = !also_write && has_kept_labels(table);
   NeighbourhoodCounter* counter = in_memory ? options.counter : nullptr;
@@ -423,7 +440,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   std::optional<EnnVisitor> enn;
   std::optional<GyrateVisitor> gyrate;
   std::vector<PatchRowVisitor*> visitors{&core, &shape};
-  if (options.gyrate == GyrateRule::Fragstats) visitors.push_back(&gyrate.emplace(table, geometry, out));
+  if (options.gyrate == GyrateRule::Fragstats) visitors.push_back(&gyrate.emplace(table, classes, geometry, out));
   if (options.want_enn) {
     enn.emplace(table, classes, geometry, options, out);
     visitors.insert(visitors.begin(), &*enn);

@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "patch_frontier.h"
+#include "patch_records.h"
 
 namespace lsm {
 namespace {
@@ -147,12 +148,15 @@ std::vector<int32_t> class_codes(const PatchTable& table) {
   // and the last code checked first (neighbouring patches often share it).
   std::vector<int32_t> codes;
   int32_t last = 0;
-  for (const PatchStats& p : table.patches) {
-    if (!codes.empty() && p.class_code == last) continue;
-    last = p.class_code;
-    const auto at = std::lower_bound(codes.begin(), codes.end(), last);
-    if (at == codes.end() || *at != last) codes.insert(at, last);
-  }
+  for_each_patch_block(table, size_t(1) << 16, [&](size_t, const PatchStats* records, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      const PatchStats& p = records[i];
+      if (!codes.empty() && p.class_code == last) continue;
+      last = p.class_code;
+      const auto at = std::lower_bound(codes.begin(), codes.end(), last);
+      if (at == codes.end() || *at != last) codes.insert(at, last);
+    }
+  });
   return codes;
 }
 

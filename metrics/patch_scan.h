@@ -3,6 +3,7 @@
 // merges them across seams and returns one record per patch. Every later
 // metric derives from these records, so the raster is labeled once.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "tile_scheduler.h"
 
 namespace lsm {
+
+class PatchRecordFile;
 
 /// Options of a patch scan.
 struct ScanOptions {
@@ -38,6 +41,10 @@ struct PatchTable {
   /// first cell; the patch ID (PID) of patches[i] is i + 1. This order does
   /// not depend on the tile grid or the backend.
   std::vector<PatchStats> patches;
+  /// Set by move_patch_records_to_file() (patch_records.h): the records are
+  /// on a scratch file and `patches` is empty; read them with
+  /// for_each_patch_block(), count them with patch_count().
+  std::shared_ptr<PatchRecordFile> record_file;
   /// With keep_patch_ids: PID of every tile-local fragment, and the id of
   /// each tile's first fragment (tiles in row-major order).
   std::vector<uint32_t> fragment_pid;

@@ -57,6 +57,26 @@ namespace {
 RasterFormat requested_format;
 }  // namespace
 
+uint64_t parse_memory_size(const std::string& text, const std::string& option) {
+  const std::string bad = option + " must be a size such as 512M or 2G, not '" + text + "'";
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw Error(ErrorKind::BadInput, bad);
+  }
+  std::string unit = text.substr(used);
+  double scale = 1024.0 * 1024;  // plain numbers: MiB
+  if (unit == "K" || unit == "k") scale = 1024;
+  else if (unit == "G" || unit == "g") scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty() && unit != "M" && unit != "m") throw Error(ErrorKind::BadInput, bad);
+  if (!(value > 0) || value * scale > 1e18) throw Error(ErrorKind::BadInput, bad);
+  const uint64_t bytes = static_cast<uint64_t>(value * scale);
+  if (bytes < (uint64_t(64) << 20)) throw Error(ErrorKind::BadInput, option + " must be at least 64M");
+  return bytes;
+}
+
 void add_raster_output_options(po::options_description& desc) {
   desc.add_options()
       ("of", po::value(&requested_format.driver),

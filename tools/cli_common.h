@@ -38,6 +38,11 @@ void add_raster_output_options(po::options_description& desc);
 bool parse(const std::vector<std::string>& args, po::options_description& desc,
            const po::positional_options_description& positional, const std::string& usage);
 
+/// Bytes of a memory size: a number with an optional unit K, M or G (powers
+/// of 1024; "1.5G"), plain numbers in MiB. Throws lsm::Error(BadInput)
+/// naming `option` for anything else or a size below 64 MiB.
+uint64_t parse_memory_size(const std::string& text, const std::string& option);
+
 /// GDAL's terminal progress on stdout (0...10...20... 100 - done.), or none when quiet.
 ProgressFn terminal_progress(bool quiet);
 

@@ -12,6 +12,7 @@
 #include "fragstats_tables.h"
 #include "gdal_class_raster.h"
 #include "metric_selection.h"
+#include "patch_records.h"
 #include "patch_row_metrics.h"
 
 namespace lsm::cli {
@@ -20,6 +21,7 @@ int run_metrics(const std::vector<std::string>& args) {
   PatchOptions o;
   std::string prefix, levels_text = "patch,class,land", metrics_text, format_text = "fragstats";
   std::string gyrate_text = "fragstats", core_areas_text = "fragstats";
+  std::string memory_limit_text = "1G", temp_dir;
   bool print = false;
   int edge_depth = 1, max_classes = 1000, max_richness = 0;
   std::optional<int32_t> background;
@@ -43,6 +45,11 @@ int run_metrics(const std::vector<std::string>& args) {
        "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
       ("boundary-edge", po::value(&boundary_edge),
        "proportion 0..1 of the landscape boundary and background edge counted as edge in TE/ED (default 0)")
+      ("memory-limit", po::value(&memory_limit_text),
+       "memory the run may hold, e.g. 512M or 2G (default 1G): what does not fit (patch records, per-patch "
+       "values, edge cells) goes to scratch files, and the raster is labeled again instead of kept")
+      ("temp-dir", po::value(&temp_dir),
+       "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit")
       ("max-classes", po::value(&max_classes), "refuse rasters with more classes than this (default 1000)")
       ("max-richness", po::value(&max_richness), "maximum potential number of classes, for RPR (default: RPR empty)")
       ("format", po::value(&format_text), "table layout: fragstats (one column per metric) or tidy (one row per value)")
@@ -59,6 +66,7 @@ int run_metrics(const std::vector<std::string>& args) {
   if (edge_depth < 1) throw Error(ErrorKind::BadInput, "--edge-depth must be at least 1 cell");
   const GyrateRule gyrate_rule = parse_gyrate_rule(gyrate_text);
   const CoreAreaRule core_area_rule = parse_core_area_rule(core_areas_text);
+  const uint64_t memory_limit = parse_memory_size(memory_limit_text, "--memory-limit");
   if (max_classes < 1) throw Error(ErrorKind::BadInput, "--max-classes must be at least 1");
   if (max_richness < 0) throw Error(ErrorKind::BadInput, "--max-richness must be positive");
   MetricOptions metric_options;
@@ -66,6 +74,8 @@ int run_metrics(const std::vector<std::string>& args) {
   metric_options.boundary_edge = boundary_edge;
   if (max_richness > 0) metric_options.max_richness = max_richness;
   metric_options.wanted = [&selection](const std::string& column) { return selection.selects(column); };
+  metric_options.temp_dir = temp_dir;
+  metric_options.memory_limit = memory_limit / 4;
   if (!(boundary_edge >= 0 && boundary_edge <= 1))
     throw Error(ErrorKind::BadInput, "--boundary-edge must be between 0 and 1");
 
@@ -80,9 +90,10 @@ int run_metrics(const std::vector<std::string>& args) {
   const bool second_pass = selection.needs_second_pass() || background.has_value() || source.geographic();
   ScanOptions scan = o.scan_options();
   scan.keep_patch_ids = second_pass;
-  // Rasters up to 128 Mi cells keep their labels for the second pass (2 x 4
-  // bytes per cell at its peak) instead of being labeled a second time.
-  if (second_pass) scan.keep_labels_max_bytes = int64_t(512) << 20;
+  // Rasters whose labels fit half the memory limit (2 x 4 bytes a cell at
+  // the second pass's peak; 64 Mi cells with 1G) keep them for the second
+  // pass instead of being labeled a second time.
+  if (second_pass) scan.keep_labels_max_bytes = static_cast<int64_t>(memory_limit / 4);
   auto labeler = make_labeler(parse_backend(o.backend));
   // On the GPU the second pass's per-cell tests run there too; on the CPU the
   // row visitors do them (see RowMetricOptions::counter).
@@ -93,13 +104,17 @@ int run_metrics(const std::vector<std::string>& args) {
   // Up to two passes over the raster: labeling (the first half of the
   // progress when a second pass follows), then per-cell metrics.
   const double scan_share = second_pass ? 0.5 : 1;
-  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0, scan_share));
+  PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0, scan_share));
   const size_t classes = class_codes(table).size();
   if (classes > static_cast<size_t>(max_classes))
     throw Error(ErrorKind::BadInput, "'" + o.input + "' has " + std::to_string(classes) +
                                          " classes, more than --max-classes " + std::to_string(max_classes) +
                                          " (is it a categorical raster?)");
+  // Patch records beyond an eighth of the memory limit wait on a scratch file
+  // while the second pass runs (it needs only their classes and last rows).
+  if (patch_count(table) * sizeof(PatchStats) > memory_limit / 8) move_patch_records_to_file(table, temp_dir);
   RowMetricOptions row_options;
+  row_options.temp_dir = temp_dir;
   row_options.edge_depth = edge_depth;
   row_options.gyrate = gyrate_rule;
   row_options.core_areas = core_area_rule;
