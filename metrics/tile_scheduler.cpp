@@ -20,7 +20,10 @@ Window TileGrid::tile(int64_t row, int64_t col) const {
 TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width, int64_t tile_height) {
   if (raster.width <= 0 || raster.height <= 0) throw Error(ErrorKind::BadInput, "the raster has no cells");
   if (tile_width < 0 || tile_height < 0) throw Error(ErrorKind::BadInput, "tile size must be positive");
-  constexpr int64_t kStripCells = int64_t(32) << 20;
+  // 16 Mi cells a strip at most: the scheduler holds three strips of int32
+  // codes, and the second pass a strip of labels and one of patch IDs as
+  // well (about 300 MB at this size).
+  constexpr int64_t kStripCells = int64_t(16) << 20;
   TileGrid g;
   g.raster = raster;
   g.tile_width = tile_width ? tile_width : std::min<int64_t>(1024, raster.width);

@@ -29,10 +29,10 @@ TEST(TileScheduler, DefaultGridAlignsRowsToBlocks) {
 }
 
 TEST(TileScheduler, WideRastersGetShorterStrips) {
-  // 32 Mi cells per strip at most: 200000 columns allow 167 rows, rounded down to blocks of 64.
+  // 16 Mi cells per strip at most: 200000 columns allow 83 rows, rounded down to blocks of 64.
   const TileGrid g = plan_tiles(info(200000, 10000, 256, 64));
-  EXPECT_EQ(g.tile_height, 128);
-  EXPECT_LE(g.tile_height * g.raster.width, int64_t(32) << 20);
+  EXPECT_EQ(g.tile_height, 64);
+  EXPECT_LE(g.tile_height * g.raster.width, int64_t(16) << 20);
 }
 
 TEST(TileScheduler, ForcedSizesAndBadSizes) {
