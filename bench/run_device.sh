@@ -4,7 +4,9 @@
 # 1319 x 1640 Byte cells) and augusta_678x440.raw.gz (the NLCD augusta raster),
 # made with `gdal_translate -of ENVI` (see bench/RESULTS.md); optionally
 # bv_47mpx.raw.gz for the tile-scheduler benchmark. Logs go to $OUT.
-# LSM_STEPS picks the steps (default: "tests gpu tiles metrics"; "kmeans" the
+# LSM_STEPS picks the steps (default: "tests gpu tiles metrics"; "fullset" the
+# full metric set on the 47 Mpx mosaics bv_47mpx.raw.gz and augusta_47mpx.raw.gz
+# (5741 x 8190 Byte, nodata 255; mosaic_raster.py, then gdal_translate -of ENVI); "kmeans" the
 # K-means benchmark (carrotweed_{2,8}mpx_rgb.raw.gz, RGB BIP) against OpenCV; "ours" runs
 # lsm's GPU benchmark without the peers; "stream" a 1.07 Gpx mosaic through
 # the tile scheduler; "image" the pyramid/gradient/HOG benchmark
@@ -66,6 +68,16 @@ if [[ $STEPS == *metrics* ]]; then  # bern_valais itself (1319 x 1640), for the 
   gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
   build-dev/bench/lsm_bench_metrics --raw /tmp/bv_2mpx.raw --width 1319 --height 1640 --nodata 255 --cell 100 \
     --repeat 5 | tee "$OUT/bench_metrics.log"
+fi
+if [[ $STEPS == *fullset* ]]; then  # the full FRAGSTATS set on the 47 Mpx bern_valais and augusta mosaics, in memory
+  for name in bv_47mpx:100 augusta_47mpx:30; do
+    raster=${name%%:*} cell=${name##*:}
+    [ -f ".devdata/$raster.raw.gz" ] || continue
+    gunzip -c ".devdata/$raster.raw.gz" >"/tmp/$raster.raw"
+    echo "== $raster"
+    build-dev/bench/lsm_bench_metrics --raw "/tmp/$raster.raw" --width 5741 --height 8190 --nodata 255 --cell "$cell" \
+      --stages "first pass,full,full relabel" --repeat "${LSM_FULLSET_REPEAT:-3}" | tee -a "$OUT/fullset.log"
+  done
 fi
 if [[ $STEPS == *kmeans* ]]; then  # K-means: lsm CUDA and CPU against OpenCV's cv2.kmeans, one table
   gunzip -c .devdata/carrotweed_8mpx_rgb.raw.gz >/tmp/cw8.raw

@@ -73,7 +73,7 @@ uint64_t parse_memory_size(const std::string& text, const std::string& option) {
   else if (!unit.empty() && unit != "M" && unit != "m") throw Error(ErrorKind::BadInput, bad);
   if (!(value > 0) || value * scale > 1e18) throw Error(ErrorKind::BadInput, bad);
   const uint64_t bytes = static_cast<uint64_t>(value * scale);
-  if (bytes < (uint64_t(64) << 20)) throw Error(ErrorKind::BadInput, option + " must be at least 64M");
+  if (bytes < (uint64_t(1) << 20)) throw Error(ErrorKind::BadInput, option + " must be at least 1M");
   return bytes;
 }
 

@@ -40,7 +40,8 @@ bool parse(const std::vector<std::string>& args, po::options_description& desc,
 
 /// Bytes of a memory size: a number with an optional unit K, M or G (powers
 /// of 1024; "1.5G"), plain numbers in MiB. Throws lsm::Error(BadInput)
-/// naming `option` for anything else or a size below 64 MiB.
+/// naming `option` for anything else or a size below 1 MiB (tiny limits
+/// serve tests: they send everything that can go to scratch files there).
 uint64_t parse_memory_size(const std::string& text, const std::string& option);
 
 /// GDAL's terminal progress on stdout (0...10...20... 100 - done.), or none when quiet.
