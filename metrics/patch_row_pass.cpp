@@ -27,8 +27,19 @@ class StripAssembler : public LabelRasterSink {
       std::copy(labels + r * w.width, labels + (r + 1) * w.width, strip_.begin() + r * width_ + w.x0);
     received_ += w.width;
     if (received_ < width_) return;
-    for (int64_t r = 0; r < height_; ++r)
-      for (PatchRowVisitor* v : visitors_) v->row(y0_ + r, strip_.data() + r * width_);
+    // The visitors share no mutable state: each takes the strip's rows on its own thread.
+    std::exception_ptr failure;
+    const int n = static_cast<int>(visitors_.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = 0; i < n; ++i) {
+      try {
+        for (int64_t r = 0; r < height_; ++r) visitors_[static_cast<size_t>(i)]->row(y0_ + r, strip_.data() + r * width_);
+      } catch (...) {
+#pragma omp critical(lsm_strip_visitor_failure)
+        if (!failure) failure = std::current_exception();
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
     received_ = 0;
   }
 

@@ -25,7 +25,9 @@ class PatchRowVisitor {
 };
 
 /// Relabels `source` (as write_patch_ids() does) and feeds every row to each
-/// of `visitors` in turn (each sees all rows in order, then finish()), and to
+/// of `visitors` (each sees all rows in order, then finish(); the visitors
+/// take each strip of rows concurrently, one thread each, so they must not
+/// share mutable state), and to
 /// `also_write` when it is not null. Memory: one tile row of patch IDs.
 /// `table` must come from scan_patches() with keep_patch_ids. Throws lsm::Error.
 void visit_patch_rows(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,

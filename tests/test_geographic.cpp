@@ -14,6 +14,7 @@
 #include "gdal_class_raster.h"
 #include "error.h"
 #include "geodesic_rows.h"
+#include "patch_row_metrics.h"
 #include "test_helpers.h"
 
 namespace fs = std::filesystem;
@@ -156,6 +157,58 @@ TEST_F(Geographic, SmallGridAtTheEquatorAgreesWithItsProjectedTwin) {
       }
       EXPECT_NEAR(g[i], p[i], 1e-5 * std::max(1.0, std::fabs(p[i]))) << "patch row " << r << " column " << i;
     }
+  }
+}
+
+// ENN on a geographic raster (the k-d tree over edge cells, nearest_neighbour.h)
+// equals brute force over every pair of same-class cells of different
+// patches, measured as CellGeometry measures distances; both neighbour rules.
+TEST_F(Geographic, EnnEqualsBruteForce) {
+  const int w = 90, h = 70;
+  const MemoryClassRaster land = random_landscape(w, h, 6, 17, 0.05);
+  GDALAllRegister();
+  GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(path("g.tif").c_str(), w, h, 1, GDT_Byte, nullptr);
+  double gt[6] = {10, 0.01, 0, 60.5, 0, -0.02};
+  d->SetGeoTransform(gt);
+  OGRSpatialReference srs;
+  srs.importFromEPSG(4326);
+  d->SetSpatialRef(&srs);
+  d->GetRasterBand(1)->SetNoDataValue(0);
+  std::vector<uint8_t> bytes(static_cast<size_t>(w * h));
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = land.cells()[i] == kNoClass ? 0 : uint8_t(land.cells()[i]);
+  ASSERT_EQ(d->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, w, h, bytes.data(), w, h, GDT_Byte, 0, 0), CE_None);
+  GDALClose(d);
+  GdalClassRaster source(path("g.tif"), 1);
+  ASSERT_NE(source.info().geodesic, nullptr);
+  const CellGeometry geometry(source.info());
+  for (const NeighbourRule rule : {NeighbourRule::Eight, NeighbourRule::Four}) {
+    auto labeler = make_cpu_labeler();
+    ScanOptions o;
+    o.rule = rule;
+    o.keep_patch_ids = true;
+    const PatchTable t = scan_patches(source, *labeler, o);
+    MemoryLabelRaster ids(w, h);
+    write_patch_ids(source, *labeler, t, ids);
+    const PatchRowResults rows = compute_patch_row_metrics(source, *labeler, t, RowMetricOptions{});
+    std::vector<double> best(t.patches.size(), std::numeric_limits<double>::infinity());
+    const std::vector<uint32_t>& pid = ids.labels();
+    for (int64_t i = 0; i < w * h; ++i)
+      for (int64_t j = i + 1; j < w * h; ++j) {
+        if (!pid[i] || !pid[j] || pid[i] == pid[j] || bytes[i] != bytes[j]) continue;
+        const double dist = geometry.distance_m(double(i % w), double(i / w), double(j % w), double(j / w));
+        best[pid[i] - 1] = std::min(best[pid[i] - 1], dist);
+        best[pid[j] - 1] = std::min(best[pid[j] - 1], dist);
+      }
+    size_t compared = 0;
+    for (size_t p = 0; p < best.size(); ++p) {
+      if (std::isinf(best[p])) {
+        EXPECT_TRUE(std::isnan(rows.patches[p].enn_m)) << "PID " << p + 1;
+        continue;
+      }
+      EXPECT_NEAR(rows.patches[p].enn_m, best[p], 1e-9 * best[p]) << "PID " << p + 1;
+      ++compared;
+    }
+    EXPECT_GT(compared, 50u);
   }
 }
 
