@@ -183,6 +183,14 @@ std::vector<CountedCoreArea> scan(Cells& cells, int64_t row0, int64_t x0, const 
 std::vector<CountedCoreArea> fragstats_core_areas(const std::vector<CellRun>& core_runs, const CellGeometry* geometry,
                                                   uint64_t max_bitmap_bytes) {
   if (core_runs.empty()) return {};
+  if (core_runs.size() == 1) {  // one run (most small patches): one area, scanned whole
+    const CellRun& r = core_runs[0];
+    CountedCoreArea area;
+    area.cells = static_cast<uint64_t>(r.x1 - r.x0 + 1);
+    if (geometry)  // cell by cell, as the scan adds them
+      for (uint64_t i = 0; i < area.cells; ++i) area.area_m2 += geometry->cell_area_m2(r.row);
+    return {area};
+  }
   int64_t col_min = INT64_MAX, col_max = INT64_MIN;
   for (const CellRun& r : core_runs) {
     col_min = std::min<int64_t>(col_min, r.x0);
