@@ -22,15 +22,27 @@
 // - Sweep up the rows the same way, reading the edge cells back in reverse
 //   order from a scratch file (spill_file.h) written by the first sweep.
 //
-// Exact: every pair of edge cells of different patches of a class lies in
-// one half-plane of either cell, where the column keeping the other cell
-// holds it or a nearer cell of another patch; the search stops only when no
-// column farther out can be nearer (tests/test_nearest_neighbour.cpp checks
-// it against brute force on random and adversarial grids). Memory: 16 bytes
-// per column and class with two patches or more, 8 bytes per patch, 8 per
-// row; the edge cells (8 bytes each) go to the scratch file. Planar
-// rasters only: geographic rasters keep nearest_neighbour.h (the nearest
-// row of a column is not always the nearest point on the ellipsoid).
+// Exact: let (p, q) be the closest pair of patch P and another patch of its
+// class. If q lies at or above p's row, then when the downward sweep reaches
+// p, q's column holds a site of another patch than P at least as near
+// vertically as q, and the outward search reaches that column unless it has
+// found something as near already: it finds |p - q| or less, and every
+// distance it finds is one to another patch. If q lies below, the upward
+// sweep does the same from p. (tests/test_nearest_neighbour.cpp checks it
+// against brute force on random and adversarial grids.)
+//
+// Time: per edge cell, the columns within the best distance found so far for
+// its patch (shared by all its cells), in both sweeps; on land cover a few
+// columns. It is not linear in the worst case: a patch whose nearest
+// neighbour is far away costs each of its edge cells up to that distance in
+// columns (bounded by the raster's width), e.g. a long comb 250 rows from
+// its only neighbour (LongEdgeFarFromItsNeighbour).
+//
+// Memory: 16 bytes per column and class with two patches or more (allocated
+// when the class's first edge cell arrives), 8 bytes per patch, 8 per row;
+// the edge cells (8 bytes each) go to the scratch file. Planar rasters only:
+// geographic rasters keep nearest_neighbour.h (the nearest row of a column
+// is not always the nearest point on the ellipsoid).
 #include <cstdint>
 #include <string>
 #include <vector>
