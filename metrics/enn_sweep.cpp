@@ -1,6 +1,7 @@
 #include "enn_sweep.h"
 
 #include <cmath>
+#include <omp.h>
 #include <limits>
 
 #include "error.h"
@@ -18,7 +19,7 @@ EnnSweep::EnnSweep(const std::vector<uint32_t>& class_of_pid, const std::vector<
       mixed_(patches_in_class.size(), 0),
       best2_(class_of_pid.empty() ? 0 : class_of_pid.size() - 1, std::numeric_limits<double>::infinity()),
       spill_(temp_folder(temp_dir)) {
-  if (width > std::numeric_limits<int32_t>::max()) throw Error(ErrorKind::BadInput, "ENN: raster wider than 2^31 cells");
+  if (width > int64_t(kColumnMask)) throw Error(ErrorKind::BadInput, "ENN: raster wider than 2^30 cells");
   for (uint64_t n : patches_in_class) wanted_.push_back(n >= 2);
   row_start_.push_back(0);
 }
@@ -29,11 +30,19 @@ void EnnSweep::add_row(int64_t y, const uint32_t* above, const uint32_t* row, co
   for (int64_t x = 0; x < width_; ++x) {
     const uint32_t p = row[x];
     if (!p || !wanted_[class_of_pid_[p]]) continue;
-    const bool edge = (x > 0 && row[x - 1] != p) || (x + 1 < width_ && row[x + 1] != p) || (above && above[x] != p) ||
-                      (below && below[x] != p);
-    if (edge) sites_.push_back(Site{static_cast<int32_t>(x), p});
+    const bool side = (x > 0 && row[x - 1] != p) || (x + 1 < width_ && row[x + 1] != p);
+    const bool top = above && above[x] != p, bottom = below && below[x] != p;
+    if (!(side || top || bottom)) continue;  // not an edge cell
+    // A cell whose neighbours towards a half-plane are all in its patch (or
+    // off the raster) cannot realise the patch's ENN there: that neighbour is
+    // strictly nearer to anything in it. So it is searched only in the sweep
+    // of the other half-plane.
+    uint32_t flags = static_cast<uint32_t>(x);
+    if (side || top) flags |= kQueryDown;
+    if (side || bottom) flags |= kQueryUp;
+    sites_.push_back(Site{flags, p});
   }
-  sweep_row(y, sites_);
+  sweep_row(y, sites_.data(), sites_.data() + sites_.size(), 0, 1, kQueryDown);
   spill_.append(sites_.data(), sites_.size() * sizeof(Site));
   row_start_.push_back(row_start_.back() + sites_.size());
 }
@@ -44,13 +53,16 @@ void EnnSweep::reset_columns() {
   std::fill(mixed_.begin(), mixed_.end(), 0);
 }
 
-void EnnSweep::sweep_row(int64_t y, const std::vector<Site>& sites) {
+void EnnSweep::sweep_row(int64_t y, const Site* first, const Site* last, uint32_t part, uint32_t parts,
+                         uint32_t query) {
   // The row's own sites first: pairs within the row are found from either end.
-  for (const Site& s : sites) {
+  for (const Site* it = first; it != last; ++it) {
+    const Site& s = *it;
     const uint32_t k = class_of_pid_[s.pid];
+    if (k % parts != part) continue;
     std::vector<ColumnSites>& col = columns_[k];
     if (col.empty()) col.resize(static_cast<size_t>(width_));
-    ColumnSites& c = col[static_cast<size_t>(s.x)];
+    ColumnSites& c = col[s.column()];
     if (c.l1 != s.pid) {  // the previous nearest becomes the nearest of another patch
       c.r2 = c.r1;
       c.l2 = c.l1;
@@ -60,11 +72,13 @@ void EnnSweep::sweep_row(int64_t y, const std::vector<Site>& sites) {
     if (!first_label_[k]) first_label_[k] = s.pid;
     else if (first_label_[k] != s.pid) mixed_[k] = 1;
   }
-  for (const Site& s : sites) {
+  for (const Site* it = first; it != last; ++it) {
+    const Site& s = *it;
     const uint32_t k = class_of_pid_[s.pid];
-    if (!mixed_[k]) continue;  // only one patch of the class seen so far
+    // Another part's class, one patch of the class seen so far, or a cell searched in the other sweep.
+    if (k % parts != part || !mixed_[k] || !(s.flags & query)) continue;
     double& best = best2_[s.pid - 1];
-    best = nearest_other(k, s.x, y, s.pid, best);
+    best = nearest_other(k, static_cast<int64_t>(s.column()), y, s.pid, best);
   }
 }
 
@@ -101,25 +115,26 @@ double EnnSweep::nearest_other(uint32_t k, int64_t x, int64_t y, uint32_t pid, d
 std::vector<double> EnnSweep::distances() {
   reset_columns();
   const int64_t height = static_cast<int64_t>(row_start_.size()) - 1;
-  // Read the scratch file backwards in blocks of rows of about 8 MB.
+  // Read the scratch file backwards in blocks of rows of about 8 MB; each
+  // block's rows are swept by several threads, each taking its own classes
+  // (classes share nothing: their columns, and their patches' distances).
   const uint64_t block_sites = (uint64_t(8) << 20) / sizeof(Site);
-  std::vector<Site> block, row;
-  uint64_t block_offset = 0;     // the first site in `block`
-  int64_t block_first = height;  // rows [block_first, block_end) are in `block`
-  for (int64_t y = height - 1; y >= 0; --y) {
-    if (y < block_first) {
-      const int64_t block_end = y + 1;
-      block_first = y;
-      while (block_first > 0 && row_start_[static_cast<size_t>(block_end)] - row_start_[static_cast<size_t>(block_first - 1)] <= block_sites)
-        --block_first;
-      const uint64_t first = row_start_[static_cast<size_t>(block_first)];
-      block.resize(row_start_[static_cast<size_t>(block_end)] - first);
-      if (!block.empty()) spill_.read(first * sizeof(Site), block.data(), block.size() * sizeof(Site));
-      block_offset = first;
+  std::vector<Site> block;
+  for (int64_t block_end = height; block_end > 0;) {
+    int64_t block_first = block_end - 1;
+    while (block_first > 0 && row_start_[static_cast<size_t>(block_end)] - row_start_[static_cast<size_t>(block_first - 1)] <= block_sites)
+      --block_first;
+    const uint64_t offset = row_start_[static_cast<size_t>(block_first)];
+    block.resize(row_start_[static_cast<size_t>(block_end)] - offset);
+    if (!block.empty()) spill_.read(offset * sizeof(Site), block.data(), block.size() * sizeof(Site));
+#pragma omp parallel
+    {
+      const uint32_t parts = static_cast<uint32_t>(omp_get_num_threads()), part = static_cast<uint32_t>(omp_get_thread_num());
+      for (int64_t y = block_end - 1; y >= block_first; --y)
+        sweep_row(y, block.data() + (row_start_[static_cast<size_t>(y)] - offset),
+                  block.data() + (row_start_[static_cast<size_t>(y) + 1] - offset), part, parts, kQueryUp);
     }
-    const uint64_t b = row_start_[static_cast<size_t>(y)] - block_offset, e = row_start_[static_cast<size_t>(y) + 1] - block_offset;
-    row.assign(block.begin() + static_cast<int64_t>(b), block.begin() + static_cast<int64_t>(e));
-    sweep_row(y, row);
+    block_end = block_first;
   }
   std::vector<double> enn(best2_.size(), std::numeric_limits<double>::quiet_NaN());
   for (size_t i = 0; i < best2_.size(); ++i)

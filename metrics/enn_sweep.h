@@ -69,9 +69,12 @@ class EnnSweep {
   std::vector<double> distances();
 
  private:
+  // An edge cell: its column, and whether it is searched in either sweep.
+  static constexpr uint32_t kQueryDown = 1u << 31, kQueryUp = 1u << 30, kColumnMask = kQueryUp - 1;
   struct Site {
-    int32_t x;
+    uint32_t flags;  // column | kQueryDown | kQueryUp
     uint32_t pid;
+    size_t column() const { return flags & kColumnMask; }
   };
   // The nearest two sites of distinct patches in one column of one class
   // (label 0: none): r1/l1 the nearest, r2/l2 the nearest of another patch.
@@ -80,7 +83,9 @@ class EnnSweep {
     uint32_t l1 = 0, l2 = 0;
   };
   void reset_columns();
-  void sweep_row(int64_t y, const std::vector<Site>& sites);
+  // Row y's sites in [first, last) of the classes k with k % parts == part:
+  // each enters its column, then those with the flag `query` are searched.
+  void sweep_row(int64_t y, const Site* first, const Site* last, uint32_t part, uint32_t parts, uint32_t query);
   double nearest_other(uint32_t k, int64_t x, int64_t y, uint32_t pid, double best) const;
 
   const std::vector<uint32_t>& class_of_pid_;
