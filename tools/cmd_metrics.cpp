@@ -98,7 +98,8 @@ int run_metrics(const std::vector<std::string>& args) {
   // On the GPU the second pass's per-cell tests run there too; on the CPU the
   // row visitors do them (see RowMetricOptions::counter).
   std::unique_ptr<NeighbourhoodCounter> counter;
-  if (labeler->name() == "cuda") counter = make_neighbourhood_counter(Backend::Cuda);
+  // ("cuda", or "cuda xN" on several GPUs.)
+  if (labeler->name().rfind("cuda", 0) == 0) counter = make_neighbourhood_counter(Backend::Cuda);
   MetricTableFiles files(prefix, levels, format, second_pass);  // fails now if PREFIX is not writable
   const ProgressFn progress = terminal_progress(o.quiet);
   // Up to two passes over the raster: labeling (the first half of the
