@@ -12,19 +12,18 @@
 
 namespace lsm {
 
-/// A horizontal run of cells of one patch: row, first and last column (inclusive).
-struct CellRun {
-  int32_t row, x0, x1;
-};
-
-class OpenPatchRuns {
+/// Per-patch state held only while a patch is open: a slot per open patch,
+/// reused once the patch closes, found through a PID-indexed table of slot
+/// numbers (4 bytes a patch).
+template <class T>
+class OpenPatchSlots {
  public:
-  /// `n_patches`: the largest PID that will be added.
-  explicit OpenPatchRuns(size_t n_patches) : slot_of_pid_(n_patches + 1, 0), slots_(1) {}
-
-  /// Appends the run [x0, x1] of row `row` to patch `pid` (runs arrive in raster order).
-  void add(uint32_t pid, int64_t row, int64_t x0, int64_t x1) {
-    if (row > INT32_MAX || x1 > INT32_MAX) throw Error(ErrorKind::BadInput, "raster side above 2^31 cells");
+  /// `n_patches`: the largest PID that will be opened.
+  explicit OpenPatchSlots(size_t n_patches) : slot_of_pid_(n_patches + 1, 0), slots_(1) {}
+  /// True while patch `pid` holds a slot.
+  bool has(uint32_t pid) const { return slot_of_pid_[pid] != 0; }
+  /// Patch `pid`'s state, made (default) at the first call.
+  T& open(uint32_t pid) {
     uint32_t& s = slot_of_pid_[pid];
     if (!s) {
       if (free_.empty()) {
@@ -35,27 +34,55 @@ class OpenPatchRuns {
         free_.pop_back();
       }
     }
-    slots_[s].push_back(CellRun{static_cast<int32_t>(row), static_cast<int32_t>(x0), static_cast<int32_t>(x1)});
+    return slots_[s];
   }
-
-  /// True when patch `pid` has runs.
-  bool has(uint32_t pid) const { return slot_of_pid_[pid] != 0; }
-
-  /// Moves patch `pid`'s runs (raster order) into `out` and forgets them; `out` is empty when it has none.
-  void take(uint32_t pid, std::vector<CellRun>& out) {
-    out.clear();
+  /// Patch `pid`'s state; it must hold a slot.
+  T& at(uint32_t pid) { return slots_[slot_of_pid_[pid]]; }
+  /// Frees patch `pid`'s slot (its state is reset, memory released).
+  void close(uint32_t pid) {
     uint32_t& s = slot_of_pid_[pid];
     if (!s) return;
-    out.swap(slots_[s]);
-    slots_[s] = std::vector<CellRun>();  // release the memory, not only the contents
+    slots_[s] = T();
     free_.push_back(s);
     s = 0;
   }
 
  private:
-  std::vector<uint32_t> slot_of_pid_;          // [pid]: slot, 0 = no runs
-  std::vector<std::vector<CellRun>> slots_;   // slot 0 unused
+  std::vector<uint32_t> slot_of_pid_;  // [pid]: slot, 0 = none
+  std::vector<T> slots_;               // slot 0 unused
   std::vector<uint32_t> free_;
+};
+
+/// A horizontal run of cells of one patch: row, first and last column (inclusive).
+struct CellRun {
+  int32_t row, x0, x1;
+};
+
+/// The runs of the open patches.
+class OpenPatchRuns {
+ public:
+  /// `n_patches`: the largest PID that will be added.
+  explicit OpenPatchRuns(size_t n_patches) : slots_(n_patches) {}
+
+  /// Appends the run [x0, x1] of row `row` to patch `pid` (runs arrive in raster order).
+  void add(uint32_t pid, int64_t row, int64_t x0, int64_t x1) {
+    if (row > INT32_MAX || x1 > INT32_MAX) throw Error(ErrorKind::BadInput, "raster side above 2^31 cells");
+    slots_.open(pid).push_back(CellRun{static_cast<int32_t>(row), static_cast<int32_t>(x0), static_cast<int32_t>(x1)});
+  }
+
+  /// True when patch `pid` has runs.
+  bool has(uint32_t pid) const { return slots_.has(pid); }
+
+  /// Moves patch `pid`'s runs (raster order) into `out` and forgets them; `out` is empty when it has none.
+  void take(uint32_t pid, std::vector<CellRun>& out) {
+    out.clear();
+    if (!slots_.has(pid)) return;
+    out.swap(slots_.at(pid));
+    slots_.close(pid);
+  }
+
+ private:
+  OpenPatchSlots<std::vector<CellRun>> slots_;
 };
 
 }  // namespace lsm

@@ -70,14 +70,13 @@ class ShapeVisitor : public PatchRowVisitor {
         geometry_(geometry),
         classes_(classes),
         class_of_pid_(classes.class_of_pid),
+        hulls_(patch_count(table)),
         count_neighbourhoods_(count_neighbourhoods),
         centroid_gyrate_(centroid_gyrate) {
-    const size_t n = patch_count(table), k = classes.codes.size();
+    const size_t k = classes.codes.size();
     out_.adjacency.sides_h.assign(k * k, 0);
     out_.adjacency.sides_v.assign(k * k, 0);
     if (geometry_.geodesic()) out_.adjacency.geodesic_m.assign(k * k, 0);
-    slot_of_pid_.assign(n + 1, 0);
-    slots_.resize(1);  // slot 0: none
     prev_.assign(static_cast<size_t>(width_), 0);
   }
 
@@ -100,7 +99,7 @@ class ShapeVisitor : public PatchRowVisitor {
       if (centroid_gyrate_) add_centroid_gyrate(y, x0, x1, shape, classes_.centroid_x[p], classes_.centroid_y[p]);
       if (count_neighbourhoods_) count_run_neighbourhood(y, pids, x0, x1, p, ci);
       // The row's extent of each patch, for its hull (a patch may have several runs in a row).
-      OpenHull& h = open_hull(p);
+      OpenHull& h = hulls_.open(p);  // only open patches hold a hull: memory follows the row frontier
       if (h.last_row != y) {
         if (h.last_row >= 0) h.hull.add_row(h.last_row, h.row_first, h.row_last);
         h.last_row = y;
@@ -197,28 +196,12 @@ class ShapeVisitor : public PatchRowVisitor {
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t p = prev_[x];
       // Not continued in row y, not closed yet.
-      if (p && slot_of_pid_[p] && slots_[slot_of_pid_[p]].last_row == y - 1) close(p);
+      if (p && hulls_.has(p) && hulls_.at(p).last_row == y - 1) close(p);
     }
-  }
-
-  // The hull state of patch p, opened at its first run. Only open patches
-  // hold one, so memory follows the row frontier.
-  OpenHull& open_hull(uint32_t p) {
-    uint32_t& slot = slot_of_pid_[p];
-    if (!slot) {
-      if (free_.empty()) {
-        slot = static_cast<uint32_t>(slots_.size());
-        slots_.emplace_back();
-      } else {
-        slot = free_.back();
-        free_.pop_back();
-      }
-    }
-    return slots_[slot];
   }
 
   void close(uint32_t p) {
-    OpenHull& h = slots_[slot_of_pid_[p]];
+    OpenHull& h = hulls_.at(p);
     h.hull.add_row(h.last_row, h.row_first, h.row_last);
     std::vector<std::pair<double, double>> pts;
     const double x_ref = static_cast<double>(h.row_first);
@@ -228,9 +211,7 @@ class ShapeVisitor : public PatchRowVisitor {
       pts.emplace_back(east, south);
     }
     out_.patches[p - 1].circle_radius_m = half_diameter(pts);
-    h = OpenHull();
-    free_.push_back(slot_of_pid_[p]);
-    slot_of_pid_[p] = 0;
+    hulls_.close(p);
   }
 
   const PatchTable& table_;
@@ -239,9 +220,7 @@ class ShapeVisitor : public PatchRowVisitor {
   const CellGeometry& geometry_;
   const PatchClasses& classes_;
   const std::vector<uint32_t>& class_of_pid_;
-  std::vector<uint32_t> slot_of_pid_;  // [pid]: slot in slots_ while the patch is open, else 0
-  std::vector<OpenHull> slots_;
-  std::vector<uint32_t> free_;
+  OpenPatchSlots<OpenHull> hulls_;
   std::vector<uint32_t> prev_;
   int64_t last_y_ = -1;
   bool count_neighbourhoods_;
