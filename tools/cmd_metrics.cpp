@@ -114,6 +114,13 @@ int run_metrics(const std::vector<std::string>& args) {
   // Patch records beyond an eighth of the memory limit wait on a scratch file
   // while the second pass runs (it needs only their classes and last rows).
   if (patch_count(table) * sizeof(PatchStats) > memory_limit / 8) move_patch_records_to_file(table, temp_dir);
+  // What the second pass still holds per patch (results, class and last row,
+  // ENN's best distance, open-patch slots: about 80 bytes) is not yet bounded
+  // by the limit; say so rather than let a run go over it silently.
+  const uint64_t per_patch_bytes = uint64_t(80) * patch_count(table);
+  if (second_pass && per_patch_bytes > memory_limit && !o.quiet)
+    std::cerr << "lsm: note: " << patch_count(table) << " patches: the second pass holds about "
+              << (per_patch_bytes >> 20) << " MiB of per-patch results, beyond --memory-limit\n";
   RowMetricOptions row_options;
   row_options.temp_dir = temp_dir;
   row_options.edge_depth = edge_depth;
