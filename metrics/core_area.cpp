@@ -23,11 +23,15 @@ void CoreAreaTracker::row(int64_t y, const uint32_t* pids) {
   const size_t slot = static_cast<size_t>(y % static_cast<int64_t>(pid_rows_.size()));
   std::vector<uint32_t>& p = pid_rows_[slot];
   std::copy(pids, pids + width_, p.begin());
+  rows_seen_ = y + 1;
+  if (depth_ == 1) {  // the 4-neighbour test needs no run extents
+    if (y >= 1) process_centre(y - 1);
+    return;
+  }
   std::vector<int32_t>& l = left_[slot];
   std::vector<int32_t>& r = right_[slot];
   for (int64_t x = 0; x < width_; ++x) l[x] = (x > 0 && p[x - 1] == p[x]) ? l[x - 1] + 1 : 0;
   for (int64_t x = width_ - 1; x >= 0; --x) r[x] = (x + 1 < width_ && p[x + 1] == p[x]) ? r[x + 1] + 1 : 0;
-  rows_seen_ = y + 1;
   if (y - depth_ >= 0) process_centre(y - depth_);
 }
 
@@ -44,7 +48,16 @@ void CoreAreaTracker::process_centre(int64_t c) {
   const int64_t ring = static_cast<int64_t>(pid_rows_.size());
   const std::vector<uint32_t>& centre = pid_rows_[c % ring];
   std::fill(core_.begin(), core_.end(), 0);
-  if (c - depth_ >= 0 && c + depth_ < height_) {  // rows within depth of the raster's edge have no core
+  if (depth_ == 1 && c >= 1 && c + 1 < height_) {
+    // Depth 1: all 4 edge neighbours in the patch (and inside the raster).
+    const uint32_t* up = pid_rows_[static_cast<size_t>((c - 1) % ring)].data();
+    const uint32_t* down = pid_rows_[static_cast<size_t>((c + 1) % ring)].data();
+    const uint32_t* mid = centre.data();
+    for (int64_t x = 1; x + 1 < width_; ++x) {  // the raster's first and last columns stay 0
+      const uint32_t pid = mid[x];
+      core_[static_cast<size_t>(x)] = pid && up[x] == pid && down[x] == pid && mid[x - 1] == pid && mid[x + 1] == pid;
+    }
+  } else if (depth_ > 1 && c - depth_ >= 0 && c + depth_ < height_) {  // rows within depth of the raster's edge have no core
     // The rows of the disc, from its top: patch IDs, run extents and the disc's half-width.
     std::vector<DiscRow>& disc = disc_;
     disc.clear();
