@@ -35,18 +35,18 @@ int run_metrics(const std::vector<std::string>& args) {
       ("level", po::value(&levels_text), "levels to report: any of patch,class,land (default all)")
       ("metrics", po::value(&metrics_text), "FRAGSTATS acronyms to report, comma-separated (default all)")
       ("edge-depth", po::value(&edge_depth), "edge depth for core metrics, in cells (default 1)")
-      ("gyrate", po::value(&gyrate_text),
-       "GYRATE rule: fragstats (mean distance to the patch's area-median point, as FRAGSTATS prints; default) or "
+      ("gyrate", po::value(&gyrate_text)->default_value(gyrate_text),
+       "GYRATE rule: fragstats (mean distance to the patch's area-median point, as FRAGSTATS prints) or "
        "centroid (mean distance to the centroid, the documented definition)")
-      ("core-areas", po::value(&core_areas_text),
-       "disjunct core areas: fragstats (as FRAGSTATS counts them, missing some; default) or all (every "
+      ("core-areas", po::value(&core_areas_text)->default_value(core_areas_text),
+       "disjunct core areas: fragstats (as FRAGSTATS counts them, missing some) or all (every "
        "8-connected core area, the documented definition); changes NCORE, CORE, CAI and the class/landscape core metrics")
       ("background", po::value<int32_t>()->notifier([&](int32_t v) { background = v; }),
        "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
       ("boundary-edge", po::value(&boundary_edge),
        "proportion 0..1 of the landscape boundary and background edge counted as edge in TE/ED (default 0)")
-      ("memory-limit", po::value(&memory_limit_text),
-       "memory the run may hold, e.g. 512M or 2G (default 1G): what does not fit (patch records, per-patch "
+      ("memory-limit", po::value(&memory_limit_text)->default_value(memory_limit_text),
+       "memory the run may hold, e.g. 512M or 2G: what does not fit (patch records, per-patch "
        "values, edge cells) goes to scratch files, and the raster is labeled again instead of kept")
       ("temp-dir", po::value(&temp_dir),
        "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit")
