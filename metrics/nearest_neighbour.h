@@ -8,8 +8,11 @@
 // cell is strictly closer and stays in the patch. Those edge cells are
 // collected while the rows stream past and searched per class with a k-d
 // tree whose nodes know when all their cells belong to one patch, so a
-// patch's own cells are skipped in bulk. Exact for any tile grid. Memory: 16
-// bytes per edge cell of classes with at least two patches.
+// patch's own cells are skipped in bulk. Exact for any tile grid, and for
+// distances on the ellipsoid (CellGeometry::distance_m). Memory: 16 bytes per
+// edge cell of classes with at least two patches (about 50 with the tree),
+// so it serves geographic rasters only; projected rasters take the two
+// sweeps of enn_sweep.h, whose memory does not grow with the edge cells.
 #include <cstdint>
 #include <vector>
 
