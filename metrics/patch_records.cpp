@@ -5,13 +5,15 @@
 namespace lsm {
 
 PatchRecordFile::PatchRecordFile(std::vector<PatchStats>&& records, const std::string& temp_dir)
-    : file_(temp_folder(temp_dir)), count_(records.size()) {
-  file_.append(records.data(), records.size() * sizeof(PatchStats));
+    : file_(std::make_unique<SpillFile>(temp_folder(temp_dir))), count_(records.size()) {
+  file_->append(records.data(), records.size() * sizeof(PatchStats));
   std::vector<PatchStats>().swap(records);
 }
 
+PatchRecordFile::PatchRecordFile(std::unique_ptr<SpillFile> file, size_t count) : file_(std::move(file)), count_(count) {}
+
 void PatchRecordFile::read(size_t first, size_t count, PatchStats* out) {
-  file_.read(first * sizeof(PatchStats), out, count * sizeof(PatchStats));
+  file_->read(first * sizeof(PatchStats), out, count * sizeof(PatchStats));
 }
 
 size_t patch_count(const PatchTable& table) {

@@ -7,6 +7,7 @@
 // arrays built from one reading.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,14 @@ class PatchRecordFile {
   /// Writes `records` to a scratch file in `temp_dir` (temp_folder()) and
   /// frees them. Throws lsm::Error(Io).
   PatchRecordFile(std::vector<PatchStats>&& records, const std::string& temp_dir);
+  /// Takes over `file`, which holds `count` records in PID order from offset 0.
+  PatchRecordFile(std::unique_ptr<SpillFile> file, size_t count);
   size_t size() const { return count_; }
   /// Reads records [first, first + count) into `out`. Throws lsm::Error(Io).
   void read(size_t first, size_t count, PatchStats* out);
 
  private:
-  SpillFile file_;
+  std::unique_ptr<SpillFile> file_;
   size_t count_ = 0;
 };
 

@@ -8,11 +8,13 @@
 #endif
 #include <deque>
 #include <future>
+#include <memory>
 #include <numeric>
 
 #include "error.h"
 #include "patch_frontier.h"
 #include "patch_records.h"
+#include "spill_file.h"
 
 namespace lsm {
 namespace {
@@ -49,6 +51,45 @@ void apply_order(Container& items, const std::vector<uint32_t>& order) {
   }
 }
 
+// The PID of each closed patch (closing order) from their first cells: the
+// rank of its first cell in raster order, plus one.
+std::vector<uint32_t> pids_by_first_cell(const std::vector<uint64_t>& first_cells) {
+  std::vector<std::pair<uint64_t, uint32_t>> keys(first_cells.size());
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = {first_cells[i], i};
+  __gnu_parallel::sort(keys.begin(), keys.end());
+  std::vector<uint32_t> pid(keys.size());
+  for (size_t rank = 0; rank < keys.size(); ++rank) pid[keys[rank].second] = static_cast<uint32_t>(rank + 1);
+  return pid;
+}
+
+// The records of `closed` (closing order) written to a new scratch file in
+// PID order: read a block at a time, each block's records written where
+// their PIDs put them, in runs of consecutive PIDs (patches close nearly in
+// PID order, so the runs are long).
+std::unique_ptr<SpillFile> records_in_pid_order(SpillFile& closed, const std::vector<uint32_t>& pid_of_closed,
+                                                const std::string& temp_dir) {
+  auto out = std::make_unique<SpillFile>(temp_folder(temp_dir));
+  constexpr size_t kBlock = size_t(1) << 16;
+  std::vector<PatchStats> block(kBlock), sorted(kBlock);
+  std::vector<uint32_t> index(kBlock);
+  for (size_t first = 0; first < pid_of_closed.size(); first += kBlock) {
+    const size_t n = std::min(kBlock, pid_of_closed.size() - first);
+    closed.read(first * sizeof(PatchStats), block.data(), n * sizeof(PatchStats));
+    std::iota(index.begin(), index.begin() + static_cast<int64_t>(n), 0u);
+    std::sort(index.begin(), index.begin() + static_cast<int64_t>(n),
+              [&](uint32_t a, uint32_t b) { return pid_of_closed[first + a] < pid_of_closed[first + b]; });
+    for (size_t i = 0; i < n; ++i) sorted[i] = block[index[i]];
+    for (size_t run = 0; run < n;) {
+      size_t end = run + 1;
+      while (end < n && pid_of_closed[first + index[end]] == pid_of_closed[first + index[end - 1]] + 1) ++end;
+      const uint64_t pid = pid_of_closed[first + index[run]];
+      out->write_at((pid - 1) * sizeof(PatchStats), sorted.data() + run, (end - run) * sizeof(PatchStats));
+      run = end;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const ScanOptions& options,
@@ -68,6 +109,18 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   // every record so far (a growing vector peaks at twice its size).
   std::deque<PatchStats> patches;
   std::vector<uint64_t> closed_nodes;
+  // Beyond options.max_record_bytes the closed records go to a scratch file
+  // in closing order; only their first cells (the sort keys) stay.
+  std::unique_ptr<SpillFile> closed_file;
+  std::vector<uint64_t> first_cells;
+  auto spill_closed = [&]() {
+    if (!closed_file) closed_file = std::make_unique<SpillFile>(temp_folder(options.temp_dir));
+    for (const PatchStats& p : patches) {
+      closed_file->append(&p, sizeof p);
+      first_cells.push_back(p.first_cell);
+    }
+    patches.clear();
+  };
   const int64_t label_bytes = table.raster.width * table.raster.height * static_cast<int64_t>(sizeof(uint32_t));
   const bool keep_labels = options.keep_patch_ids && label_bytes <= options.keep_labels_max_bytes;
   // Three stages overlap: the scheduler reads row r + 1 while the backend
@@ -84,6 +137,7 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
       if (options.keep_patch_ids) closed_nodes.push_back(c.node);
     }
     frontier.closed().clear();
+    if (patches.size() * sizeof(PatchStats) > options.max_record_bytes) spill_closed();
   };
   stream_tile_rows(
       source, table.grid,
@@ -101,41 +155,53 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
       progress);
   merging.get();
 
-  if (patches.size() >= 0xFFFFFFFFull)
+  if (closed_file) spill_closed();  // the last ones too
+  const size_t total = closed_file ? first_cells.size() : patches.size();
+  if (total >= 0xFFFFFFFFull)
     throw Error(ErrorKind::BadInput, "more than 4294967294 patches: patch tables and patch IDs are indexed by UInt32");
-  // Patches often close in PID order already (one row of tiles, say): then
-  // no sort and no copy.
-  const bool in_order = std::is_sorted(patches.begin(), patches.end(), [](const PatchStats& a, const PatchStats& b) {
-    return a.first_cell < b.first_cell;
-  });
-  std::vector<uint32_t> order;
-  if (in_order) {
-    order.resize(patches.size());
-    std::iota(order.begin(), order.end(), 0u);
+  // pid_of_closed[i]: the PID of the i-th patch to close.
+  std::vector<uint32_t> pid_of_closed;
+  if (closed_file) {
+    pid_of_closed = pids_by_first_cell(first_cells);
+    std::vector<uint64_t>().swap(first_cells);
+    table.record_file = std::make_shared<PatchRecordFile>(
+        records_in_pid_order(*closed_file, pid_of_closed, options.temp_dir), total);
+    closed_file.reset();
   } else {
-    order = order_by_first_cell(patches);
-    apply_order(patches, order);
-  }
-  // Moved into one array from the front, each block of the deque freed as it
-  // empties; the array's pages are touched only as they fill, so the records
-  // are held once, not twice.
-  table.patches.reserve(patches.size());
-  while (!patches.empty()) {
-    table.patches.push_back(patches.front());
-    patches.pop_front();
+    // Patches often close in PID order already (one row of tiles, say): then
+    // no sort and no copy.
+    const bool in_order = std::is_sorted(patches.begin(), patches.end(), [](const PatchStats& a, const PatchStats& b) {
+      return a.first_cell < b.first_cell;
+    });
+    std::vector<uint32_t> order;
+    if (in_order) {
+      order.resize(patches.size());
+      std::iota(order.begin(), order.end(), 0u);
+    } else {
+      order = order_by_first_cell(patches);
+      apply_order(patches, order);
+    }
+    // Moved into one array from the front, each block of the deque freed as it
+    // empties; the array's pages are touched only as they fill, so the records
+    // are held once, not twice.
+    table.patches.reserve(patches.size());
+    while (!patches.empty()) {
+      table.patches.push_back(patches.front());
+      patches.pop_front();
 #ifdef __GLIBC__
-    // The deque's blocks are small heap chunks that malloc keeps; hand their
-    // pages back to the system as they empty, or they stay in the process.
-    if (table.patches.size() % (size_t(1) << 20) == 0) malloc_trim(0);
+      // The deque's blocks are small heap chunks that malloc keeps; hand their
+      // pages back to the system as they empty, or they stay in the process.
+      if (table.patches.size() % (size_t(1) << 20) == 0) malloc_trim(0);
 #endif
-  }
+    }
 #ifdef __GLIBC__
-  malloc_trim(0);
+    malloc_trim(0);
 #endif
+    pid_of_closed.resize(order.size());
+    for (uint32_t rank = 0; rank < order.size(); ++rank) pid_of_closed[order[rank]] = rank + 1;
+  }
   if (!options.keep_patch_ids) return table;
   // The fragment of each closed patch travels with it through the sort.
-  std::vector<uint32_t> pid_of_closed(order.size());
-  for (uint32_t rank = 0; rank < order.size(); ++rank) pid_of_closed[order[rank]] = rank + 1;
   table.fragment_pid = frontier.fragment_pids(closed_nodes, pid_of_closed);
   const size_t n_tiles = static_cast<size_t>(table.grid.rows * table.grid.cols);
   table.tile_fragment_base.resize(n_tiles);

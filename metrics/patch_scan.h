@@ -30,6 +30,13 @@ struct ScanOptions {
   /// the second pass (visit_patch_rows) reads them instead of relabeling the
   /// raster. 0 = never.
   int64_t keep_labels_max_bytes = 0;
+  /// When the closed patch records take more than this many bytes (88 a
+  /// patch), they go to a scratch file in `temp_dir` as they close, and the
+  /// table's records end on a file in PID order (PatchTable::record_file,
+  /// patch_records.h) instead of in `patches`; memory then holds 28 bytes a
+  /// patch during the scan (sort keys, PIDs, fragment nodes). Default: never.
+  uint64_t max_record_bytes = UINT64_MAX;
+  std::string temp_dir;  ///< folder of that scratch file (temp_folder())
 };
 
 /// The patches of a raster.

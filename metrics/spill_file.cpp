@@ -1,5 +1,6 @@
 #include "spill_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -52,6 +53,21 @@ void SpillFile::flush() {
   }
   flushed_ += done;
   buffer_.clear();
+}
+
+void SpillFile::write_at(uint64_t offset, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  const uint64_t end = offset + bytes;
+  while (bytes) {
+    const ssize_t n = ::pwrite(fd_, p, bytes, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw Error(ErrorKind::Io, "cannot write a scratch file in '" + folder_ + "' (--temp-dir): " + std::strerror(errno));
+    p += n;
+    offset += static_cast<uint64_t>(n);
+    bytes -= static_cast<size_t>(n);
+  }
+  size_ = flushed_ = std::max(size_, end);
 }
 
 void SpillFile::read(uint64_t offset, void* data, size_t bytes) {

@@ -25,6 +25,9 @@ class SpillFile {
   void append(const void* data, size_t bytes);
   /// Bytes appended so far.
   uint64_t size() const { return size_; }
+  /// Writes `bytes` bytes at `offset` (anywhere, the file grows as needed;
+  /// for files written only this way, not with append()). Throws lsm::Error(Io).
+  void write_at(uint64_t offset, const void* data, size_t bytes);
   /// Reads `bytes` bytes at `offset` (< size()); flushes what is buffered first. Throws lsm::Error(Io).
   void read(uint64_t offset, void* data, size_t bytes);
 

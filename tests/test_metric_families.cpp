@@ -10,6 +10,7 @@
 #include "cell_neighbourhood.h"
 #include "error.h"
 #include "fragstats_metrics.h"
+#include "patch_records.h"
 #include "patch_row_metrics.h"
 #include "streamed_distribution.h"
 #include "test_helpers.h"
@@ -342,6 +343,43 @@ TEST(MetricFamilies, StreamedTablesEqualInMemoryTables) {
         const double a = mine->rows[i].values[k], b = base->rows[i].values[k];
         EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << mine->columns[k] << " row " << i;
       }
+    }
+  }
+}
+
+// Closed patch records sent to a scratch file during the scan (and read back
+// in PID order) give the same tables as records kept in memory, for tile
+// grids that close patches far out of PID order; also when labels are kept.
+TEST(MetricFamilies, RecordsOnFileGiveTheSameTables) {
+  auto raster = random_landscape(300, 220, 6, 9, 0.05);
+  const Computed base = compute(raster);
+  for (const auto& [tile, in_memory] : {std::pair<int64_t, bool>{0, false}, {16, false}, {7, true}, {1, false}}) {
+    auto labeler = make_cpu_labeler();
+    ScanOptions o;
+    o.tile_width = o.tile_height = tile;
+    o.keep_patch_ids = true;
+    o.keep_labels_max_bytes = in_memory ? int64_t(1) << 40 : 0;
+    o.max_record_bytes = 2000;  // about 22 records, then the file
+    const PatchTable t = scan_patches(raster, *labeler, o);
+    ASSERT_TRUE(t.record_file) << tile;
+    EXPECT_TRUE(t.patches.empty());
+    EXPECT_EQ(patch_count(t), base.table.patches.size());
+    size_t checked = 0;
+    for_each_patch_block(t, 1000, [&](size_t first, const PatchStats* records, size_t count) {
+      for (size_t i = 0; i < count; ++i) EXPECT_TRUE(records[i] == base.table.patches[first + i]) << "PID " << first + i + 1;
+      checked += count;
+    });
+    EXPECT_EQ(checked, base.table.patches.size());
+    const PatchRowResults rows = compute_patch_row_metrics(raster, *labeler, t, RowMetricOptions{});
+    const FragstatsMetrics m = compute_fragstats_metrics(t, rows, MetricOptions{});
+    for (const auto& [mine, ref] : {std::pair<const MetricTable*, const MetricTable*>{&m.patch, &base.m.patch},
+                                    {&m.cls, &base.m.cls}, {&m.land, &base.m.land}}) {
+      ASSERT_EQ(mine->rows.size(), ref->rows.size()) << tile;
+      for (size_t i = 0; i < mine->rows.size(); ++i)
+        for (size_t k = 0; k < mine->columns.size(); ++k) {
+          const double a = mine->rows[i].values[k], b = ref->rows[i].values[k];
+          EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << mine->columns[k] << " tile " << tile;
+        }
     }
   }
 }

@@ -90,6 +90,9 @@ int run_metrics(const std::vector<std::string>& args) {
   const bool second_pass = selection.needs_second_pass() || background.has_value() || source.geographic();
   ScanOptions scan = o.scan_options();
   scan.keep_patch_ids = second_pass;
+  // Closed patch records beyond an eighth of the limit wait on a scratch file.
+  scan.max_record_bytes = memory_limit / 8;
+  scan.temp_dir = temp_dir;
   // Rasters whose labels fit half the memory limit (2 x 4 bytes a cell at
   // the second pass's peak; 64 Mi cells with 1G) keep them for the second
   // pass instead of being labeled a second time.
