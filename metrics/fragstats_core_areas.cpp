@@ -14,27 +14,26 @@ CoreAreaRule parse_core_area_rule(const std::string& text) {
 
 namespace {
 
-// The core cells of one patch as a bitmap over its bounding box (rows
-// padded to whole 64-bit words, so word order is raster order): "core" and
-// "core and not yet visited", plus links from each word to the next word
-// that still holds unvisited cells, so the scan skips visited stretches.
+// The core cells of one patch not yet visited, as a bitmap over its bounding
+// box (rows padded to whole 64-bit words, so word order is raster order),
+// plus links from each word to the next word that still holds unvisited
+// cells, so the scan skips visited stretches.
 class BitmapCells {
  public:
   BitmapCells(const std::vector<CellRun>& runs, int64_t col_min, int64_t col_max)
       : row0_(runs.front().row), col0_(col_min), words_per_row_((col_max - col_min + 64) / 64) {
     const int64_t rows = runs.back().row - row0_ + 1;
-    core_.assign(static_cast<size_t>(rows * words_per_row_), 0);
+    unvisited_.assign(static_cast<size_t>(rows * words_per_row_), 0);
     for (const CellRun& r : runs)
       for (int64_t x = r.x0; x <= r.x1; ++x) {
         const uint64_t i = index(r.row, x);
-        core_[i / 64] |= uint64_t(1) << (i % 64);
+        unvisited_[i / 64] |= uint64_t(1) << (i % 64);
       }
-    unvisited_ = core_;
-    next_word_.resize(core_.size() + 1);
-    for (size_t w = 0; w <= core_.size(); ++w) next_word_[w] = w < core_.size() && !unvisited_[w] ? w + 1 : w;
+    next_word_.resize(unvisited_.size() + 1);
+    for (size_t w = 0; w <= unvisited_.size(); ++w) next_word_[w] = w < unvisited_.size() && !unvisited_[w] ? w + 1 : w;
   }
   static uint64_t bytes_for(int64_t rows, int64_t col_min, int64_t col_max) {
-    return static_cast<uint64_t>(rows) * static_cast<uint64_t>((col_max - col_min + 64) / 64) * 24;
+    return static_cast<uint64_t>(rows) * static_cast<uint64_t>((col_max - col_min + 64) / 64) * 16;
   }
   // The first unvisited core cell at or after (row, x) in raster order.
   bool next_unvisited(int64_t row, int64_t x, int64_t& out_row, int64_t& out_x) {
@@ -76,7 +75,7 @@ class BitmapCells {
     return w;
   }
   int64_t row0_, col0_, words_per_row_;
-  std::vector<uint64_t> core_, unvisited_;
+  std::vector<uint64_t> unvisited_;
   std::vector<size_t> next_word_;
 };
 

@@ -39,7 +39,7 @@ struct CountedCoreArea {
 /// FRAGSTATS' scan over the core cells of one patch, given as runs in raster
 /// order (runs of one row do not touch). Returns the counted areas in the
 /// order FRAGSTATS finds them. `geometry` may be null (areas 0). Works on
-/// bitmaps of the core cells' bounding box (3 bits per cell) when they take
+/// bitmaps of the core cells' bounding box (2 bits per cell) when they take
 /// at most `max_bitmap_bytes`, else on the runs alone (slower, memory of the
 /// runs); both give the same areas. Time linear in the cells (bitmaps) or
 /// times a logarithm (runs).
