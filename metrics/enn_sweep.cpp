@@ -112,7 +112,7 @@ double EnnSweep::nearest_other(uint32_t k, int64_t x, int64_t y, uint32_t pid, d
   return best;
 }
 
-std::vector<double> EnnSweep::distances() {
+void EnnSweep::distances(const std::function<void(size_t, double)>& put) {
   reset_columns();
   const int64_t height = static_cast<int64_t>(row_start_.size()) - 1;
   // Read the scratch file backwards in blocks of rows of about 8 MB; each
@@ -136,10 +136,10 @@ std::vector<double> EnnSweep::distances() {
     }
     block_end = block_first;
   }
-  std::vector<double> enn(best2_.size(), std::numeric_limits<double>::quiet_NaN());
   for (size_t i = 0; i < best2_.size(); ++i)
-    if (std::isfinite(best2_[i])) enn[i] = std::sqrt(best2_[i]);
-  return enn;
+    put(i, std::isfinite(best2_[i]) ? std::sqrt(best2_[i]) : std::numeric_limits<double>::quiet_NaN());
+  std::vector<double>().swap(best2_);
+  std::vector<std::vector<ColumnSites>>().swap(columns_);
 }
 
 }  // namespace lsm

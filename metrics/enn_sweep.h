@@ -44,6 +44,7 @@
 // geographic rasters keep nearest_neighbour.h (the nearest row of a column
 // is not always the nearest point on the ellipsoid).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,9 +65,10 @@ class EnnSweep {
   /// raster's edge); rows in order 0, 1, ...
   void add_row(int64_t y, const uint32_t* above, const uint32_t* row, const uint32_t* below);
 
-  /// After the last row: runs the upward sweep and returns every patch's ENN
-  /// in metres, indexed by PID-1; NaN when its class has no other patch.
-  std::vector<double> distances();
+  /// After the last row: runs the upward sweep, then calls put(PID - 1, ENN
+  /// in metres) for every patch in PID order (NaN when its class has no
+  /// other patch), and frees the sweep's memory.
+  void distances(const std::function<void(size_t, double)>& put);
 
  private:
   // An edge cell: its column, and whether it is searched in either sweep.

@@ -369,7 +369,11 @@ class EnnVisitor : public PatchRowVisitor {
   }
   // The upward sweep or the searches: call after the rows, outside any parallel region.
   void search() {
-    const std::vector<double> d = sweep_ ? sweep_->distances() : index_->distances(geometry_);
+    if (sweep_) {
+      sweep_->distances([this](size_t i, double enn_m) { out_.patches[i].enn_m = enn_m; });
+      return;
+    }
+    const std::vector<double> d = index_->distances(geometry_);
     for (size_t i = 0; i < d.size(); ++i) out_.patches[i].enn_m = d[i];
   }
 
