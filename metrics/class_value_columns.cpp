@@ -2,17 +2,26 @@
 
 #include <algorithm>
 
+#include "error.h"
+
 namespace lsm {
 
 ClassValueColumns::ClassValueColumns(size_t classes, size_t metrics, const std::string& temp_dir,
-                                     uint64_t memory_bytes)
-    : metrics_(metrics), columns_(classes * metrics), counts_(classes, 0), spill_(temp_folder(temp_dir)) {
-  const uint64_t per_column = memory_bytes / std::max<uint64_t>(1, classes * metrics) / sizeof(double);
+                                     uint64_t memory_bytes, std::vector<bool> kept)
+    : metrics_(metrics),
+      kept_(kept.empty() ? std::vector<bool>(metrics, true) : std::move(kept)),
+      columns_(classes * metrics),
+      counts_(classes, 0),
+      spill_(temp_folder(temp_dir)) {
+  if (kept_.size() != metrics) throw Error(ErrorKind::Internal, "ClassValueColumns: one 'kept' flag per metric");
+  const uint64_t stored = std::max<uint64_t>(1, static_cast<uint64_t>(std::count(kept_.begin(), kept_.end(), true)));
+  const uint64_t per_column = memory_bytes / std::max<uint64_t>(1, classes * stored) / sizeof(double);
   chunk_values_ = static_cast<size_t>(std::clamp<uint64_t>(per_column, 512, 65536));
 }
 
 void ClassValueColumns::add(size_t cls, const double* values) {
   for (size_t m = 0; m < metrics_; ++m) {
+    if (!kept_[m]) continue;
     Column& c = column(cls, m);
     c.buffer.push_back(values[m]);
     if (c.buffer.size() == chunk_values_) {
@@ -25,6 +34,7 @@ void ClassValueColumns::add(size_t cls, const double* values) {
 }
 
 void ClassValueColumns::for_each(size_t cls, size_t m, size_t w, const std::function<void(double, double)>& fn) {
+  if (!kept_[m] || !kept_[w]) throw Error(ErrorKind::Internal, "ClassValueColumns: a metric not kept was read");
   const Column& cm = column(cls, m);
   const Column& cw = column(cls, w);
   // All metrics of a class are added together, so their chunks cover the same patches.

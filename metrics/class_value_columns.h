@@ -18,15 +18,18 @@ class ClassValueColumns {
  public:
   /// `classes` x `metrics` columns; `memory_bytes` bounds the write buffers
   /// (each column buffers between 512 and 65536 values before they go to the
-  /// scratch file in `temp_dir`, see temp_folder()). Throws lsm::Error(Io).
-  ClassValueColumns(size_t classes, size_t metrics, const std::string& temp_dir, uint64_t memory_bytes);
+  /// scratch file in `temp_dir`, see temp_folder()). `kept` (empty: all)
+  /// names the metrics stored; the others are dropped by add() and must not
+  /// be read. Throws lsm::Error(Io).
+  ClassValueColumns(size_t classes, size_t metrics, const std::string& temp_dir, uint64_t memory_bytes,
+                    std::vector<bool> kept = {});
 
-  /// Adds one patch of class index `cls`: `values` holds one value per metric.
+  /// Adds one patch of class index `cls`: `values` holds one value per metric (kept or not).
   void add(size_t cls, const double* values);
   /// Patches added to class `cls`.
   uint64_t count(size_t cls) const { return counts_[cls]; }
   /// Calls fn(value of metric m, value of metric w) for every patch of class
-  /// `cls`, in the order they were added.
+  /// `cls`, in the order they were added. Throws lsm::Error(Internal) for a metric not kept.
   void for_each(size_t cls, size_t m, size_t w, const std::function<void(double, double)>& fn);
 
  private:
@@ -36,6 +39,7 @@ class ClassValueColumns {
   };
   Column& column(size_t cls, size_t m) { return columns_[cls * metrics_ + m]; }
   size_t metrics_, chunk_values_;
+  std::vector<bool> kept_;
   std::vector<Column> columns_;
   std::vector<uint64_t> counts_;
   SpillFile spill_;

@@ -186,9 +186,22 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     double sp = 0, spa = 0, sa2 = 0;  // perimeter, perimeter x sqrt(cells), size^2 (COHESION, DIVISION, ...)
   };
   std::vector<ClassSums> sums(kc);
+  auto wanted = [&](const std::string& column) { return !options.wanted || options.wanted(column); };
+  auto distribution_wanted = [&](const std::string& metric) {
+    for (const char* stat : kStats)
+      if (wanted(metric + "_" + stat)) return true;
+    return false;
+  };
   // The per-patch values the distributions and PAFRAC read back, per class.
   enum Column { kArea, kGyrate, kShape, kFrac, kPara, kCircle, kContig, kCore, kCai, kEnn, kPerim, kColumns };
-  ClassValueColumns columns(kc, kColumns, options.temp_dir, options.memory_limit / 8);
+  // Only the columns something will read are stored (AREA: the weights of every distribution).
+  std::vector<bool> kept(kColumns, false);
+  const char* const column_metric[kColumns] = {"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE",
+                                               "CONTIG", "CORE", "CAI", "ENN", nullptr};
+  for (size_t c = 0; c < kPerim; ++c) kept[c] = distribution_wanted(column_metric[c]);
+  kept[kPerim] = wanted("PAFRAC");
+  kept[kArea] = std::find(kept.begin(), kept.end(), true) != kept.end();
+  ClassValueColumns columns(kc, kColumns, options.temp_dir, options.memory_limit / 8, kept);
   std::vector<PatchValues> block;
   MetricTable batch;
   batch.columns = out.patch.columns;
@@ -239,12 +252,6 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     if (!is_background(codes[k])) classes.push_back(k);
   const double m_classes = static_cast<double>(classes.size());
 
-  auto wanted = [&](const std::string& column) { return !options.wanted || options.wanted(column); };
-  auto distribution_wanted = [&](const std::string& metric) {
-    for (const char* stat : kStats)
-      if (wanted(metric + "_" + stat)) return true;
-    return false;
-  };
   const Distribution not_computed{kNaN, kNaN, kNaN, kNaN, kNaN, kNaN};
   // Up to this many values of one distribution are gathered in memory (16
   // bytes each, values and weights); more are computed in passes over the
@@ -290,21 +297,21 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     b.add_distribution("ENN", distribution_wanted("ENN") ? streamed_distribution(replay(ids, kEnn), true, max_gathered)
                                                          : not_computed);
   };
-  auto patch_count = [&](const std::vector<size_t>& ids) {
+  auto patches_of = [&](const std::vector<size_t>& ids) {
     uint64_t n = 0;
     for (size_t k : ids) n += sums[k].patches;
     return n;
   };
   // PAFRAC: 2 / slope of ln(area m2) regressed on ln(perimeter m); undefined under 10 patches.
   auto pafrac = [&](const std::vector<size_t>& ids) {
-    if (patch_count(ids) < 10 || !wanted("PAFRAC")) return kNaN;
+    if (patches_of(ids) < 10 || !wanted("PAFRAC")) return kNaN;
     double sx = 0, sy = 0;
     for (size_t k : ids)
       columns.for_each(k, kPerim, kArea, [&](double perim, double area) {
         sx += std::log(perim);
         sy += std::log(area * 10000);
       });
-    const double n = static_cast<double>(patch_count(ids)), mx = sx / n, my = sy / n;
+    const double n = static_cast<double>(patches_of(ids)), mx = sx / n, my = sy / n;
     double sxy = 0, sxx = 0;
     for (size_t k : ids)
       columns.for_each(k, kPerim, kArea, [&](double perim, double area) {
@@ -418,7 +425,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   const double te = land_class_edge_m / 2 + options.boundary_edge * (land_boundary_m + land_background_m);
   b.add("TA", ta);
   const std::vector<size_t>& all_ids = classes;  // every class, in order: the landscape's patches
-  const double land_patches = static_cast<double>(patch_count(all_ids));
+  const double land_patches = static_cast<double>(patches_of(all_ids));
   b.add("NP", land_patches);
   b.add("PD", land_patches / ta * 100);
   b.add("LPI", lpi_size / total * 100);

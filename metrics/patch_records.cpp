@@ -4,12 +4,6 @@
 
 namespace lsm {
 
-PatchRecordFile::PatchRecordFile(std::vector<PatchStats>&& records, const std::string& temp_dir)
-    : file_(std::make_unique<SpillFile>(temp_folder(temp_dir))), count_(records.size()) {
-  file_->append(records.data(), records.size() * sizeof(PatchStats));
-  std::vector<PatchStats>().swap(records);
-}
-
 PatchRecordFile::PatchRecordFile(std::unique_ptr<SpillFile> file, size_t count) : file_(std::move(file)), count_(count) {}
 
 void PatchRecordFile::read(size_t first, size_t count, PatchStats* out) {
@@ -33,11 +27,6 @@ void for_each_patch_block(const PatchTable& table, size_t block,
     table.record_file->read(first, count, buffer.data());
     fn(first, buffer.data(), count);
   }
-}
-
-void move_patch_records_to_file(PatchTable& table, const std::string& temp_dir) {
-  if (table.record_file) return;
-  table.record_file = std::make_shared<PatchRecordFile>(std::move(table.patches), temp_dir);
 }
 
 }  // namespace lsm

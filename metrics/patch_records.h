@@ -1,6 +1,7 @@
 #pragma once
-// The patch records of a scan (PatchTable), in memory or moved to a scratch
-// file once the scan is done: at 88 bytes a patch they are the largest thing
+// The patch records of a scan (PatchTable), in memory or, beyond
+// ScanOptions::max_record_bytes, on a scratch file the scan wrote in PID
+// order: at 88 bytes a patch they are the largest thing
 // a metrics run holds (431 MB for the 4.9 M patches of a 400 Mpx mosaic),
 // and after the scan they are only read in PID order. Whatever needs a
 // patch's class or last row at random (the second pass) takes compact
@@ -19,9 +20,6 @@ namespace lsm {
 /// Patch records on an anonymous scratch file (spill_file.h), PID order.
 class PatchRecordFile {
  public:
-  /// Writes `records` to a scratch file in `temp_dir` (temp_folder()) and
-  /// frees them. Throws lsm::Error(Io).
-  PatchRecordFile(std::vector<PatchStats>&& records, const std::string& temp_dir);
   /// Takes over `file`, which holds `count` records in PID order from offset 0.
   PatchRecordFile(std::unique_ptr<SpillFile> file, size_t count);
   size_t size() const { return count_; }
@@ -40,9 +38,5 @@ size_t patch_count(const PatchTable& table);
 /// `block` records, in PID order, from memory or from the scratch file.
 void for_each_patch_block(const PatchTable& table, size_t block,
                           const std::function<void(size_t first, const PatchStats* records, size_t count)>& fn);
-
-/// Moves `table.patches` to a scratch file (PatchTable::record_file); the
-/// vector is left empty. Throws lsm::Error(Io).
-void move_patch_records_to_file(PatchTable& table, const std::string& temp_dir);
 
 }  // namespace lsm

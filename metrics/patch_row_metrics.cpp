@@ -147,7 +147,7 @@ class ShapeVisitor : public PatchRowVisitor {
         }
     }
     close_patches_above(last_y_ + 1);
-    if (centroid_gyrate_) {  // the cells of each patch, counted again from its runs' sums
+    if (centroid_gyrate_) {  // sums of distances to means
       for (size_t i = 0; i < out_.patches.size(); ++i) out_.patches[i].gyrate_m /= static_cast<double>(classes_.cells[i + 1]);
     }
   }
@@ -237,20 +237,23 @@ class GyrateVisitor : public PatchRowVisitor {
 
   void row(int64_t y, const uint32_t* pids) override {
     const int64_t width = table_.raster.width;
+    closing_.clear();
     for (int64_t x0 = 0; x0 < width;) {
       const uint32_t p = pids[x0];
       int64_t x1 = x0;
       while (x1 + 1 < width && pids[x1 + 1] == p) ++x1;
-      if (p) open_.add(p, y, x0, x1);
+      if (p) {
+        open_.add(p, y, x0, x1);
+        if (classes_.last_row_of_pid[p] == static_cast<uint64_t>(y)) closing_.push_back(p);
+      }
       x0 = x1 + 1;
     }
-    // Patches whose last row this is are complete (a patch's rows are contiguous).
-    for (int64_t x = 0; x < width; ++x) {
-      const uint32_t p = pids[x];
-      if (p && classes_.last_row_of_pid[p] == static_cast<uint64_t>(y) && open_.has(p)) {
-        open_.take(p, runs_);
-        out_.patches[p - 1].gyrate_m = fragstats_gyrate_m(runs_, geometry_);
-      }
+    // Patches whose last row this is are complete once all its runs are in
+    // (a patch may have several runs in its last row: taken once).
+    for (const uint32_t p : closing_) {
+      if (!open_.has(p)) continue;
+      open_.take(p, runs_);
+      out_.patches[p - 1].gyrate_m = fragstats_gyrate_m(runs_, geometry_);
     }
   }
   void finish() override {}
@@ -262,6 +265,7 @@ class GyrateVisitor : public PatchRowVisitor {
   PatchRowResults& out_;
   OpenPatchRuns open_;
   std::vector<CellRun> runs_;
+  std::vector<uint32_t> closing_;  // the row's patches that end in it
 };
 
 // Core cells and disjunct core areas (NCORE, DCORE).
@@ -280,7 +284,6 @@ class CoreVisitor : public PatchRowVisitor {
               ++s.core_areas;
             },
             &geometry),
-        table_(table),
         classes_(classes),
         geometry_(geometry),
         out_(out),
@@ -312,8 +315,10 @@ class CoreVisitor : public PatchRowVisitor {
       open_->add(pids[x0], row, x0, x1);
       x0 = x1 + 1;
     }
+    // The patches whose last row this is, a run of patch IDs at a time.
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t p = pids[x];
+      if (x + 1 < width_ && pids[x + 1] == p) continue;  // not the run's last cell
       if (!p || classes_.last_row_of_pid[p] != static_cast<uint64_t>(row) || !open_->has(p)) continue;
       open_->take(p, runs_);
       const bool geodesic = geometry_.geodesic();
@@ -329,7 +334,6 @@ class CoreVisitor : public PatchRowVisitor {
   }
 
   CoreAreaTracker core_;
-  const PatchTable& table_;
   const PatchClasses& classes_;
   const CellGeometry& geometry_;
   PatchRowResults& out_;

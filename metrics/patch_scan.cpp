@@ -20,12 +20,12 @@ namespace lsm {
 namespace {
 
 // The closed patches' indices in PID order (raster order of each patch's
-// first cell). Sorts 16-byte keys on all OpenMP threads (libstdc++'s parallel
-// mode), not the 100-byte records: millions of patches took longer to sort
-// than to label on the GPU.
-std::vector<uint32_t> order_by_first_cell(const std::deque<PatchStats>& patches) {
-  std::vector<std::pair<uint64_t, uint32_t>> keys(patches.size());
-  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = {patches[i].first_cell, i};
+// first cell), from their first cells in closing order. Sorts 16-byte keys on
+// all OpenMP threads (libstdc++'s parallel mode), not the 88-byte records:
+// millions of patches took longer to sort than to label on the GPU.
+std::vector<uint32_t> order_by_first_cell(const std::vector<uint64_t>& first_cells) {
+  std::vector<std::pair<uint64_t, uint32_t>> keys(first_cells.size());
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = {first_cells[i], i};
   __gnu_parallel::sort(keys.begin(), keys.end());
   std::vector<uint32_t> order(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].second;
@@ -49,17 +49,6 @@ void apply_order(Container& items, const std::vector<uint32_t>& order) {
     items[at] = held;
     placed[at] = true;
   }
-}
-
-// The PID of each closed patch (closing order) from their first cells: the
-// rank of its first cell in raster order, plus one.
-std::vector<uint32_t> pids_by_first_cell(const std::vector<uint64_t>& first_cells) {
-  std::vector<std::pair<uint64_t, uint32_t>> keys(first_cells.size());
-  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = {first_cells[i], i};
-  __gnu_parallel::sort(keys.begin(), keys.end());
-  std::vector<uint32_t> pid(keys.size());
-  for (size_t rank = 0; rank < keys.size(); ++rank) pid[keys[rank].second] = static_cast<uint32_t>(rank + 1);
-  return pid;
 }
 
 // The records of `closed` (closing order) written to a new scratch file in
@@ -159,26 +148,25 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   const size_t total = closed_file ? first_cells.size() : patches.size();
   if (total >= 0xFFFFFFFFull)
     throw Error(ErrorKind::BadInput, "more than 4294967294 patches: patch tables and patch IDs are indexed by UInt32");
-  // pid_of_closed[i]: the PID of the i-th patch to close.
-  std::vector<uint32_t> pid_of_closed;
+  // order[rank]: the closing index of the patch with PID rank + 1.
+  std::vector<uint32_t> order;
   if (closed_file) {
-    pid_of_closed = pids_by_first_cell(first_cells);
+    order = order_by_first_cell(first_cells);
     std::vector<uint64_t>().swap(first_cells);
-    table.record_file = std::make_shared<PatchRecordFile>(
-        records_in_pid_order(*closed_file, pid_of_closed, options.temp_dir), total);
-    closed_file.reset();
   } else {
     // Patches often close in PID order already (one row of tiles, say): then
     // no sort and no copy.
     const bool in_order = std::is_sorted(patches.begin(), patches.end(), [](const PatchStats& a, const PatchStats& b) {
       return a.first_cell < b.first_cell;
     });
-    std::vector<uint32_t> order;
     if (in_order) {
       order.resize(patches.size());
       std::iota(order.begin(), order.end(), 0u);
     } else {
-      order = order_by_first_cell(patches);
+      std::vector<uint64_t> keys;
+      keys.reserve(patches.size());
+      for (const PatchStats& p : patches) keys.push_back(p.first_cell);
+      order = order_by_first_cell(keys);
       apply_order(patches, order);
     }
     // Moved into one array from the front, each block of the deque freed as it
@@ -197,8 +185,16 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
 #ifdef __GLIBC__
     malloc_trim(0);
 #endif
-    pid_of_closed.resize(order.size());
-    for (uint32_t rank = 0; rank < order.size(); ++rank) pid_of_closed[order[rank]] = rank + 1;
+  }
+  if (!closed_file && !options.keep_patch_ids) return table;
+  // pid_of_closed[i]: the PID of the i-th patch to close.
+  std::vector<uint32_t> pid_of_closed(order.size());
+  for (uint32_t rank = 0; rank < order.size(); ++rank) pid_of_closed[order[rank]] = rank + 1;
+  std::vector<uint32_t>().swap(order);
+  if (closed_file) {
+    table.record_file = std::make_shared<PatchRecordFile>(
+        records_in_pid_order(*closed_file, pid_of_closed, options.temp_dir), total);
+    closed_file.reset();
   }
   if (!options.keep_patch_ids) return table;
   // The fragment of each closed patch travels with it through the sort.

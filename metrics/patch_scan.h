@@ -48,8 +48,8 @@ struct PatchTable {
   /// first cell; the patch ID (PID) of patches[i] is i + 1. This order does
   /// not depend on the tile grid or the backend.
   std::vector<PatchStats> patches;
-  /// Set by move_patch_records_to_file() (patch_records.h): the records are
-  /// on a scratch file and `patches` is empty; read them with
+  /// Set when the scan sent the records to a scratch file
+  /// (ScanOptions::max_record_bytes; patch_records.h): `patches` is then empty; read them with
   /// for_each_patch_block(), count them with patch_count().
   std::shared_ptr<PatchRecordFile> record_file;
   /// With keep_patch_ids: PID of every tile-local fragment, and the id of

@@ -90,7 +90,8 @@ int run_metrics(const std::vector<std::string>& args) {
   const bool second_pass = selection.needs_second_pass() || background.has_value() || source.geographic();
   ScanOptions scan = o.scan_options();
   scan.keep_patch_ids = second_pass;
-  // Closed patch records beyond an eighth of the limit wait on a scratch file.
+  // Closed patch records beyond an eighth of the limit wait on a scratch file
+  // (the second pass needs only their classes and last rows, read once).
   scan.max_record_bytes = memory_limit / 8;
   scan.temp_dir = temp_dir;
   // Rasters whose labels fit half the memory limit (2 x 4 bytes a cell at
@@ -108,15 +109,12 @@ int run_metrics(const std::vector<std::string>& args) {
   // Up to two passes over the raster: labeling (the first half of the
   // progress when a second pass follows), then per-cell metrics.
   const double scan_share = second_pass ? 0.5 : 1;
-  PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0, scan_share));
+  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0, scan_share));
   const size_t classes = class_codes(table).size();
   if (classes > static_cast<size_t>(max_classes))
     throw Error(ErrorKind::BadInput, "'" + o.input + "' has " + std::to_string(classes) +
                                          " classes, more than --max-classes " + std::to_string(max_classes) +
                                          " (is it a categorical raster?)");
-  // Patch records beyond an eighth of the memory limit wait on a scratch file
-  // while the second pass runs (it needs only their classes and last rows).
-  if (patch_count(table) * sizeof(PatchStats) > memory_limit / 8) move_patch_records_to_file(table, temp_dir);
   // What the second pass still holds per patch (results, class and last row,
   // ENN's best distance, open-patch slots: about 80 bytes) is not yet bounded
   // by the limit; say so rather than let a run go over it silently.
