@@ -53,6 +53,7 @@ class CudaTileLabeler final : public TileLabeler {
     }
     if (uploaded_) cudaEventDestroy(uploaded_);
   }
+  Backend backend() const override { return Backend::Cuda; }
   std::string name() const override { return "cuda"; }
   // One tile per strip: a tile costs a few launches and a wait for its
   // records whatever its size (29 000 tiles of 1024 columns took 6.5 s of a

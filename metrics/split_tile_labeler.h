@@ -19,6 +19,8 @@ class SplitTileLabeler final : public TileLabeler {
 
   /// "<worker name> x<count>", for example "cuda x4".
   std::string name() const override;
+  /// The workers' backend (they are all of one kind).
+  Backend backend() const override { return workers_.front()->backend(); }
 
   /// Worker k labels the k-th of `workers` contiguous shares of `tiles` on
   /// its own thread; `out` is in the order of `tiles`. The first worker error

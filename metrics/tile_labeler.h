@@ -56,6 +56,9 @@ struct TileLabels {
   std::vector<uint32_t> labels;
 };
 
+/// Which backend labels the tiles (Auto: the GPU when there is one).
+enum class Backend { Auto, Cpu, Cuda };
+
 /// A labeling backend. One object labels many tiles; it may hold device
 /// memory and streams between calls. Not thread-safe: one caller at a time.
 class TileLabeler {
@@ -63,6 +66,9 @@ class TileLabeler {
   virtual ~TileLabeler() = default;
   /// Backend name for messages ("cpu", "cuda").
   virtual std::string name() const = 0;
+  /// Where the labels are computed (never Auto): the identity callers test,
+  /// instead of the name ("cuda x2" is CUDA too).
+  virtual Backend backend() const { return Backend::Cpu; }
   /// Labels every tile of `tiles` into `out` (resized to tiles.size()).
   /// Backends may process the tiles concurrently. Throws lsm::Error.
   virtual void label_tiles(const std::vector<TileInput>& tiles, NeighbourRule rule, bool want_labels,
@@ -77,8 +83,6 @@ class TileLabeler {
   }
 };
 
-/// Which backend labels the tiles.
-enum class Backend { Auto, Cpu, Cuda };
 
 /// Parses "auto", "cpu" or "cuda"; throws lsm::Error(BadInput) otherwise.
 Backend parse_backend(const std::string& text);

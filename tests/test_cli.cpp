@@ -132,14 +132,14 @@ TEST_F(Cli, BadOptions) {
   expect_clean_failure(run_lsm("metrics " + path("r.tif") + " --out " + path("m") + " --tile-size 0"), "--tile-size",
                        before);
   expect_clean_failure(run_lsm("metrics " + path("r.tif") + " --out " + path("m") + " --backend gpu"),
-                       "unknown backend 'gpu'", before);
+                       "--backend must be auto, cpu or cuda, not 'gpu'", before);
   expect_clean_failure(run_lsm("frobnicate"), "unknown command", before);
   const std::string m = "metrics " + path("r.tif") + " --out " + path("m");
   expect_clean_failure(run_lsm(m + " --metrics AREA,FOO"), "unknown metric 'FOO'", before);
   expect_clean_failure(run_lsm(m + " --edge-depth 0"), "--edge-depth must be at least 1 cell", before);
   expect_clean_failure(run_lsm(m + " --boundary-edge 1.5"), "--boundary-edge must be between 0 and 1", before);
   expect_clean_failure(run_lsm(m + " --level patch,region"), "unknown level 'region'", before);
-  expect_clean_failure(run_lsm(m + " --format xml"), "unknown table format 'xml'", before);
+  expect_clean_failure(run_lsm(m + " --format xml"), "--format must be fragstats or tidy, not 'xml'", before);
   expect_clean_failure(run_lsm(m + " --max-classes 2"), "has 3 classes, more than --max-classes 2", before);
 }
 

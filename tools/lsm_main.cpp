@@ -1,7 +1,8 @@
 // lsm: landscape metrics in the style of the GDAL command-line tools. GDAL's
 // general options (--config KEY VALUE, --debug ON, --version, --formats,
 // --help-general) work as in GDAL's tools; `lsm --describe` prints every
-// command and its parameters as JSON (tools/describe.h).
+// command and its parameters as JSON (gdal_driver/operations/operation_json.h).
+// The commands are the operations of gdal_driver/operations/operations.h.
 #include <cpl_conv.h>
 #include <cpl_error.h>
 #include <cpl_string.h>
@@ -15,35 +16,22 @@
 #include <vector>
 
 #include "atomic_output.h"
-#include "commands.h"
-#include "describe.h"
+#include "command_line.h"
 #include "error.h"
+#include "operation_json.h"
+#include "operations.h"
 
 namespace {
-
-const std::vector<lsm::cli::CommandEntry>& command_table() {
-  using lsm::cli::CommandEntry;
-  static const std::vector<CommandEntry> commands = {
-      {"metrics", "FRAGSTATS patch, class and landscape tables (CSV)", lsm::cli::run_metrics},
-      {"label", "patch-ID raster (IDs = PIDs of the patch table)", lsm::cli::run_label},
-      {"synth", "neutral landscape model (fractal, classified)", lsm::cli::run_synth},
-      {"kmeans", "K-means classes of a photo or multiband raster", lsm::cli::run_kmeans},
-      {"gradient", "Gaussian-derivative gradients: gx, gy, magnitude, orientation", lsm::cli::run_gradient},
-      {"pyramid", "image pyramid (31 levels, scale 1.05)", lsm::cli::run_pyramid},
-      {"hog", "HOG descriptors (GeoTIFF raster or .npy)", lsm::cli::run_hog},
-      {"fuzzy", "fuzzy connectedness from seeds (2-D image or 3-D volume)", lsm::cli::run_fuzzy},
-  };
-  return commands;
-}
 
 void print_usage() {
   std::cout << "usage: lsm <command> [options]\n"
                "       lsm --describe | --version | --formats | --help-general\n"
                "commands:\n";
-  for (const auto& c : command_table()) {
-    std::string name = "  " + c.name;
-    name.resize(12, ' ');
-    std::cout << name << c.summary << "\n";
+  for (const lsm::ops::Operation& op : lsm::ops::operations()) {
+    if (!(op.spec.front_ends & lsm::ops::kCommandLine)) continue;
+    std::string name = "  " + op.spec.name;
+    name.resize(14, ' ');
+    std::cout << name << op.spec.summary << "\n";
   }
   std::cout << "run 'lsm <command> --help' for the options of a command; GDAL's general options\n"
                "(--config KEY VALUE, --debug ON) are accepted before or after the command\n";
@@ -63,11 +51,12 @@ int run(int argc, char** argv) {
     return argc < 2 ? 1 : 0;
   }
   if (std::string(argv[1]) == "--describe") {
-    std::cout << lsm::cli::describe_commands(command_table());
+    std::cout << lsm::ops::describe_json(lsm::ops::operations(), LSM_VERSION);
     return 0;
   }
-  for (const auto& c : command_table())
-    if (c.name == argv[1]) return c.run(std::vector<std::string>(argv + 2, argv + argc));
+  const lsm::ops::Operation* op = lsm::ops::find_operation(argv[1]);
+  if (op && (op->spec.front_ends & lsm::ops::kCommandLine))
+    return lsm::cli::run_command(*op, std::vector<std::string>(argv + 2, argv + argc));
   std::cerr << "lsm: error: unknown command '" << argv[1] << "' (run 'lsm --help' for the commands)\n";
   return 1;
 }

@@ -11,7 +11,7 @@
 # CPU backend is built alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(build-essential cmake libgdal-dev gdal-bin libboost-program-options-dev libgtest-dev)
+packages=(build-essential cmake libgdal-dev gdal-bin libboost-program-options-dev libgtest-dev nlohmann-json3-dev)
 deps_only=false
 for a in "$@"; do
   case "$a" in

@@ -1,10 +1,14 @@
 #include "connection.h"
 
+#include <cpl_string.h>
+
 #include <algorithm>
 #include <cctype>
-#include <cmath>
+#include <map>
+#include <sstream>
 
 #include "error.h"
+#include "operations.h"
 
 namespace lsm::gdal_plugin {
 
@@ -24,105 +28,124 @@ bool split_option(const std::string& item, std::string& name, std::string& value
   return true;
 }
 
+const ops::Operation* driver_operation(const std::string& name) {
+  const ops::Operation* op = ops::find_operation(name);
+  return op && (op->spec.front_ends & ops::kDriver) ? op : nullptr;
+}
+
+// Sets one driver option; repeatable values are separated by ';'.
+void set_option(ops::ParameterValues& values, const ops::ParameterSpec& p, const std::string& value) {
+  if (!p.repeatable) return values.set(p.name, value);
+  std::istringstream items(value);
+  std::string item;
+  while (std::getline(items, item, ';')) values.set(p.name, item);
+}
+
 }  // namespace
-
-const std::map<std::string, std::vector<std::string>>& operation_options() {
-  static const std::map<std::string, std::vector<std::string>> ops = {
-      {"label", {"band", "neighbors", "backend"}},
-      {"patchmetric", {"metric", "band", "neighbors", "edge_depth", "backend"}},
-      {"gradient", {"band", "grey", "sigma", "radius", "backend"}},
-      {"hog", {"cell", "block", "bins", "signed", "norm", "variant", "window_sigma", "band", "backend"}},
-      {"pyramid", {"level", "scale", "resampling", "backend"}},
-      {"kmeans", {"k", "color_space", "seed", "n_init", "max_iter", "backend"}},
-      {"fuzzy", {"band", "volume", "seeds", "adjacency", "seed_radius", "mean", "sd", "sd_diff", "backend"}},
-  };
-  return ops;
-}
-
-std::string Connection::get(const std::string& name, const std::string& fallback) const {
-  const auto it = options.find(name);
-  return it == options.end() ? fallback : it->second;
-}
-
-long long Connection::get_integer(const std::string& name, long long fallback) const {
-  if (!has(name)) return fallback;
-  const std::string v = get(name);
-  size_t used = 0;
-  long long n = 0;
-  try {
-    n = std::stoll(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != v.size()) throw Error(ErrorKind::BadInput, "option " + name + "=" + v + " is not an integer");
-  return n;
-}
-
-double Connection::get_real(const std::string& name, double fallback) const {
-  if (!has(name)) return fallback;
-  const std::string v = get(name);
-  size_t used = 0;
-  double x = 0;
-  try {
-    x = std::stod(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != v.size() || !std::isfinite(x))
-    throw Error(ErrorKind::BadInput, "option " + name + "=" + v + " is not a number");
-  return x;
-}
-
-bool Connection::get_flag(const std::string& name) const {
-  const std::string v = lower(get(name, "no"));
-  if (v == "yes" || v == "true" || v == "on" || v == "1") return true;
-  if (v == "no" || v == "false" || v == "off" || v == "0") return false;
-  throw Error(ErrorKind::BadInput, "option " + name + "=" + v + " is not YES or NO");
-}
 
 Connection parse_connection(const std::string& text, const char* const* open_options) {
   const std::string prefix = kPrefix;
   if (text.size() < prefix.size() || lower(text.substr(0, prefix.size())) != lower(prefix))
     throw Error(ErrorKind::BadInput, "not an LSM connection string: " + text);
-  Connection c;
   std::string rest = text.substr(prefix.size());
   size_t colon = rest.find(':');
   if (colon == std::string::npos)
-    throw Error(ErrorKind::BadInput, "LSM connection string '" + text + "' has no path: expected LSM:<operation>[:<option>=<value>...]:<path>");
-  c.operation = lower(rest.substr(0, colon));
-  rest = rest.substr(colon + 1);
-  const auto& ops = operation_options();
-  const auto op = ops.find(c.operation);
-  if (op == ops.end()) {
+    throw Error(ErrorKind::BadInput, "LSM connection string '" + text +
+                                         "' has no path: expected LSM:<operation>[:<option>=<value>...]:<path>");
+  const std::string name = lower(rest.substr(0, colon));
+  const ops::Operation* op = driver_operation(name);
+  if (!op) {
     std::string known;
-    for (const auto& [name, _] : ops) known += (known.empty() ? "" : ", ") + name;
-    throw Error(ErrorKind::BadInput, "unknown LSM operation '" + c.operation + "' (expected " + known + ")");
+    for (const ops::Operation& o : ops::operations())
+      if (o.spec.front_ends & ops::kDriver) known += (known.empty() ? "" : ", ") + o.spec.name;
+    throw Error(ErrorKind::BadInput, "unknown LSM operation '" + name + "' (expected " + known + ")");
   }
+  rest = rest.substr(colon + 1);
   // Options run up to the first item without '=' (or naming no option of the
   // operation): the rest is the path, which may itself hold ':' or '='.
+  std::vector<std::pair<const ops::ParameterSpec*, std::string>> given;
   for (;;) {
     colon = rest.find(':');
     if (colon == std::string::npos) break;
-    std::string name, value;
-    if (!split_option(rest.substr(0, colon), name, value)) break;
-    if (std::find(op->second.begin(), op->second.end(), name) == op->second.end()) {
-      if (name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
-        throw Error(ErrorKind::BadInput, "unknown option '" + name + "' of LSM:" + c.operation);
+    std::string option, value;
+    if (!split_option(rest.substr(0, colon), option, value)) break;
+    const ops::ParameterSpec* p = op->spec.find_driver(option);
+    if (!p) {
+      if (option.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
+        throw Error(ErrorKind::BadInput, "unknown option '" + option + "' of LSM:" + name);
       break;  // part of the path
     }
-    c.options[name] = value;
+    given.emplace_back(p, value);
     rest = rest.substr(colon + 1);
   }
-  c.path = rest;
-  if (c.path.empty()) throw Error(ErrorKind::BadInput, "LSM connection string '" + text + "' has no path");
-  for (const char* const* o = open_options; o && *o; ++o) {
-    std::string name, value;
-    if (!split_option(*o, name, value)) throw Error(ErrorKind::BadInput, std::string("bad open option '") + *o + "'");
-    if (std::find(op->second.begin(), op->second.end(), name) == op->second.end())
-      throw Error(ErrorKind::BadInput, "open option " + name + " does not apply to LSM:" + c.operation);
-    c.options.emplace(name, value);  // the connection string wins
+  if (rest.empty()) throw Error(ErrorKind::BadInput, "LSM connection string '" + text + "' has no path");
+  Connection c{*op, rest, ops::ParameterValues(op->spec, ops::kDriver)};
+  std::map<std::string, bool> from_string;
+  for (const auto& [p, value] : given) {
+    set_option(c.values, *p, value);
+    from_string[p->name] = true;
   }
+  for (const char* const* o = open_options; o && *o; ++o) {
+    std::string option, value;
+    if (!split_option(*o, option, value)) throw Error(ErrorKind::BadInput, std::string("bad open option '") + *o + "'");
+    const ops::ParameterSpec* p = op->spec.find_driver(option);
+    if (!p) throw Error(ErrorKind::BadInput, "open option " + option + " does not apply to LSM:" + name);
+    if (!from_string.count(p->name)) set_option(c.values, *p, value);  // the connection string wins
+  }
+  c.values.set("input", c.path);
+  c.values.check_required();
   return c;
+}
+
+std::string open_option_list() {
+  // One entry per option name; the operations that take it lead its description.
+  struct Entry {
+    const ops::ParameterSpec* spec;
+    std::string operations;
+  };
+  std::vector<std::pair<std::string, Entry>> entries;
+  for (const ops::Operation& op : ops::operations()) {
+    if (!(op.spec.front_ends & ops::kDriver)) continue;
+    for (const ops::ParameterSpec& p : op.spec.parameters) {
+      if (!p.shown_in(ops::kDriver)) continue;
+      const std::string key = p.driver_name();
+      auto at = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; });
+      if (at == entries.end()) entries.push_back({key, Entry{&p, op.spec.name}});
+      else at->second.operations += ", " + op.spec.name;
+    }
+  }
+  std::string xml = "<OpenOptionList>";
+  for (const auto& [key, e] : entries) {
+    const ops::ParameterSpec& p = *e.spec;
+    std::string upper = key;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    const char* type = p.type == ops::ParameterType::Integer  ? "int"
+                       : p.type == ops::ParameterType::Number ? "float"
+                       : p.type == ops::ParameterType::Flag   ? "boolean"
+                       : p.choices.empty()                    ? "string"
+                                                              : "string-select";
+    std::string description = e.operations + ": " + p.help;
+    if (!p.unit.empty()) description += " (" + p.unit + ")";
+    if (p.repeatable) description += "; several separated by ';'";
+    char* escaped = CPLEscapeString(description.c_str(), -1, CPLES_XML);  // quotes and apostrophes
+    xml += "<Option name='" + upper + "' type='" + type + "' description=\"" + escaped + "\"";
+    CPLFree(escaped);
+    if (p.default_value) xml += " default='" + *p.default_value + "'";
+    if (p.minimum) xml += " min='" + CPLString().Printf("%.15g", *p.minimum) + "'";
+    if (p.maximum) xml += " max='" + CPLString().Printf("%.15g", *p.maximum) + "'";
+    if (p.choices.empty() || p.type != ops::ParameterType::String) {
+      xml += "/>";
+      continue;
+    }
+    xml += ">";
+    for (const std::string& choice : p.choices) {
+      char* value = CPLEscapeString(choice.c_str(), -1, CPLES_XML);
+      xml += std::string("<Value>") + value + "</Value>";
+      CPLFree(value);
+    }
+    xml += "</Option>";
+  }
+  return xml + "</OpenOptionList>";
 }
 
 }  // namespace lsm::gdal_plugin

@@ -3,35 +3,31 @@
 //   LSM:<operation>[:<option>=<value>...]:<path>
 // e.g. LSM:label:neighbors=8:landcover.tif. Open options (-oo NAME=VALUE)
 // give the same options; the connection string wins where both give one.
-#include <map>
+// The operations and their options are those of the operation layer
+// (gdal_driver/operations/operations.h) that the driver shows, checked by
+// the same validators as the command line's.
 #include <string>
-#include <vector>
+
+#include "operation_spec.h"
 
 namespace lsm::gdal_plugin {
 
 constexpr const char* kPrefix = "LSM:";
 
 struct Connection {
-  std::string operation;                      ///< label, gradient, fuzzy
-  std::map<std::string, std::string> options;  ///< lower-case names
-  std::string path;                            ///< the source raster
-
-  /// The option's value, or `fallback` when absent.
-  std::string get(const std::string& name, const std::string& fallback = "") const;
-  /// Integer / real options; throw lsm::Error(BadInput) naming the option when malformed.
-  long long get_integer(const std::string& name, long long fallback) const;
-  double get_real(const std::string& name, double fallback) const;
-  bool get_flag(const std::string& name) const;  ///< YES/TRUE/ON/1 or NO/FALSE/OFF/0
-  bool has(const std::string& name) const { return options.count(name) != 0; }
+  const ops::Operation& operation;
+  std::string path;            ///< the source raster
+  ops::ParameterValues values;  ///< checked; "input" is `path`
 };
 
 /// Parses `text` (with the LSM: prefix) and the NAME=VALUE `open_options`
-/// (may be null). Throws lsm::Error(BadInput) naming the problem: no
-/// operation, no path, an option without '=', an unknown operation.
+/// (may be null); option names in any case, repeatable values separated by
+/// ';'. Throws lsm::Error(BadInput) naming the problem: no operation, no
+/// path, an option without '=', an unknown operation or option, a bad value,
+/// a missing required option.
 Connection parse_connection(const std::string& text, const char* const* open_options);
 
-/// The operations and the options each takes, for the driver's metadata and
-/// to refuse unknown options.
-const std::map<std::string, std::vector<std::string>>& operation_options();
+/// GDAL_DMD_OPENOPTIONLIST: every option of every operation the driver shows.
+std::string open_option_list();
 
 }  // namespace lsm::gdal_plugin

@@ -6,10 +6,12 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 
 #include "error.h"
+#include "cpl_conv.h"
 #include "fuzzy_connectedness.h"
 #include "gdal_class_raster.h"
 #include "gdal_feature_raster.h"
@@ -40,120 +42,55 @@ void copy_block(const T* rows, int64_t first_row, int64_t width, int64_t height,
                 sizeof(T) * static_cast<size_t>(w));
 }
 
-// Collects the patch-ID raster in memory.
-class MemoryLabelSink final : public LabelRasterSink {
+// LSM:label and LSM:patchmetric: the operation's own run (the one `lsm
+// label` and `lsm patchmetric` make) writes a temporary GeoTIFF on the first
+// read, streamed strip by strip through the engine; blocks are served from
+// it, and it is deleted with the dataset.
+class OperationRaster final : public DerivedRaster {
  public:
-  MemoryLabelSink(std::vector<uint32_t>& ids, int64_t width) : ids_(ids), width_(width) {}
-  void write(const Window& w, const uint32_t* labels) override {
-    for (int64_t r = 0; r < w.height; ++r)
-      std::copy_n(labels + r * w.width, w.width, ids_.data() + (w.y0 + r) * width_ + w.x0);
-  }
-
- private:
-  std::vector<uint32_t>& ids_;
-  int64_t width_;
-};
-
-// LSM:label: the patch IDs of `lsm label` (UInt32, 0 = nodata).
-class LabelRaster final : public DerivedRaster {
- public:
-  explicit LabelRaster(const Connection& c)
-      : source_(c.path, static_cast<int>(c.get_integer("band", 1))), backend_(parse_backend(c.get("backend", "auto"))) {
-    const long long neighbors = c.get_integer("neighbors", 8);
-    if (neighbors != 4 && neighbors != 8) throw Error(ErrorKind::BadInput, "option neighbors must be 4 or 8");
-    scan_.rule = neighbors == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
-    scan_.keep_patch_ids = true;
-    const RasterInfo info = source_.info();
+  OperationRaster(const Connection& c, GDALDataType cell_type, double nodata_value, std::string band_name)
+      : operation_(c.operation), values_(c.values) {
+    GdalClassRaster source(c.path, static_cast<int>(c.values.integer("band")));  // checks the source now
+    const RasterInfo info = source.info();
     width = info.width;
     height = info.height;
-    type = GDT_UInt32;
-    nodata = 0.0;
-    georef = georeference_of(source_.dataset());
-    source_.dataset()->GetRasterBand(static_cast<int>(c.get_integer("band", 1)))->GetBlockSize(&block_width, &block_height);
-    band_names = {"patch_id"};
+    type = cell_type;
+    nodata = nodata_value;
+    georef = georeference_of(source.dataset());
+    source.dataset()->GetRasterBand(static_cast<int>(c.values.integer("band")))->GetBlockSize(&block_width, &block_height);
+    band_names = {std::move(band_name)};
+  }
+  ~OperationRaster() override {
+    if (result_) GDALClose(result_);
+    if (!result_path_.empty()) VSIUnlink(result_path_.c_str());
   }
   void read_block(int, int64_t bx, int64_t by, void* out) override {
-    if (ids_.empty()) {
-      auto labeler = make_labeler(backend_);
-      const PatchTable table = scan_patches(source_, *labeler, scan_);
-      ids_.assign(static_cast<size_t>(width * height), 0);
-      MemoryLabelSink sink(ids_, width);
-      write_patch_ids(source_, *labeler, table, sink);
-    }
-    copy_block(ids_.data(), 0, width, height, block_width, block_height, bx, by, out);
-  }
-
- private:
-  GdalClassRaster source_;
-  Backend backend_;
-  ScanOptions scan_;
-  std::vector<uint32_t> ids_;
-};
-
-// LSM:patchmetric: each cell holds a FRAGSTATS patch metric of its patch
-// (Float64; NaN on nodata and background), computed on the first read from
-// the same scan and second pass as `lsm metrics` (its patch table's values).
-class PatchMetricRaster final : public DerivedRaster {
- public:
-  explicit PatchMetricRaster(const Connection& c)
-      : source_(c.path, static_cast<int>(c.get_integer("band", 1))), backend_(parse_backend(c.get("backend", "auto"))) {
-    metric_ = c.get("metric");
-    for (char& ch : metric_) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    if (metric_.empty()) throw Error(ErrorKind::BadInput, "LSM:patchmetric needs the option metric=<patch metric acronym>, e.g. metric=AREA");
-    const long long neighbors = c.get_integer("neighbors", 8);
-    if (neighbors != 4 && neighbors != 8) throw Error(ErrorKind::BadInput, "option neighbors must be 4 or 8");
-    scan_.rule = neighbors == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
-    scan_.keep_patch_ids = true;
-    row_options_.edge_depth = static_cast<int>(c.get_integer("edge_depth", 1));
-    if (row_options_.edge_depth < 1) throw Error(ErrorKind::BadInput, "option edge_depth must be at least 1 cell");
-    row_options_.want_enn = metric_ == "ENN";
-    // The patch table's columns, known without computing: those of an empty table.
-    const FragstatsMetrics empty = compute_fragstats_metrics(PatchTable{}, PatchRowResults{}, MetricOptions{});
-    const auto& columns = empty.patch.columns;
-    const auto at = std::find(columns.begin(), columns.end(), metric_);
-    if (at == columns.end()) {
-      std::string known;
-      for (const std::string& name : columns)
-        if (name != "PID" && name != "TYPE") known += (known.empty() ? "" : ", ") + name;
-      throw Error(ErrorKind::BadInput, "option metric=" + metric_ + " is not a patch metric (expected one of " + known + ")");
-    }
-    column_ = static_cast<size_t>(at - columns.begin());
-    const RasterInfo info = source_.info();
-    width = info.width;
-    height = info.height;
-    type = GDT_Float64;
-    nodata = std::numeric_limits<double>::quiet_NaN();
-    georef = georeference_of(source_.dataset());
-    source_.dataset()->GetRasterBand(static_cast<int>(c.get_integer("band", 1)))->GetBlockSize(&block_width, &block_height);
-    band_names = {metric_};
-  }
-  void read_block(int, int64_t bx, int64_t by, void* out) override {
-    if (values_.empty()) compute();
-    copy_block(values_.data(), 0, width, height, block_width, block_height, bx, by, out);
+    if (!result_) compute();
+    const int64_t x0 = bx * block_width, y0 = by * block_height;
+    const int w = static_cast<int>(std::min<int64_t>(block_width, width - x0));
+    const int h = static_cast<int>(std::min<int64_t>(block_height, height - y0));
+    const int size = GDALGetDataTypeSizeBytes(type);
+    if (GDALRasterIO(GDALGetRasterBand(result_, 1), GF_Read, static_cast<int>(x0), static_cast<int>(y0), w, h, out, w, h,
+                     type, size, size * block_width) != CE_None)
+      throw Error(ErrorKind::Io, "cannot read the temporary result '" + result_path_ + "'");
   }
 
  private:
   void compute() {
-    auto labeler = make_labeler(backend_);
-    const PatchTable table = scan_patches(source_, *labeler, scan_);
-    std::vector<uint32_t> ids(static_cast<size_t>(width * height), 0);
-    MemoryLabelSink sink(ids, width);
-    const PatchRowResults rows = compute_patch_row_metrics(source_, *labeler, table, row_options_, &sink);
-    const FragstatsMetrics m = compute_fragstats_metrics(table, rows, MetricOptions{});
-    std::vector<double> by_pid(table.patches.size() + 1, std::numeric_limits<double>::quiet_NaN());
-    for (const MetricTable::Row& r : m.patch.rows)
-      if (r.pid < by_pid.size()) by_pid[r.pid] = r.values[column_];
-    values_.resize(ids.size());
-    for (size_t i = 0; i < ids.size(); ++i) values_[i] = by_pid[ids[i] < by_pid.size() ? ids[i] : 0];
+    const char* folder = CPLGetConfigOption("CPL_TMPDIR", nullptr);
+    const std::string dir = folder ? folder : std::filesystem::temp_directory_path().string();
+    result_path_ = CPLFormFilename(dir.c_str(), CPLGenerateTempFilename(("lsm_" + operation_.spec.name).c_str()), "tif");
+    values_.set("output", result_path_);
+    ops::RunContext context;
+    operation_.run(values_, context);
+    result_ = GDALOpen(result_path_.c_str(), GA_ReadOnly);
+    if (!result_) throw Error(ErrorKind::Io, "cannot open the temporary result '" + result_path_ + "'");
   }
 
-  GdalClassRaster source_;
-  Backend backend_;
-  ScanOptions scan_;
-  RowMetricOptions row_options_;
-  std::string metric_;
-  size_t column_ = 0;
-  std::vector<double> values_;
+  const ops::Operation& operation_;
+  ops::ParameterValues values_;
+  std::string result_path_;
+  GDALDatasetH result_ = nullptr;
 };
 
 // LSM:gradient: the four bands of `lsm gradient`, computed a strip of rows
@@ -161,12 +98,12 @@ class PatchMetricRaster final : public DerivedRaster {
 class GradientRaster final : public DerivedRaster {
  public:
   explicit GradientRaster(const Connection& c)
-      : grey_(c.get_flag("grey")),
-        source_(c.path, grey_ ? std::vector<int>{1, 2, 3} : std::vector<int>{static_cast<int>(c.get_integer("band", 1))}),
+      : grey_(c.values.flag("grey")),
+        source_(c.path, grey_ ? std::vector<int>{1, 2, 3} : std::vector<int>{static_cast<int>(c.values.given("band") ? c.values.integer("band") : 1)}),
         grey_levels_(source_, 1.0),
-        kernels_(gradient_kernels(c.get_real("sigma", 1.0), static_cast<int>(c.get_integer("radius", 3)))),
-        pass_(make_gradient_pass(parse_backend(c.get("backend", "auto")))) {
-    if (grey_ && c.has("band")) throw Error(ErrorKind::BadInput, "options grey and band exclude each other");
+        kernels_(gradient_kernels(c.values.number("sigma"), static_cast<int>(c.values.integer("radius")))),
+        pass_(make_gradient_pass(parse_backend(c.values.text("backend")))) {
+    if (grey_ && c.values.given("band")) throw Error(ErrorKind::BadInput, "options grey and band exclude each other");
     const FeatureRasterInfo info = source_.info();
     width = info.width;
     height = info.height;
@@ -208,14 +145,12 @@ class GradientRaster final : public DerivedRaster {
 class KMeansRaster final : public DerivedRaster {
  public:
   explicit KMeansRaster(const Connection& c)
-      : source_(c.path, {}), pass_(make_kmeans_pass(parse_backend(c.get("backend", "auto")))) {
-    options_.k = static_cast<int>(c.get_integer("k", 0));
-    if (options_.k < 1 || options_.k > 65534) throw Error(ErrorKind::BadInput, "LSM:kmeans needs the option k=K, 1..65534");
-    options_.seed = static_cast<uint64_t>(c.get_integer("seed", 0));
-    options_.n_init = static_cast<int>(c.get_integer("n_init", 1));
-    options_.max_iter = static_cast<int>(c.get_integer("max_iter", 300));
-    const std::string space = c.get("color_space", "none");
-    if (space != "none" && space != "lab") throw Error(ErrorKind::BadInput, "option color_space must be none or lab");
+      : source_(c.path, {}), pass_(make_kmeans_pass(parse_backend(c.values.text("backend")))) {
+    options_.k = static_cast<int>(c.values.integer("k"));
+    options_.seed = static_cast<uint64_t>(c.values.integer("seed"));
+    options_.n_init = static_cast<int>(c.values.integer("n-init"));
+    options_.max_iter = static_cast<int>(c.values.integer("max-iter"));
+    const std::string space = c.values.text("color-space");
     if (space == "lab") {
       if (source_.info().bands != 3 || !source_.all_bands_byte())
         throw Error(ErrorKind::BadInput, "color_space=lab needs 3 Byte bands (R, G, B)");
@@ -256,12 +191,11 @@ class KMeansRaster final : public DerivedRaster {
 class PyramidRaster final : public DerivedRaster {
  public:
   explicit PyramidRaster(const Connection& c)
-      : source_(c.path, {}), pass_(make_pyramid_pass(parse_backend(c.get("backend", "auto")))) {
+      : source_(c.path, {}), pass_(make_pyramid_pass(parse_backend(c.values.text("backend")))) {
     PyramidOptions o;
-    o.scale = c.get_real("scale", 1.05);
-    o.resampling = parse_resampling(c.get("resampling", "bilinear"));
-    const long long level = c.get_integer("level", -1);
-    if (level < 0) throw Error(ErrorKind::BadInput, "LSM:pyramid needs the option level=L (0 = the base)");
+    o.scale = c.values.number("scale");
+    o.resampling = parse_resampling(c.values.text("resampling"));
+    const long long level = c.values.integer("level");
     o.levels = static_cast<int>(level) + 1;
     const FeatureRasterInfo info = source_.info();
     const auto sizes = pyramid_sizes(info.width, info.height, o);  // refuses levels below one cell
@@ -302,14 +236,14 @@ class PyramidRaster final : public DerivedRaster {
 class HogRaster final : public DerivedRaster {
  public:
   explicit HogRaster(const Connection& c)
-      : source_(c.path, bands_of(c)), pass_(make_hog_pass(parse_backend(c.get("backend", "auto")))) {
-    o_.cell = static_cast<int>(c.get_integer("cell", 8));
-    o_.block = static_cast<int>(c.get_integer("block", 3));
-    o_.bins = static_cast<int>(c.get_integer("bins", 9));
-    o_.signed_orientation = c.get_flag("signed");
-    o_.norm = parse_hog_norm(c.get("norm", "L2-Hys"));
-    o_.variant = parse_hog_variant(c.get("variant", "skimage"));
-    o_.window_sigma = c.get_real("window_sigma", 0);
+      : source_(c.path, bands_of(c)), pass_(make_hog_pass(parse_backend(c.values.text("backend")))) {
+    o_.cell = static_cast<int>(c.values.integer("cell"));
+    o_.block = static_cast<int>(c.values.integer("block"));
+    o_.bins = static_cast<int>(c.values.integer("bins"));
+    o_.signed_orientation = c.values.flag("signed");
+    o_.norm = parse_hog_norm(c.values.text("norm"));
+    o_.variant = parse_hog_variant(c.values.text("variant"));
+    o_.window_sigma = c.values.number("window-sigma");
     // As lsm hog: skimage on [0, 1] grey levels, Dalal-Triggs on the stored values.
     o_.value_divisor = o_.variant == HogVariant::Skimage ? source_.unit_range_divisor() : 1.0;
     const FeatureRasterInfo info = source_.info();
@@ -343,7 +277,7 @@ class HogRaster final : public DerivedRaster {
  private:
   // As lsm hog: band=N, else the grey levels of bands 1-3, or band 1 of a 1-band input.
   static std::vector<int> bands_of(const Connection& c) {
-    if (c.has("band")) return {static_cast<int>(c.get_integer("band", 1))};
+    if (c.values.given("band")) return {static_cast<int>(c.values.integer("band"))};
     GdalFeatureRaster probe(c.path, {});
     return probe.info().bands >= 3 ? std::vector<int>{1, 2, 3} : std::vector<int>{1};
   }
@@ -354,12 +288,10 @@ class HogRaster final : public DerivedRaster {
   std::vector<float> planes_;
 };
 
-// seeds=X,Y[,Z];X,Y[,Z]...
-std::vector<Voxel> parse_seeds(const std::string& text, bool volume) {
+// seeds=X,Y[,Z];X,Y[,Z]... (already split at ';').
+std::vector<Voxel> parse_seeds(const std::vector<std::string>& texts, bool volume) {
   std::vector<Voxel> seeds;
-  std::istringstream items(text);
-  std::string item;
-  while (std::getline(items, item, ';')) {
+  for (const std::string& item : texts) {
     std::istringstream in(item);
     Voxel v;
     char c1 = 0, c2 = 0;
@@ -378,18 +310,18 @@ std::vector<Voxel> parse_seeds(const std::string& text, bool volume) {
 // with volume=YES), computed on the first read.
 class FuzzyRaster final : public DerivedRaster {
  public:
-  explicit FuzzyRaster(const Connection& c) : engine_(make_fuzzy_engine(parse_backend(c.get("backend", "auto")))) {
-    const bool volume = c.get_flag("volume");
-    image_ = read_volume(c.path, volume, static_cast<int>(c.get_integer("band", 1)));
-    seeds_ = parse_seeds(c.get("seeds"), volume);
+  explicit FuzzyRaster(const Connection& c) : engine_(make_fuzzy_engine(parse_backend(c.values.text("backend")))) {
+    const bool volume = c.values.flag("volume");
+    image_ = read_volume(c.path, volume, static_cast<int>(c.values.given("band") ? c.values.integer("band") : 1));
+    seeds_ = parse_seeds(c.values.texts("seed"), volume);
     check_seeds(image_.view(), seeds_);
     ObjectStatistics stats;
-    if (!c.has("mean") || !c.has("sd") || !c.has("sd_diff"))
-      stats = estimate_object_statistics(image_.view(), seeds_, c.get_integer("seed_radius", 2));
-    stats.mean = c.get_real("mean", stats.mean);
-    stats.sd = c.get_real("sd", stats.sd);
-    stats.sd_diff = c.get_real("sd_diff", stats.sd_diff);
-    const long long adjacency = c.get_integer("adjacency", volume ? 6 : 4);
+    if (!c.values.given("mean") || !c.values.given("sd") || !c.values.given("sd-diff"))
+      stats = estimate_object_statistics(image_.view(), seeds_, c.values.integer("seed-radius"));
+    stats.mean = c.values.optional_number("mean").value_or(stats.mean);
+    stats.sd = c.values.optional_number("sd").value_or(stats.sd);
+    stats.sd_diff = c.values.optional_number("sd-diff").value_or(stats.sd_diff);
+    const long long adjacency = c.values.given("adjacency") ? c.values.integer("adjacency") : (volume ? 6 : 4);
     if (adjacency != (volume ? 6 : 4) && adjacency != (volume ? 26 : 8))
       throw Error(ErrorKind::BadInput, std::string("option adjacency must be ") + (volume ? "6 or 26" : "4 or 8"));
     affinity_ = affinity_parameters(stats, adjacency == (volume ? 6 : 4) ? Adjacency::Face : Adjacency::Full);
@@ -424,14 +356,19 @@ class FuzzyRaster final : public DerivedRaster {
 }  // namespace
 
 std::unique_ptr<DerivedRaster> open_derived_raster(const Connection& c) {
-  if (c.operation == "label") return std::make_unique<LabelRaster>(c);
-  if (c.operation == "patchmetric") return std::make_unique<PatchMetricRaster>(c);
-  if (c.operation == "gradient") return std::make_unique<GradientRaster>(c);
-  if (c.operation == "fuzzy") return std::make_unique<FuzzyRaster>(c);
-  if (c.operation == "kmeans") return std::make_unique<KMeansRaster>(c);
-  if (c.operation == "pyramid") return std::make_unique<PyramidRaster>(c);
-  if (c.operation == "hog") return std::make_unique<HogRaster>(c);
-  throw Error(ErrorKind::BadInput, "unknown LSM operation '" + c.operation + "'");
+  const std::string& op = c.operation.spec.name;
+  if (op == "label") return std::make_unique<OperationRaster>(c, GDT_UInt32, 0.0, "patch_id");
+  if (op == "patchmetric") {
+    std::string metric = c.values.text("metric");
+    for (char& ch : metric) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return std::make_unique<OperationRaster>(c, GDT_Float64, std::numeric_limits<double>::quiet_NaN(), metric);
+  }
+  if (op == "gradient") return std::make_unique<GradientRaster>(c);
+  if (op == "fuzzy") return std::make_unique<FuzzyRaster>(c);
+  if (op == "kmeans") return std::make_unique<KMeansRaster>(c);
+  if (op == "pyramid") return std::make_unique<PyramidRaster>(c);
+  if (op == "hog") return std::make_unique<HogRaster>(c);
+  throw Error(ErrorKind::BadInput, "unknown LSM operation '" + op + "'");
 }
 
 }  // namespace lsm::gdal_plugin

@@ -92,47 +92,6 @@ GDALDataset* open(GDALOpenInfo* info) {
   }
 }
 
-// GDAL_DMD_OPENOPTIONLIST: every option of every operation.
-std::string open_option_list() {
-  std::string xml = "<OpenOptionList>";
-  auto add = [&](const char* name, const char* type, const char* text) {
-    char* escaped = CPLEscapeString(text, -1, CPLES_XML);  // descriptions may hold quotes and apostrophes
-    xml += std::string("<Option name='") + name + "' type='" + type + "' description=\"" + escaped + "\"/>";
-    CPLFree(escaped);
-  };
-  add("BAND", "int", "1-based source band (label, gradient, fuzzy without VOLUME); default 1");
-  add("NEIGHBORS", "int", "label, patchmetric: neighbour rule, 4 or 8 (default 8, FRAGSTATS)");
-  add("METRIC", "string", "patchmetric: the FRAGSTATS patch metric of every cell (AREA, PERIM, GYRATE, PARA, SHAPE, FRAC, CIRCLE, CONTIG, CORE, NCORE, CAI, ENN)");
-  add("EDGE_DEPTH", "int", "patchmetric: edge depth in cells for the core metrics (default 1)");
-  add("BACKEND", "string", "auto, cpu or cuda (default auto)");
-  add("GREY", "boolean", "gradient: differentiate the grey levels of bands 1-3");
-  add("SIGMA", "float", "gradient: Gaussian sigma in cells (default 1)");
-  add("RADIUS", "int", "gradient: kernel radius in cells (default 3: 7 taps)");
-  add("K", "int", "kmeans: number of classes (required)");
-  add("COLOR_SPACE", "string", "kmeans: none or lab (8-bit RGB clustered in CIE L*a*b*)");
-  add("SEED", "int", "kmeans: k-means++ seed (default 0)");
-  add("N_INIT", "int", "kmeans: k-means++ runs, the lowest inertia wins (default 1)");
-  add("MAX_ITER", "int", "kmeans: Lloyd iterations per run (default 300)");
-  add("CELL", "int", "hog: pixels per cell side (default 8)");
-  add("BLOCK", "int", "hog: cells per block side (default 3)");
-  add("BINS", "int", "hog: orientation bins (default 9)");
-  add("SIGNED", "boolean", "hog: orientations over 360 degrees");
-  add("NORM", "string", "hog: L1, L1-sqrt, L2 or L2-Hys (default L2-Hys)");
-  add("VARIANT", "string", "hog: skimage (default) or dalal-triggs (OpenCV's HOGDescriptor)");
-  add("WINDOW_SIGMA", "float", "hog dalal-triggs: block window sigma in pixels (default block * cell / 4)");
-  add("LEVEL", "int", "pyramid: the level, 0 = the base (required)");
-  add("SCALE", "float", "pyramid: size ratio of consecutive levels (default 1.05)");
-  add("RESAMPLING", "string", "pyramid: bilinear, area or gaussian (default bilinear)");
-  add("VOLUME", "boolean", "fuzzy: every band a slice, segmented in 3-D");
-  add("SEEDS", "string", "fuzzy: seeds X,Y[,Z] separated by semicolons (0-based)");
-  add("ADJACENCY", "int", "fuzzy: 4 or 8 (image), 6 or 26 (volume)");
-  add("SEED_RADIUS", "int", "fuzzy: object statistics from the (2R+1)-voxel boxes around the seeds (default 2)");
-  add("MEAN", "float", "fuzzy: object mean (default: from the seeds)");
-  add("SD", "float", "fuzzy: object SD (default: from the seeds)");
-  add("SD_DIFF", "float", "fuzzy: SD of half-differences of neighbours (default: from the seeds)");
-  return xml + "</OpenOptionList>";
-}
-
 }  // namespace
 
 }  // namespace lsm::gdal_plugin

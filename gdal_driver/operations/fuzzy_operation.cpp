@@ -1,20 +1,22 @@
-// lsm fuzzy INPUT OUTPUT.tif --seed X,Y[,Z]: the fuzzy connectedness scene
-// of a 2-D image (one band) or a 3-D volume (--volume: band k = slice k) as
-// Float32 in [0, 1] (NaN on nodata), and with --threshold the object mask.
+// fuzzy: the fuzzy connectedness scene of a 2-D image (one band) or a 3-D
+// volume (volume: band k = slice k) as Float32 in [0, 1] (NaN on nodata), and
+// with a threshold the object mask. lsm fuzzy INPUT OUTPUT.tif --seed X,Y[,Z];
+// LSM:fuzzy.
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
 #include <sstream>
 
-#include "cli_common.h"
-#include "commands.h"
+#include "common_parameters.h"
 #include "error.h"
 #include "fuzzy_connectedness.h"
 #include "gdal_volume.h"
 #include "geotiff_output.h"
+#include "operations.h"
 
-namespace lsm::cli {
+namespace lsm::ops {
 
 namespace {
 
@@ -31,26 +33,27 @@ std::vector<double> numbers(const std::string& text, const std::string& option) 
       used = 0;
     }
     if (used == 0 || used != part.size() || !std::isfinite(value))
-      throw Error(ErrorKind::BadInput, "bad " + option + " '" + text + "': expected comma-separated numbers");
+      throw Error(ErrorKind::BadInput, "'" + text + "' is not comma-separated numbers");
     out.push_back(value);
   }
   return out;
 }
 
-Voxel parse_seed(const std::string& text, bool volume) {
-  const std::vector<double> n = numbers(text, "--seed");
+// `name`: the parameter as the front end spells it, for the message.
+Voxel parse_seed(const std::string& text, bool volume, const std::string& name) {
+  const std::vector<double> n = numbers(text, "seed");
   if (n.size() != (volume ? 3u : 2u))
-    throw Error(ErrorKind::BadInput, "bad --seed '" + text + "': expected " + (volume ? "X,Y,Z" : "X,Y") +
+    throw Error(ErrorKind::BadInput, "bad " + name + " '" + text + "': expected " + (volume ? "X,Y,Z" : "X,Y") +
                                          " (0-based column, row" + (volume ? ", slice)" : ")"));
   for (double v : n)
-    if (v != std::floor(v)) throw Error(ErrorKind::BadInput, "bad --seed '" + text + "': voxel indices are integers");
+    if (v != std::floor(v)) throw Error(ErrorKind::BadInput, "bad " + name + " '" + text + "': voxel indices are integers");
   return {static_cast<int64_t>(n[0]), static_cast<int64_t>(n[1]), volume ? static_cast<int64_t>(n[2]) : 0};
 }
 
-Adjacency parse_adjacency(int neighbours, bool volume) {
+Adjacency parse_adjacency(int neighbours, bool volume, const std::string& name) {
   if (neighbours == (volume ? 6 : 4)) return Adjacency::Face;
   if (neighbours == (volume ? 26 : 8)) return Adjacency::Full;
-  throw Error(ErrorKind::BadInput, "--adjacency must be " + std::string(volume ? "6 or 26 for a volume" : "4 or 8 for an image"));
+  throw Error(ErrorKind::BadInput, name + " must be " + std::string(volume ? "6 or 26 for a volume" : "4 or 8 for an image"));
 }
 
 // Every non-zero voxel with data of the mask is a seed.
@@ -77,40 +80,69 @@ std::string mask_path_for(const std::string& output) {
   return stem + "_mask.tif";
 }
 
-}  // namespace
+// A seed X,Y or X,Y,Z of the command line or the driver: checked as a list of
+// integers when set (the image's dimension is known only at run time).
+void check_seed_text(const std::string& text) {
+  const std::vector<double> n = numbers(text, "seed");
+  if (n.size() != 2 && n.size() != 3) throw Error(ErrorKind::BadInput, "'" + text + "' is not X,Y (image) or X,Y,Z (volume)");
+}
 
-int run_fuzzy(const std::vector<std::string>& args) {
-  std::string input, output, seeds_from, voxel_size, mask_path, backend = "auto";
-  std::vector<std::string> seed_texts, background_texts;
-  std::optional<double> mean, sd, sd_diff, threshold;
-  int band = 1, adjacency = 0;
-  int64_t seed_radius = 2;
-  bool volume = false, quiet = false, relative = false;
-  po::options_description desc("lsm fuzzy options");
-  desc.add_options()
-      ("input", po::value(&input)->required(), "image or volume (any raster GDAL reads)")
-      ("output", po::value(&output)->required(), "connectivity scene: Float32 GeoTIFF in [0, 1], NaN = nodata")
-      ("seed", po::value(&seed_texts)->composing(), "seed voxel X,Y (image) or X,Y,Z (volume), 0-based; repeatable")
-      ("seeds-from", po::value(&seeds_from), "raster of the input's size whose non-zero voxels are seeds")
-      ("relative", po::bool_switch(&relative), "relative fuzzy connectedness: the object is where the object seeds' connectivity beats the background seeds'")
-      ("background-seed", po::value(&background_texts)->composing(), "background seed for --relative, as --seed; repeatable")
-      ("volume", po::bool_switch(&volume), "read every band as a slice (band k = slice k) and segment in 3-D")
-      ("band", po::value(&band)->default_value(1), "the band of a 2-D image")
-      ("adjacency", po::value(&adjacency), "4 or 8 (image, default 4); 6 or 26 (volume, default 6)")
-      ("seed-radius", po::value(&seed_radius)->default_value(2), "object statistics from the (2R+1)-voxel boxes around the seeds")
-      ("mean", po::value<double>()->notifier([&](double v) { mean = v; }), "object mean m (default: from the seed neighbourhood)")
-      ("sd", po::value<double>()->notifier([&](double v) { sd = v; }), "object SD sigma (default: from the seed neighbourhood)")
-      ("sd-diff", po::value<double>()->notifier([&](double v) { sd_diff = v; }), "SD sigma_d of half-differences of adjacent voxels (default: from the seeds)")
-      ("voxel-size", po::value(&voxel_size), "voxel size X,Y,Z in mm, recorded in the output (default: the input's VOXEL_SIZE_MM)")
-      ("threshold", po::value<double>()->notifier([&](double v) { threshold = v; }), "also write the object mask: connectivity >= T")
-      ("mask", po::value(&mask_path), "path of the mask (default: OUTPUT's name with _mask.tif)")
-      ("backend", po::value(&backend)->default_value("auto"), "auto, cpu, cuda, or reference (the sequential kFOE)")
-      ("quiet,q", po::bool_switch(&quiet), "no progress output");
-  add_raster_output_options(desc);
-  po::positional_options_description pos;
-  pos.add("input", 1).add("output", 1);
-  if (!parse(args, desc, pos, "usage: lsm fuzzy INPUT OUTPUT.tif --seed X,Y[,Z] [--seed ...] [--volume] [options]"))
-    return 0;
+OperationSpec fuzzy_spec() {
+  OperationSpec s;
+  s.name = "fuzzy";
+  s.summary = "fuzzy connectedness from seeds (2-D image or 3-D volume)";
+  s.usage = "usage: lsm fuzzy INPUT OUTPUT.tif --seed X,Y[,Z] [--seed ...] [--volume] [options]";
+  s.parameters = joined(
+      {
+          input_raster("input", "image or volume (any raster GDAL reads)").needed().at_position(1),
+          output(ParameterRole::OutputRaster, "output", "connectivity scene: Float32 GeoTIFF in [0, 1], NaN = nodata")
+              .needed()
+              .at_position(2)
+              .only(kCommandLine),
+          text("seed", "seed voxel X,Y (image) or X,Y,Z (volume), 0-based; repeatable")
+              .several()
+              .named_in_driver("seeds")
+              .checked_by(check_seed_text),
+          input_raster("seeds-from", "raster of the input's size whose non-zero voxels are seeds").only(kCommandLine),
+          flag("relative", "relative fuzzy connectedness: the object is where the object seeds' connectivity beats the "
+                           "background seeds'")
+              .only(kCommandLine),
+          text("background-seed", "background seed for --relative, as --seed; repeatable")
+              .several()
+              .only(kCommandLine)
+              .checked_by(check_seed_text),
+          flag("volume", "read every band as a slice (band k = slice k) and segment in 3-D"),
+          integer("band", "the band of a 2-D image").with_default("1").at_least(1),
+          integer("adjacency", "4 or 8 (image, default 4); 6 or 26 (volume, default 6)").one_of({"4", "8", "6", "26"}),
+          integer("seed-radius", "object statistics from the (2R+1)-voxel boxes around the seeds")
+              .with_default("2")
+              .at_least(0)
+              .in("voxels"),
+          number("mean", "object mean m (default: from the seed neighbourhood)"),
+          number("sd", "object SD sigma (default: from the seed neighbourhood)"),
+          number("sd-diff", "SD sigma_d of half-differences of adjacent voxels (default: from the seeds)"),
+          text("voxel-size", "voxel size X,Y,Z in mm, recorded in the output (default: the input's VOXEL_SIZE_MM)")
+              .only(kCommandLine),
+          number("threshold", "also write the object mask: connectivity >= T").at_least(0).at_most(1).only(kCommandLine),
+          output(ParameterRole::OutputRaster, "mask", "path of the mask (default: OUTPUT's name with _mask.tif)")
+              .only(kCommandLine),
+          backend_parameter({"reference"}).with_help("auto, cpu, cuda, or reference (the sequential kFOE)"),
+          quiet_parameter(),
+      },
+      raster_output_parameters());
+  return s;
+}
+
+void run_fuzzy_operation(const ParameterValues& v, const RunContext& context) {
+  apply_raster_output_format(v);
+  const std::string input = v.text("input"), output = v.text("output"), seeds_from = v.text("seeds-from");
+  const std::string voxel_size = v.text("voxel-size"), mask_path = v.text("mask"), backend = v.text("backend");
+  const std::vector<std::string> seed_texts = v.texts("seed"), background_texts = v.texts("background-seed");
+  const std::optional<double> mean = v.optional_number("mean"), sd = v.optional_number("sd"),
+                              sd_diff = v.optional_number("sd-diff"), threshold = v.optional_number("threshold");
+  const int band = static_cast<int>(v.integer("band")), adjacency = static_cast<int>(v.integer("adjacency"));
+  const int64_t seed_radius = v.integer("seed-radius");
+  const bool volume = v.flag("volume"), quiet = context.quiet, relative = v.flag("relative");
   if (seed_texts.empty() == seeds_from.empty())
     throw Error(ErrorKind::BadInput, "give the seeds with --seed or with --seeds-from (one of the two)");
   if (relative != !background_texts.empty())
@@ -118,7 +150,7 @@ int run_fuzzy(const std::vector<std::string>& args) {
   if (threshold && !(*threshold >= 0 && *threshold <= 1))
     throw Error(ErrorKind::BadInput, "--threshold must lie in [0, 1]");
   if (!mask_path.empty() && !threshold) throw Error(ErrorKind::BadInput, "--mask needs --threshold");
-  const Adjacency adjacency_rule = parse_adjacency(adjacency ? adjacency : (volume ? 6 : 4), volume);
+  const Adjacency adjacency_rule = parse_adjacency(adjacency ? adjacency : (volume ? 6 : 4), volume, v.spelled("adjacency"));
   std::optional<std::array<double, 3>> voxel_size_mm;
   if (!voxel_size.empty()) {
     const std::vector<double> n = numbers(voxel_size, "--voxel-size");
@@ -127,13 +159,13 @@ int run_fuzzy(const std::vector<std::string>& args) {
     voxel_size_mm = std::array<double, 3>{n[0], n[1], n[2]};
   }
   std::vector<Voxel> seeds;
-  for (const std::string& t : seed_texts) seeds.push_back(parse_seed(t, volume));
+  for (const std::string& t : seed_texts) seeds.push_back(parse_seed(t, volume, v.spelled("seed")));
   std::vector<Voxel> background_seeds;
-  for (const std::string& t : background_texts) background_seeds.push_back(parse_seed(t, volume));
+  for (const std::string& t : background_texts) background_seeds.push_back(parse_seed(t, volume, v.spelled("background-seed")));
   const bool use_reference = backend == "reference";
   std::unique_ptr<FuzzyEngine> engine = use_reference ? nullptr : make_fuzzy_engine(parse_backend(backend));
 
-  const ProgressFn progress = terminal_progress(quiet);
+  const ProgressFn progress = context.checked_progress();
   LoadedVolume image = read_volume(input, volume, band, scaled_progress(progress, 0.0, 0.2));
   if (!seeds_from.empty()) seeds = seeds_from_mask(seeds_from, image, volume, band);
   if (!voxel_size_mm) voxel_size_mm = image.voxel_size_mm;
@@ -196,7 +228,10 @@ int run_fuzzy(const std::vector<std::string>& args) {
   if (!quiet)  // after GDAL's progress line, which owns stdout while it runs
     std::printf("object: mean %.6g, SD %.6g, SD of differences %.6g; %zu seed%s, %s backend\n", stats.mean, stats.sd,
                 stats.sd_diff, seeds.size(), seeds.size() == 1 ? "" : "s", use_reference ? "reference" : engine->name());
-  return 0;
 }
 
-}  // namespace lsm::cli
+}  // namespace
+
+Operation fuzzy_operation() { return {fuzzy_spec(), run_fuzzy_operation}; }
+
+}  // namespace lsm::ops

@@ -1,0 +1,113 @@
+#include "common_parameters.h"
+
+#include "error.h"
+#include "geotiff_output.h"
+
+namespace lsm::ops {
+
+namespace {
+
+int64_t tile_side(const std::string& text, const std::string& whole) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != text.size() || v <= 0)
+    throw Error(ErrorKind::BadInput, "'" + whole + "' is not N or WxH with positive integers");
+  return v;
+}
+
+// Tile size "N" or "WxH" as (width, height).
+std::pair<int64_t, int64_t> tile_size(const std::string& text) {
+  const size_t x = text.find_first_of("xX");
+  if (x == std::string::npos) {
+    const int64_t n = tile_side(text, text);
+    return {n, n};
+  }
+  return {tile_side(text.substr(0, x), text), tile_side(text.substr(x + 1), text)};
+}
+
+}  // namespace
+
+ParameterSpec backend_parameter(const std::vector<std::string>& extra) {
+  std::vector<std::string> choices{"auto", "cpu", "cuda"};
+  choices.insert(choices.end(), extra.begin(), extra.end());
+  return text("backend", "where to compute: auto (the GPU when there is one), cpu or cuda")
+      .one_of(choices)
+      .with_default("auto");
+}
+
+ParameterSpec quiet_parameter() {
+  return flag("quiet", "no progress output").short_option('q').only(kCommandLine);
+}
+
+std::vector<ParameterSpec> patch_parameters() {
+  return {
+      integer("band", "band of class codes (1-based)").with_default("1").short_option('b'),
+      integer("neighbors", "neighbour rule: 8 (FRAGSTATS default) or 4").one_of({"4", "8"}).with_default("8").short_option('n'),
+      backend_parameter(),
+      text("tile-size", "tile size N (N x N) or WxH cells; default: rows from the blocks, 1024 columns on the CPU, all on a GPU")
+          .in("cells")
+          .only(kCommandLine)
+          .checked_by([](const std::string& v) { tile_size(v); }),
+      quiet_parameter(),
+  };
+}
+
+std::vector<ParameterSpec> raster_output_parameters() {
+  return {
+      text("of", "output raster format: a GDAL driver's short name (default GTiff); COG, PNG and other copy-only "
+                 "formats are written through a temporary GeoTIFF")
+          .only(kCommandLine),
+      text("co", "creation option NAME=VALUE of the output format (repeatable)").several().only(kCommandLine),
+  };
+}
+
+ScanOptions scan_options(const ParameterValues& values) {
+  ScanOptions s;
+  s.rule = values.integer("neighbors") == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
+  if (values.spec().find("tile-size") && values.given("tile-size")) {
+    const auto [w, h] = tile_size(values.text("tile-size"));
+    s.tile_width = w;
+    s.tile_height = h;
+  }
+  return s;
+}
+
+void apply_raster_output_format(const ParameterValues& values) {
+  if (!values.given("of") && !values.given("co")) return;
+  RasterFormat format;
+  if (values.given("of")) format.driver = values.text("of");
+  format.creation_options = values.texts("co");
+  set_raster_output_format(format);
+}
+
+uint64_t memory_size(const std::string& text) {
+  const std::string bad = "must be a size such as 512M or 2G, not '" + text + "'";
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw Error(ErrorKind::BadInput, bad);
+  }
+  const std::string unit = text.substr(used);
+  double scale = 1024.0 * 1024;  // plain numbers: MiB
+  if (unit == "K" || unit == "k") scale = 1024;
+  else if (unit == "G" || unit == "g") scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty() && unit != "M" && unit != "m") throw Error(ErrorKind::BadInput, bad);
+  if (!(value > 0) || value * scale > 1e18) throw Error(ErrorKind::BadInput, bad);
+  const uint64_t bytes = static_cast<uint64_t>(value * scale);
+  if (bytes < (uint64_t(1) << 20)) throw Error(ErrorKind::BadInput, "must be at least 1M");
+  return bytes;
+}
+
+std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more) {
+  list.insert(list.end(), more.begin(), more.end());
+  return list;
+}
+
+}  // namespace lsm::ops

@@ -1,0 +1,37 @@
+#pragma once
+// Parameters that several operations share (the patch scan's, GDAL's output
+// format, -q) and the helpers that turn their values into engine options.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "operation_spec.h"
+#include "patch_scan.h"
+
+namespace lsm::ops {
+
+/// backend: auto, cpu or cuda (plus `extra` choices, e.g. fuzzy's reference).
+ParameterSpec backend_parameter(const std::vector<std::string>& extra = {});
+/// -q: no progress and no notes (command line only; the driver is silent).
+ParameterSpec quiet_parameter();
+/// band, neighbors, backend, tile-size and quiet of the operations that label patches.
+std::vector<ParameterSpec> patch_parameters();
+/// GDAL's -of FORMAT and -co NAME=VALUE of the raster outputs (command line only).
+std::vector<ParameterSpec> raster_output_parameters();
+
+/// The scan options of patch_parameters()' values.
+ScanOptions scan_options(const ParameterValues& values);
+/// Applies -of/-co (set_raster_output_format) when given.
+void apply_raster_output_format(const ParameterValues& values);
+
+/// Bytes of a memory size: a number with an optional unit K, M or G (powers
+/// of 1024; "1.5G"), plain numbers in MiB. Throws lsm::Error(BadInput) with
+/// the problem ("must be a size such as 512M or 2G") for anything else or a
+/// size below 1 MiB (tiny limits serve tests: they send everything that can
+/// go to scratch files there).
+uint64_t memory_size(const std::string& text);
+
+/// `list` with `more` appended.
+std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more);
+
+}  // namespace lsm::ops

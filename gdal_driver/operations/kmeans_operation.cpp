@@ -1,0 +1,154 @@
+// kmeans: K-means classes of a photo or a multiband raster (Byte/UInt16,
+// 0 = nodata, classes 1..K), or with select=greenest the cleaned vegetation
+// mask of Huo et al. (2014). lsm kmeans INPUT OUTPUT.tif --k K; LSM:kmeans.
+#include <fstream>
+#include <sstream>
+
+#include "atomic_output.h"
+#include "common_parameters.h"
+#include "error.h"
+#include "gdal_feature_raster.h"
+#include "geotiff_output.h"
+#include "kmeans.h"
+#include "operations.h"
+#include "vegetation_mask.h"
+
+namespace lsm::ops {
+
+namespace {
+
+std::vector<int> band_list(const std::string& text) {
+  std::vector<int> bands;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      size_t used = 0;
+      bands.push_back(std::stoi(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw Error(ErrorKind::BadInput, "'" + item + "' is not a band number (expected e.g. 1,2,3)");
+    }
+  }
+  return bands;
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+  AtomicOutput file(path);
+  {
+    std::ofstream out(file.temp_path());
+    out << text;
+    if (!out.flush()) throw Error(ErrorKind::Io, "cannot write '" + path + "'");
+  }
+  file.commit();
+}
+
+OperationSpec kmeans_spec() {
+  OperationSpec s;
+  s.name = "kmeans";
+  s.summary = "K-means classes of a photo or multiband raster";
+  s.usage = "usage: lsm kmeans INPUT OUTPUT.tif --k K [options]";
+  s.parameters = joined(
+      {
+          input_raster("input", "input raster or photo (any format GDAL reads)").needed().at_position(1),
+          output(ParameterRole::OutputRaster, "output", "output GeoTIFF: classes 1..K (0 = nodata), or the --select mask")
+              .needed()
+              .at_position(2)
+              .only(kCommandLine),
+          integer("k", "number of clusters").needed().at_least(1).at_most(65534),
+          text("bands", "bands to cluster, e.g. 1,2,3 (default: all but alpha)")
+              .only(kCommandLine)
+              .checked_by([](const std::string& v) { band_list(v); }),
+          text("color-space", "none, or lab: 3-band 8-bit sRGB converted to CIE L*a*b* (D65)")
+              .one_of({"none", "lab"})
+              .with_default("none"),
+          text("init", "initial centres: a text file of K lines of one value per band").only(kCommandLine),
+          integer("seed", "seed of the sample and of k-means++").with_default("0").at_least(0),
+          integer("n-init", "k-means++ runs; the lowest inertia wins").with_default("1").at_least(1),
+          integer("max-iter", "Lloyd iterations per run").with_default("300").at_least(1),
+          number("tol", "stop when no centre moves more than this (feature units); 0 = until no assignment changes")
+              .with_default("0")
+              .at_least(0)
+              .only(kCommandLine),
+          output(ParameterRole::OutputFile, "stats", "write centres, counts and inertia as JSON to this file")
+              .only(kCommandLine),
+          text("select", "greenest: output the mask of the cluster with the lowest a* (needs lab)")
+              .one_of({"greenest"})
+              .only(kCommandLine),
+          integer("open", "opening radius of the --select mask").with_default("0").at_least(0).in("cells").only(kCommandLine),
+          integer("close", "closing radius of the --select mask").with_default("0").at_least(0).in("cells").only(kCommandLine),
+          backend_parameter(),
+          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).only(kCommandLine),
+          integer("memory", "keep the features in memory (and on the GPU) when they take at most this many MB")
+              .with_default("4096")
+              .at_least(0)
+              .in("MB")
+              .only(kCommandLine),
+          quiet_parameter(),
+      },
+      raster_output_parameters());
+  return s;
+}
+
+void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
+  apply_raster_output_format(v);
+  KMeansOptions o;
+  o.k = static_cast<int>(v.integer("k"));
+  o.seed = static_cast<uint64_t>(v.integer("seed"));
+  o.n_init = static_cast<int>(v.integer("n-init"));
+  o.max_iter = static_cast<int>(v.integer("max-iter"));
+  o.tol = v.number("tol");
+  o.strip_rows = v.integer("tile-size");
+  o.resident_bytes = v.integer("memory") << 20;
+  const std::string colour_space = v.text("color-space"), select = v.text("select");
+  const int open_radius = static_cast<int>(v.integer("open")), close_radius = static_cast<int>(v.integer("close"));
+  if (!select.empty() && colour_space != "lab") throw Error(ErrorKind::BadInput, v.spelled("select") + " greenest needs " + v.spelled("color-space") + " lab");
+  if (select.empty() && (open_radius || close_radius))
+    throw Error(ErrorKind::BadInput, v.spelled("open") + " and " + v.spelled("close") + " clean the " + v.spelled("select") +
+                                         " mask; add " + v.spelled("select") + " greenest");
+
+  const std::string input = v.text("input");
+  GdalFeatureRaster raster(input, v.given("bands") ? band_list(v.text("bands")) : std::vector<int>{});
+  std::unique_ptr<LabFeatureRaster> lab;
+  if (colour_space == "lab") {
+    if (raster.info().bands != 3)
+      throw Error(ErrorKind::BadInput, v.spelled("color-space") + " lab needs 3 bands (R,G,B); " +
+                                           std::to_string(raster.info().bands) + " selected from '" + input + "'");
+    if (!raster.all_bands_byte())
+      throw Error(ErrorKind::BadInput, v.spelled("color-space") + " lab needs 8-bit (Byte) R,G,B bands");
+    lab = std::make_unique<LabFeatureRaster>(raster);
+  }
+  FeatureRasterSource& features = lab ? static_cast<FeatureRasterSource&>(*lab) : raster;
+  const FeatureRasterInfo info = features.info();
+  if (v.given("init")) o.init = read_centres_file(v.text("init"), o.k, info.bands);
+  auto pass = make_kmeans_pass(parse_backend(v.text("backend")));
+
+  const bool mask_output = !select.empty();
+  const GDALDataType type = mask_output || o.k <= 254 ? GDT_Byte : GDT_UInt16;
+  GeoTiffOutput out(v.text("output"), info.width, info.height, type, georeference_of(raster.dataset()),
+                    mask_output ? double(kMaskNodata) : 0.0);
+  std::vector<uint16_t> labels;  // the whole class raster, for the mask
+  if (mask_output) labels.resize(static_cast<size_t>(info.width * info.height));
+  const KMeansResult result = run_kmeans(
+      features, o, *pass,
+      [&](const Window& w, const uint16_t* l) {
+        if (mask_output) std::copy(l, l + w.width * w.height, labels.begin() + w.y0 * info.width);
+        else out.write(w, l, GDT_UInt16);
+      },
+      context.checked_progress());
+  int selected_class = 0;
+  if (mask_output) {
+    const int cluster = greenest_cluster(result);
+    const std::vector<uint8_t> mask = cluster_mask(labels, info.width, info.height, cluster, open_radius, close_radius);
+    out.write(Window{0, 0, info.width, info.height}, mask.data(), GDT_Byte);
+    selected_class = cluster + 1;
+  }
+  out.commit();
+  if (v.given("stats")) write_text_atomically(v.text("stats"), kmeans_result_json(result, selected_class));
+}
+
+}  // namespace
+
+Operation kmeans_operation() { return {kmeans_spec(), run_kmeans_operation}; }
+
+}  // namespace lsm::ops

@@ -1,0 +1,145 @@
+// label and patchmetric: the patch-ID raster (lsm label INPUT OUTPUT.tif,
+// LSM:label) and a FRAGSTATS patch metric of every cell (lsm patchmetric,
+// LSM:patchmetric), both streamed strip by strip through the engine: the
+// second labeling writes each strip as it comes.
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+#include "common_parameters.h"
+#include "error.h"
+#include "fragstats_metrics.h"
+#include "gdal_class_raster.h"
+#include "geotiff_output.h"
+#include "operations.h"
+#include "patch_records.h"
+#include "patch_row_metrics.h"
+#include "patch_scan.h"
+
+namespace lsm::ops {
+
+namespace {
+
+OperationSpec label_spec() {
+  OperationSpec s;
+  s.name = "label";
+  s.summary = "patch-ID raster (IDs = PIDs of the patch table)";
+  s.usage = "usage: lsm label INPUT OUTPUT.tif [options]";
+  s.parameters = joined(joined({input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
+                                output(ParameterRole::OutputRaster, "output", "output GeoTIFF of patch IDs")
+                                    .needed()
+                                    .at_position(2)
+                                    .only(kCommandLine)},
+                               patch_parameters()),
+                        raster_output_parameters());
+  return s;
+}
+
+void run_label(const ParameterValues& v, const RunContext& context) {
+  apply_raster_output_format(v);
+  ScanOptions scan = scan_options(v);
+  scan.keep_patch_ids = true;
+  GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
+  auto labeler = make_labeler(parse_backend(v.text("backend")));
+  const RasterInfo info = source.info();
+  GeoTiffOutput out(v.text("output"), info.width, info.height, GDT_UInt32, georeference_of(source.dataset()), 0.0);
+  const ProgressFn progress = context.checked_progress();
+  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0.0, 0.5));
+  GeoTiffLabelSink sink(out);
+  write_patch_ids(source, *labeler, table, sink, scaled_progress(progress, 0.5, 1.0));
+  out.commit();
+}
+
+// The patch table's metric columns, known without computing: those of an empty table.
+std::vector<std::string> patch_metric_names() {
+  std::vector<std::string> names;
+  for (const std::string& c : compute_fragstats_metrics(PatchTable{}, PatchRowResults{}, MetricOptions{}).patch.columns)
+    if (c != "PID" && c != "TYPE") names.push_back(c);
+  return names;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+OperationSpec patchmetric_spec() {
+  OperationSpec s;
+  s.name = "patchmetric";
+  s.summary = "a FRAGSTATS patch metric of every cell (Float64, NaN = nodata)";
+  s.usage = "usage: lsm patchmetric INPUT OUTPUT.tif --metric AREA [options]";
+  const std::vector<std::string> names = patch_metric_names();
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  s.parameters = joined(
+      joined({input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
+              output(ParameterRole::OutputRaster, "output", "output GeoTIFF: the metric of each cell's patch")
+                  .needed()
+                  .at_position(2)
+                  .only(kCommandLine),
+              text("metric", "the FRAGSTATS patch metric of every cell, in its FRAGSTATS unit")
+                  .one_of(names)
+                  .needed()
+                  .checked_by([names, list](const std::string& value) {
+                    if (std::find(names.begin(), names.end(), upper(value)) == names.end())
+                      throw Error(ErrorKind::BadInput, "'" + value + "' is not a patch metric (expected one of " + list + ")");
+                  }),
+              integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).in("cells")},
+             patch_parameters()),
+      raster_output_parameters());
+  return s;
+}
+
+// Writes each relabeled strip as the metric of its cells' patches.
+class PatchValueSink final : public LabelRasterSink {
+ public:
+  PatchValueSink(GeoTiffOutput& out, const std::vector<double>& by_pid) : out_(out), by_pid_(by_pid) {}
+  void write(const Window& w, const uint32_t* ids) override {
+    strip_.resize(static_cast<size_t>(w.width * w.height));
+    for (size_t i = 0; i < strip_.size(); ++i) strip_[i] = by_pid_[ids[i] < by_pid_.size() ? ids[i] : 0];
+    out_.write(w, strip_.data(), GDT_Float64);
+  }
+
+ private:
+  GeoTiffOutput& out_;
+  const std::vector<double>& by_pid_;
+  std::vector<double> strip_;
+};
+
+void run_patchmetric(const ParameterValues& v, const RunContext& context) {
+  apply_raster_output_format(v);
+  const std::string metric = upper(v.text("metric"));
+  ScanOptions scan = scan_options(v);
+  scan.keep_patch_ids = true;
+  GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
+  auto labeler = make_labeler(parse_backend(v.text("backend")));
+  const RasterInfo info = source.info();
+  GeoTiffOutput out(v.text("output"), info.width, info.height, GDT_Float64, georeference_of(source.dataset()),
+                    std::numeric_limits<double>::quiet_NaN());
+  out.describe_band(1, metric);
+  const ProgressFn progress = context.checked_progress();
+  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0.0, 1.0 / 3));
+  RowMetricOptions row_options;
+  row_options.edge_depth = static_cast<int>(v.integer("edge-depth"));
+  row_options.want_enn = metric == "ENN";
+  const PatchRowResults rows =
+      compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 1.0 / 3, 2.0 / 3));
+  // The metric by PID (8 bytes a patch; PID 0 = nodata and background: NaN).
+  std::vector<double> by_pid(patch_count(table) + 1, std::numeric_limits<double>::quiet_NaN());
+  size_t column = 0;
+  compute_fragstats_metrics(table, rows, MetricOptions{}, [&](const MetricTable& block) {
+    column = static_cast<size_t>(std::find(block.columns.begin(), block.columns.end(), metric) - block.columns.begin());
+    for (const MetricTable::Row& r : block.rows)
+      if (r.pid < by_pid.size()) by_pid[r.pid] = r.values[column];
+  });
+  PatchValueSink sink(out, by_pid);
+  write_patch_ids(source, *labeler, table, sink, scaled_progress(progress, 2.0 / 3, 1.0));
+  out.commit();
+}
+
+}  // namespace
+
+Operation label_operation() { return {label_spec(), run_label}; }
+Operation patchmetric_operation() { return {patchmetric_spec(), run_patchmetric}; }
+
+}  // namespace lsm::ops

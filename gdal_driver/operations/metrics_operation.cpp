@@ -1,0 +1,170 @@
+// metrics: the FRAGSTATS patch, class and landscape tables and the class
+// adjacency matrix of a categorical raster (lsm metrics INPUT --out PREFIX).
+#include <iostream>
+#include <optional>
+
+#include "cell_neighbourhood.h"
+#include "common_parameters.h"
+#include "error.h"
+#include "fragstats_core_areas.h"
+#include "fragstats_gyrate.h"
+#include "fragstats_metrics.h"
+#include "fragstats_tables.h"
+#include "gdal_class_raster.h"
+#include "metric_selection.h"
+#include "operations.h"
+#include "patch_records.h"
+#include "patch_row_metrics.h"
+
+namespace lsm::ops {
+
+namespace {
+
+OperationSpec metrics_spec() {
+  OperationSpec s;
+  s.name = "metrics";
+  s.summary = "FRAGSTATS patch, class and landscape tables (CSV)";
+  s.usage = "usage: lsm metrics INPUT --out PREFIX [options]";
+  s.front_ends = kCommandLine;
+  s.parameters = joined(
+      {
+          input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
+          output(ParameterRole::OutputTablePrefix, "out",
+                 "output prefix: PREFIX.patch.csv, PREFIX.class.csv, PREFIX.land.csv (or PREFIX.tidy.csv) and "
+                 "PREFIX.adj.csv (not when --metrics lists only metrics of the patch records, such as AREA, PERIM, CA, NP, TE)")
+              .needed()
+              .short_option('o')
+              .with_metavar("PREFIX"),
+          text("level", "levels to report: any of patch,class,land (default all)")
+              .checked_by([](const std::string& v) { MetricLevels::parse(v); }),
+          text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
+              .checked_by([](const std::string& v) { MetricSelection{v}; }),
+          integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).in("cells"),
+          text("gyrate", "GYRATE rule: fragstats (mean distance to the patch's area-median point, as FRAGSTATS prints) "
+                         "or centroid (mean distance to the centroid, the documented definition)")
+              .one_of({"fragstats", "centroid"})
+              .with_default("fragstats"),
+          text("core-areas", "disjunct core areas: fragstats (as FRAGSTATS counts them, missing some) or all (every "
+                             "8-connected core area, the documented definition); changes NCORE, CORE, CAI and the "
+                             "class/landscape core metrics")
+              .one_of({"fragstats", "all"})
+              .with_default("fragstats"),
+          integer("background", "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
+              .at_least(-2147483648.0)
+              .at_most(2147483647.0),
+          number("boundary-edge", "proportion of the landscape boundary and background edge counted as edge in TE/ED")
+              .with_default("0")
+              .at_least(0)
+              .at_most(1),
+          text("memory-limit", "memory the run may hold, e.g. 512M or 2G: what does not fit (patch records, per-patch "
+                               "values, edge cells) goes to scratch files, and the raster is labeled again instead of kept")
+              .with_default("1G")
+              .in("bytes")
+              .checked_by([](const std::string& v) { memory_size(v); }),
+          text("temp-dir", "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit"),
+          integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1),
+          integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0),
+          text("format", "table layout: fragstats (one column per metric) or tidy (one row per value)")
+              .one_of({"fragstats", "tidy"})
+              .with_default("fragstats"),
+          flag("print", "also print the class and landscape tables on stdout"),
+      },
+      patch_parameters());
+  return s;
+}
+
+void run_metrics(const ParameterValues& v, const RunContext& context) {
+  const std::string input = v.text("input"), prefix = v.text("out"), temp_dir = v.text("temp-dir");
+  // Every option is checked before any work.
+  const MetricLevels levels = MetricLevels::parse(v.given("level") ? v.text("level") : "patch,class,land");
+  const TableFormat format = parse_table_format(v.text("format"));
+  const MetricSelection selection = v.given("metrics") ? MetricSelection(v.text("metrics")) : MetricSelection();
+  const uint64_t memory_limit = memory_size(v.text("memory-limit"));
+  const std::optional<int32_t> background =
+      v.given("background") ? std::optional<int32_t>(static_cast<int32_t>(v.integer("background"))) : std::nullopt;
+  MetricOptions metric_options;
+  metric_options.background = background;
+  metric_options.boundary_edge = v.number("boundary-edge");
+  if (v.integer("max-richness") > 0) metric_options.max_richness = static_cast<int>(v.integer("max-richness"));
+  metric_options.wanted = [&selection](const std::string& column) { return selection.selects(column); };
+  metric_options.temp_dir = temp_dir;
+  metric_options.memory_limit = memory_limit / 4;
+  const ProgressFn progress = context.checked_progress();
+
+  GdalClassRaster source(input, static_cast<int>(v.integer("band")));
+  // Notes on stderr stay with -q, which silences only the progress.
+  if (source.geographic())
+    std::cerr << "lsm: note: '" << input << "' has a geographic CRS; areas and lengths are measured on the "
+              << source.ellipsoid() << " ellipsoid (PROJ geodesics), distances in the local plane of each pair\n";
+  else if (!source.has_crs())
+    std::cerr << "lsm: warning: '" << input << "' has no CRS; map units are taken as metres\n";
+  // The second pass (shape, core, ENN, class adjacencies) runs only when a
+  // wanted metric needs it; area/edge metrics come from the scan's records.
+  const bool second_pass = selection.needs_second_pass() || background.has_value() || source.geographic();
+  ScanOptions scan = scan_options(v);
+  scan.keep_patch_ids = second_pass;
+  // Closed patch records beyond an eighth of the limit wait on a scratch file
+  // (the second pass needs only their classes and last rows, read once).
+  scan.max_record_bytes = memory_limit / 8;
+  scan.temp_dir = temp_dir;
+  // Rasters whose labels fit half the memory limit (2 x 4 bytes a cell at
+  // the second pass's peak; 64 Mi cells with 1G) keep them for the second
+  // pass instead of being labeled a second time.
+  if (second_pass) scan.keep_labels_max_bytes = static_cast<int64_t>(memory_limit / 4);
+  auto labeler = make_labeler(parse_backend(v.text("backend")));
+  // On a GPU (one or several) the second pass's per-cell tests run there
+  // too; on the CPU the row visitors do them (see RowMetricOptions::counter).
+  std::unique_ptr<NeighbourhoodCounter> counter;
+  if (labeler->backend() == Backend::Cuda) counter = make_neighbourhood_counter(Backend::Cuda);
+  MetricTableFiles files(prefix, levels, format, second_pass);  // fails now if PREFIX is not writable
+  // Up to two passes over the raster: labeling (the first half of the
+  // progress when a second pass follows), then per-cell metrics.
+  const double scan_share = second_pass ? 0.5 : 1;
+  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0, scan_share));
+  const size_t classes = class_codes(table).size();
+  const long long max_classes = v.integer("max-classes");
+  if (classes > static_cast<size_t>(max_classes))
+    throw Error(ErrorKind::BadInput, "'" + input + "' has " + std::to_string(classes) + " classes, more than " +
+                                         v.spelled("max-classes") + " " + std::to_string(max_classes) +
+                                         " (is it a categorical raster?)");
+  // What the second pass still holds per patch (results, class and last row,
+  // ENN's best distance, open-patch slots: about 80 bytes) is not yet bounded
+  // by the limit; say so rather than let a run go over it silently.
+  const uint64_t per_patch_bytes = uint64_t(80) * patch_count(table);
+  if (second_pass && per_patch_bytes > memory_limit && !context.quiet)
+    std::cerr << "lsm: note: " << patch_count(table) << " patches: the second pass holds about "
+              << (per_patch_bytes >> 20) << " MiB of per-patch results, beyond " << v.spelled("memory-limit") << "\n";
+  RowMetricOptions row_options;
+  row_options.temp_dir = temp_dir;
+  row_options.edge_depth = static_cast<int>(v.integer("edge-depth"));
+  row_options.gyrate = parse_gyrate_rule(v.text("gyrate"));
+  row_options.core_areas = parse_core_area_rule(v.text("core-areas"));
+  row_options.want_enn = selection.wants_enn();
+  row_options.counter = counter.get();
+  const PatchRowResults rows =
+      second_pass
+          ? compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 0.5, 1))
+          : records_only_row_results(table);
+  // The patch table goes to its file block by block as it is computed.
+  FragstatsMetrics m = compute_fragstats_metrics(
+      table, rows, metric_options, [&](const MetricTable& block) { files.write_patch_rows(selection.apply(block)); });
+  m.cls = selection.apply(m.cls);
+  m.land = selection.apply(m.land);
+  files.write(m, rows);
+  if (v.flag("print")) {
+    if (levels.cls) {
+      std::cout << "\nClass metrics\n";
+      write_table_csv(std::cout, m.cls, MetricLevel::Class);
+    }
+    if (levels.land) {
+      std::cout << "\nLandscape metrics\n";
+      write_table_csv(std::cout, m.land, MetricLevel::Landscape);
+    }
+  }
+}
+
+}  // namespace
+
+Operation metrics_operation() { return {metrics_spec(), run_metrics}; }
+
+}  // namespace lsm::ops

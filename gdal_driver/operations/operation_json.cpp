@@ -1,0 +1,99 @@
+#include "operation_json.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace lsm::ops {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const char* type_name(ParameterType t) {
+  switch (t) {
+    case ParameterType::Integer: return "integer";
+    case ParameterType::Number: return "number";
+    case ParameterType::Flag: return "flag";
+    case ParameterType::String: break;
+  }
+  return "string";
+}
+
+Json role_name(ParameterRole r) {
+  switch (r) {
+    case ParameterRole::OutputRaster: return "raster";
+    case ParameterRole::OutputFile: return "file";
+    case ParameterRole::OutputTablePrefix: return "table-prefix";
+    case ParameterRole::OutputFolder: return "folder";
+    case ParameterRole::Value:
+    case ParameterRole::InputRaster: break;
+  }
+  return nullptr;
+}
+
+// A value as its type: 8 and 1.05 as numbers (whole numbers without a
+// fraction, "1" not "1.0"), text as text.
+Json typed(ParameterType type, const std::string& value) {
+  if (type == ParameterType::Integer) return std::stoll(value);
+  if (type == ParameterType::Number) {
+    const double x = std::stod(value);
+    if (x == std::floor(x) && std::fabs(x) < 9e15) return static_cast<long long>(x);
+    return x;
+  }
+  return value;
+}
+
+Json bound(const std::optional<double>& b) {
+  if (!b) return nullptr;
+  if (*b == std::floor(*b) && std::fabs(*b) < 9e15) return static_cast<long long>(*b);
+  return *b;
+}
+
+Json parameter_json(const ParameterSpec& p) {
+  Json j;
+  j["name"] = p.name;
+  j["type"] = type_name(p.type);
+  j["required"] = p.required;
+  if (p.type == ParameterType::Flag) j["default"] = false;
+  else j["default"] = p.default_value ? typed(p.type, *p.default_value) : Json(nullptr);
+  if (p.choices.empty()) {
+    j["choices"] = nullptr;
+  } else {
+    j["choices"] = Json::array();
+    for (const std::string& c : p.choices) j["choices"].push_back(typed(p.type, c));
+  }
+  j["multiple"] = p.repeatable;
+  j["positional"] = p.position;
+  j["help"] = p.help;
+  j["output"] = role_name(p.role);
+  j["short"] = p.short_name ? Json(std::string(1, p.short_name)) : Json(nullptr);
+  j["unit"] = p.unit.empty() ? Json(nullptr) : Json(p.unit);
+  j["minimum"] = bound(p.minimum);
+  j["maximum"] = bound(p.maximum);
+  j["driver"] = p.shown_in(kDriver) ? Json(p.driver_name()) : Json(nullptr);
+  return j;
+}
+
+}  // namespace
+
+std::string describe_json(const std::vector<Operation>& operations, const std::string& version) {
+  Json doc;
+  doc["program"] = "lsm";
+  doc["version"] = version;
+  doc["commands"] = Json::array();
+  for (const Operation& op : operations) {
+    if (!(op.spec.front_ends & kCommandLine)) continue;
+    Json c;
+    c["name"] = op.spec.name;
+    c["summary"] = op.spec.summary;
+    c["usage"] = op.spec.usage;
+    c["driver"] = (op.spec.front_ends & kDriver) != 0;
+    c["parameters"] = Json::array();
+    for (const ParameterSpec& p : op.spec.parameters)
+      if (p.shown_in(kCommandLine)) c["parameters"].push_back(parameter_json(p));
+    doc["commands"].push_back(c);
+  }
+  return doc.dump() + "\n";
+}
+
+}  // namespace lsm::ops

@@ -1,0 +1,24 @@
+#pragma once
+// The operations' declarations as JSON: `lsm --describe` prints it, the QGIS
+// provider (tools/qgis/) generates its algorithms from it, and the service
+// will describe its processes from it.
+#include <string>
+#include <vector>
+
+#include "operation_spec.h"
+
+namespace lsm::ops {
+
+/// The document, compact:
+///   {"program": "lsm", "version": V, "commands": [{"name", "summary", "usage",
+///    "parameters": [{"name", "type", "required", "default", "choices",
+///    "multiple", "positional", "help", "output", "short", "unit", "minimum",
+///    "maximum", "driver"}]}]}
+/// for the operations and parameters the command line shows. "type" is
+/// integer, number, string or flag; defaults and choices are typed (numbers
+/// as numbers); "output" is null for inputs and values, else raster, file,
+/// table-prefix or folder; "driver" is the GDAL driver's option name, or null
+/// where the driver does not take the parameter.
+std::string describe_json(const std::vector<Operation>& operations, const std::string& version);
+
+}  // namespace lsm::ops

@@ -1,0 +1,277 @@
+#include "operation_spec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+#include "error.h"
+
+namespace lsm::ops {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// 1, 1.05, 65534: the shortest text that reads back as `v`.
+std::string number_text(double v) {
+  std::ostringstream out;
+  out.precision(15);
+  out << v;
+  return out.str();
+}
+
+bool parse_integer(const std::string& v, long long& out) {
+  size_t used = 0;
+  try {
+    out = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used != 0 && used == v.size();
+}
+
+bool parse_number(const std::string& v, double& out) {
+  size_t used = 0;
+  try {
+    out = std::stod(v, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used != 0 && used == v.size() && std::isfinite(out);
+}
+
+bool parse_flag(const std::string& v, bool& out) {
+  const std::string l = lower(v);
+  if (l == "yes" || l == "true" || l == "on" || l == "1") out = true;
+  else if (l == "no" || l == "false" || l == "off" || l == "0") out = false;
+  else return false;
+  return true;
+}
+
+// "a or b", "a, b or c".
+std::string alternatives(const std::vector<std::string>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + values[i];
+  return out;
+}
+
+// "1 cell", "3 cells".
+std::string with_unit(double v, const std::string& unit) {
+  if (unit.empty()) return number_text(v);
+  const bool singular = v == 1 && unit.size() > 1 && unit.back() == 's';
+  return number_text(v) + " " + (singular ? unit.substr(0, unit.size() - 1) : unit);
+}
+
+// The problem with `value`, or "" when it is good.
+std::string problem_of(const ParameterSpec& p, const std::string& value) {
+  double x = 0;
+  switch (p.type) {
+    case ParameterType::Integer: {
+      long long n = 0;
+      if (!parse_integer(value, n)) return "must be an integer, not '" + value + "'";
+      x = static_cast<double>(n);
+      break;
+    }
+    case ParameterType::Number:
+      if (!parse_number(value, x)) return "must be a number, not '" + value + "'";
+      break;
+    case ParameterType::Flag: {
+      bool b = false;
+      if (!parse_flag(value, b)) return "must be YES or NO, not '" + value + "'";
+      return "";
+    }
+    case ParameterType::String:
+      break;
+  }
+  // A check function, where there is one, decides instead of the choices
+  // (patch metrics are matched in any case, with their own message).
+  if (!p.check && !p.choices.empty() && std::find(p.choices.begin(), p.choices.end(), value) == p.choices.end())
+    return "must be " + alternatives(p.choices) + ", not '" + value + "'";
+  if (p.type == ParameterType::Integer || p.type == ParameterType::Number) {
+    const bool low = p.minimum && x < *p.minimum, high = p.maximum && x > *p.maximum;
+    if (low || high) {
+      if (p.minimum && p.maximum)
+        return p.type == ParameterType::Integer
+                   ? "must be in " + number_text(*p.minimum) + ".." + number_text(*p.maximum) + " (got " + value + ")"
+                   : "must be between " + number_text(*p.minimum) + " and " + number_text(*p.maximum) + " (got " +
+                         value + ")";
+      return low ? "must be at least " + with_unit(*p.minimum, p.unit) + " (got " + value + ")"
+                 : "must be at most " + with_unit(*p.maximum, p.unit) + " (got " + value + ")";
+    }
+  }
+  if (p.check) {
+    try {
+      p.check(value);
+    } catch (const Error& e) {
+      // "must be ..." follows the name; any other text after a colon.
+      const std::string what = e.what();
+      return what.rfind("must", 0) == 0 ? what : ": " + what;
+    }
+  }
+  return "";
+}
+
+ParameterSpec make(std::string name, ParameterType type, std::string help) {
+  ParameterSpec p;
+  p.name = std::move(name);
+  p.type = type;
+  p.help = std::move(help);
+  return p;
+}
+
+}  // namespace
+
+std::string ParameterSpec::driver_name() const {
+  if (!driver_spelling.empty()) return driver_spelling;
+  std::string n = name;
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
+
+ParameterSpec ParameterSpec::with_default(std::string v) const { auto c = *this; c.default_value = std::move(v); return c; }
+ParameterSpec ParameterSpec::one_of(std::vector<std::string> values) const { auto c = *this; c.choices = std::move(values); return c; }
+ParameterSpec ParameterSpec::at_least(double v) const { auto c = *this; c.minimum = v; return c; }
+ParameterSpec ParameterSpec::at_most(double v) const { auto c = *this; c.maximum = v; return c; }
+ParameterSpec ParameterSpec::in(std::string unit_name) const { auto c = *this; c.unit = std::move(unit_name); return c; }
+ParameterSpec ParameterSpec::needed() const { auto c = *this; c.required = true; return c; }
+ParameterSpec ParameterSpec::several() const { auto c = *this; c.repeatable = true; return c; }
+ParameterSpec ParameterSpec::at_position(int p) const { auto c = *this; c.position = p; return c; }
+ParameterSpec ParameterSpec::only(unsigned mask) const { auto c = *this; c.front_ends = mask; return c; }
+ParameterSpec ParameterSpec::short_option(char s) const { auto c = *this; c.short_name = s; return c; }
+ParameterSpec ParameterSpec::named_in_driver(std::string s) const { auto c = *this; c.driver_spelling = std::move(s); return c; }
+ParameterSpec ParameterSpec::with_help(std::string h) const { auto c = *this; c.help = std::move(h); return c; }
+ParameterSpec ParameterSpec::with_metavar(std::string m) const { auto c = *this; c.metavar = std::move(m); return c; }
+ParameterSpec ParameterSpec::checked_by(std::function<void(const std::string&)> f) const {
+  auto c = *this;
+  c.check = std::move(f);
+  return c;
+}
+
+ParameterSpec integer(std::string name, std::string help) { return make(std::move(name), ParameterType::Integer, std::move(help)); }
+ParameterSpec number(std::string name, std::string help) { return make(std::move(name), ParameterType::Number, std::move(help)); }
+ParameterSpec text(std::string name, std::string help) { return make(std::move(name), ParameterType::String, std::move(help)); }
+ParameterSpec flag(std::string name, std::string help) { return make(std::move(name), ParameterType::Flag, std::move(help)); }
+ParameterSpec input_raster(std::string name, std::string help) {
+  ParameterSpec p = make(std::move(name), ParameterType::String, std::move(help));
+  p.role = ParameterRole::InputRaster;
+  p.front_ends = kCommandLine;  // the driver's input is the connection string's path
+  return p;
+}
+ParameterSpec output(ParameterRole role, std::string name, std::string help) {
+  ParameterSpec p = make(std::move(name), ParameterType::String, std::move(help));
+  p.role = role;
+  return p;
+}
+
+const ParameterSpec* OperationSpec::find(const std::string& n) const {
+  for (const ParameterSpec& p : parameters)
+    if (p.name == n) return &p;
+  return nullptr;
+}
+
+const ParameterSpec* OperationSpec::find_driver(const std::string& n) const {
+  const std::string wanted = lower(n);
+  for (const ParameterSpec& p : parameters)
+    if (p.shown_in(kDriver) && lower(p.driver_name()) == wanted) return &p;
+  return nullptr;
+}
+
+ParameterValues::ParameterValues(const OperationSpec& spec, FrontEnd front_end) : spec_(spec), front_end_(front_end) {}
+
+const ParameterSpec& ParameterValues::parameter(const std::string& name) const {
+  const ParameterSpec* p = spec_.find(name);
+  if (!p) throw Error(ErrorKind::Internal, "operation " + spec_.name + " has no parameter '" + name + "'");
+  return *p;
+}
+
+std::string ParameterValues::spelled(const std::string& name) const {
+  const ParameterSpec* p = spec_.find(name);
+  if (front_end_ == kDriver) return "option " + (p ? p->driver_name() : name);
+  return "--" + name;
+}
+
+void ParameterValues::fail(const std::string& name, const std::string& problem) const {
+  throw Error(ErrorKind::BadInput, spelled(name) + (problem.rfind(":", 0) == 0 ? "" : " ") + problem);
+}
+
+void ParameterValues::set(const std::string& name, const std::string& value) {
+  const ParameterSpec& p = parameter(name);
+  const std::string problem = problem_of(p, value);
+  if (!problem.empty()) fail(name, problem);
+  auto& list = values_[name];
+  if (p.repeatable) list.push_back(value);
+  else list.assign(1, value);
+}
+
+void ParameterValues::check_required() const {
+  for (const ParameterSpec& p : spec_.parameters) {
+    if (!p.required || given(p.name) || !p.shown_in(front_end_)) continue;
+    std::string metavar = p.metavar;
+    if (metavar.empty()) {
+      metavar = p.name;
+      std::transform(metavar.begin(), metavar.end(), metavar.begin(),
+                     [](unsigned char c) { return c == '-' ? '_' : static_cast<char>(std::toupper(c)); });
+    }
+    if (front_end_ == kDriver)
+      throw Error(ErrorKind::BadInput, "LSM:" + spec_.name + " needs the option " + p.driver_name() + "=" + metavar);
+    if (p.position)
+      throw Error(ErrorKind::BadInput, "lsm " + spec_.name + " needs " + metavar + " (" + p.help + "; see --help)");
+    throw Error(ErrorKind::BadInput, "lsm " + spec_.name + " needs the option --" + p.name + " " + metavar + " (see --help)");
+  }
+}
+
+std::string ParameterValues::text(const std::string& name) const {
+  const auto it = values_.find(name);
+  if (it != values_.end() && !it->second.empty()) return it->second.back();
+  return parameter(name).default_value.value_or("");
+}
+
+std::vector<std::string> ParameterValues::texts(const std::string& name) const {
+  const auto it = values_.find(name);
+  if (it != values_.end()) return it->second;
+  const ParameterSpec& p = parameter(name);
+  return p.default_value ? std::vector<std::string>{*p.default_value} : std::vector<std::string>{};
+}
+
+long long ParameterValues::integer(const std::string& name) const {
+  long long n = 0;
+  const std::string v = text(name);
+  if (!v.empty() && !parse_integer(v, n)) fail(name, "must be an integer, not '" + v + "'");
+  return n;
+}
+
+double ParameterValues::number(const std::string& name) const {
+  double x = 0;
+  const std::string v = text(name);
+  if (!v.empty() && !parse_number(v, x)) fail(name, "must be a number, not '" + v + "'");
+  return x;
+}
+
+std::optional<double> ParameterValues::optional_number(const std::string& name) const {
+  if (!given(name) && !parameter(name).default_value) return std::nullopt;
+  return number(name);
+}
+
+bool ParameterValues::flag(const std::string& name) const {
+  bool b = false;
+  const std::string v = text(name);
+  if (!v.empty() && !parse_flag(v, b)) fail(name, "must be YES or NO, not '" + v + "'");
+  return b;
+}
+
+ProgressFn RunContext::checked_progress() const {
+  if (!cancel) return progress;
+  const std::atomic<bool>* flag = cancel;
+  ProgressFn inner = progress;
+  return [flag, inner](double f) {
+    if (flag->load()) return false;
+    return inner ? inner(f) : true;
+  };
+}
+
+}  // namespace lsm::ops

@@ -1,0 +1,173 @@
+#pragma once
+// The operation layer: each lsm operation (metrics, label, patchmetric,
+// synth, kmeans, gradient, pyramid, hog, fuzzy) is one declaration of its
+// parameters plus one run. Every front end renders the declaration: the CLI
+// builds its options and --help from it (tools/command_line.h), `lsm
+// --describe` prints it as JSON for the QGIS provider (operation_json.h), and
+// the GDAL driver builds its open-option list and checks connection strings
+// with it (gdal_driver/plugin/connection.h). Values are checked by one
+// validator per parameter, so a bad value gets the same message everywhere.
+// The model is GDAL's own algorithm framework (gcore/gdalalgorithm.h, 3.11).
+// No GDAL type appears here: runs open their inputs and outputs themselves.
+#include <atomic>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "progress.h"
+
+namespace lsm::ops {
+
+/// How a parameter's values are written and checked.
+enum class ParameterType {
+  Integer,  ///< a whole number ("8")
+  Number,   ///< a real number ("1.05")
+  String,   ///< free text, or one of `choices`
+  Flag      ///< present or not (CLI switch; YES/NO in the driver)
+};
+
+/// What a parameter names: a value, or a dataset the run reads or writes.
+enum class ParameterRole {
+  Value,
+  InputRaster,        ///< a raster GDAL opens
+  OutputRaster,       ///< a raster written (GeoTIFF or -of)
+  OutputFile,         ///< another file written (.npy, JSON)
+  OutputTablePrefix,  ///< the prefix of CSV tables
+  OutputFolder        ///< a folder of outputs
+};
+
+/// Which front ends show a parameter or an operation (bit mask).
+enum FrontEnd : unsigned {
+  kCommandLine = 1,  ///< lsm <command> and --describe (the QGIS provider)
+  kDriver = 2,       ///< LSM:<operation>:... connection strings and open options
+  kEveryFrontEnd = 3
+};
+
+/// One parameter of an operation. Build one with the helpers below, e.g.
+///   integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).in("cells")
+struct ParameterSpec {
+  std::string name;                          ///< CLI spelling: --edge-depth
+  char short_name = 0;                       ///< CLI short option (-q), 0 = none
+  ParameterType type = ParameterType::String;
+  ParameterRole role = ParameterRole::Value;
+  std::string help;                          ///< one sentence, no default in it
+  std::string unit;                          ///< "cells", "m", "bytes", ... ("" = none)
+  std::string metavar;                       ///< placeholder in messages ("K"); default: upper-case name
+  std::optional<std::string> default_value;  ///< as text; none = absent unless given
+  std::vector<std::string> choices;          ///< allowed values (empty = any)
+  std::optional<double> minimum, maximum;    ///< inclusive range of Integer/Number values
+  bool required = false;
+  bool repeatable = false;                   ///< CLI: given several times; driver: values joined by ';'
+  int position = 0;                          ///< 1-based position on the CLI (0 = named only)
+  unsigned front_ends = kEveryFrontEnd;
+  std::string driver_spelling;               ///< driver name when not the name with '_' for '-'
+  /// Further check of one value (a size, a seed); throws lsm::Error(BadInput)
+  /// with the problem only ("is not X,Y"): the caller prefixes the name.
+  /// When given, it decides instead of `choices` (which then only list).
+  std::function<void(const std::string& value)> check;
+
+  /// The driver's name: lower case with '_' (edge_depth), or driver_spelling.
+  std::string driver_name() const;
+  bool shown_in(FrontEnd f) const { return (front_ends & f) != 0; }
+
+  // Fluent setters, each returning a copy for chaining.
+  ParameterSpec with_default(std::string v) const;
+  ParameterSpec one_of(std::vector<std::string> values) const;
+  ParameterSpec at_least(double v) const;
+  ParameterSpec at_most(double v) const;
+  ParameterSpec in(std::string unit_name) const;
+  ParameterSpec needed() const;
+  ParameterSpec several() const;
+  ParameterSpec at_position(int p) const;
+  ParameterSpec only(unsigned front_end_mask) const;
+  ParameterSpec short_option(char c) const;
+  ParameterSpec named_in_driver(std::string spelling) const;
+  ParameterSpec with_metavar(std::string m) const;
+  ParameterSpec with_help(std::string h) const;
+  ParameterSpec checked_by(std::function<void(const std::string&)> f) const;
+};
+
+ParameterSpec integer(std::string name, std::string help);
+ParameterSpec number(std::string name, std::string help);
+ParameterSpec text(std::string name, std::string help);
+ParameterSpec flag(std::string name, std::string help);
+ParameterSpec input_raster(std::string name, std::string help);
+ParameterSpec output(ParameterRole role, std::string name, std::string help);
+
+/// An operation's declaration.
+struct OperationSpec {
+  std::string name;     ///< the CLI command and the driver's operation
+  std::string summary;  ///< one line
+  std::string usage;    ///< the CLI's usage line(s)
+  std::vector<ParameterSpec> parameters;
+  unsigned front_ends = kEveryFrontEnd;
+
+  /// The parameter named `name`, or nullptr.
+  const ParameterSpec* find(const std::string& name) const;
+  /// By driver name (case-insensitive), among those the driver shows; or nullptr.
+  const ParameterSpec* find_driver(const std::string& driver_name) const;
+};
+
+/// The values of one call, checked against the spec as they are set. The
+/// front end decides how names are spelled in messages: "--k" on the command
+/// line, "option k" in the driver.
+class ParameterValues {
+ public:
+  ParameterValues(const OperationSpec& spec, FrontEnd front_end);
+
+  /// Sets (or, for a repeatable parameter, adds) a value. Throws
+  /// lsm::Error(BadInput) naming the parameter when the value is malformed,
+  /// not a choice, out of range, or the parameter is unknown.
+  void set(const std::string& name, const std::string& value);
+  /// Throws lsm::Error(BadInput) "<operation> needs the option --k K" (or
+  /// "LSM:kmeans needs the option k=K") for a missing required parameter.
+  void check_required() const;
+
+  /// Whether the parameter was given (defaults do not count).
+  bool given(const std::string& name) const { return values_.count(name) != 0; }
+  /// The value given, else the default, else "".
+  std::string text(const std::string& name) const;
+  /// Every value given of a repeatable parameter (the default, if none).
+  std::vector<std::string> texts(const std::string& name) const;
+  long long integer(const std::string& name) const;  ///< 0 when absent with no default
+  double number(const std::string& name) const;      ///< 0 when absent with no default
+  bool flag(const std::string& name) const;
+  std::optional<double> optional_number(const std::string& name) const;
+
+  /// How this front end spells the parameter in messages: "--k" or "option k".
+  std::string spelled(const std::string& name) const;
+  /// lsm::Error(BadInput) with "<spelled name> <problem>".
+  [[noreturn]] void fail(const std::string& name, const std::string& problem) const;
+  const OperationSpec& spec() const { return spec_; }
+  FrontEnd front_end() const { return front_end_; }
+
+ private:
+  const ParameterSpec& parameter(const std::string& name) const;
+  const OperationSpec& spec_;
+  FrontEnd front_end_;
+  std::map<std::string, std::vector<std::string>> values_;
+};
+
+/// What a run gets besides its values.
+struct RunContext {
+  ProgressFn progress;                        ///< the front end's progress, or none
+  bool quiet = false;                         ///< no notes on stdout/stderr
+  const std::atomic<bool>* cancel = nullptr;  ///< set by the front end to stop the run
+
+  /// `progress` joined with the cancel flag: false once cancelled, so the
+  /// engine stops between tiles and throws Error(Io, "interrupted"). Never
+  /// empty when a cancel flag is present (quiet runs can be cancelled too).
+  ProgressFn checked_progress() const;
+};
+
+/// An operation: its declaration and its run. The run reads only `values`,
+/// throws lsm::Error for every failure, and leaves no output behind when it
+/// fails or is cancelled (outputs are written under a temporary name).
+struct Operation {
+  OperationSpec spec;
+  std::function<void(const ParameterValues& values, const RunContext& context)> run;
+};
+
+}  // namespace lsm::ops

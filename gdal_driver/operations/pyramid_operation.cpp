@@ -1,0 +1,124 @@
+// pyramid: an image pyramid of every (non-alpha) band as OUTDIR/level_00.tif
+// .. level_NN.tif (Float32, NaN = nodata), each georeferenced with cells
+// scaled to its size; or the input's GDAL overviews. lsm pyramid INPUT
+// OUTDIR; LSM:pyramid serves one level (level=L) window by window.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+
+#include "common_parameters.h"
+#include "error.h"
+#include "gdal_feature_raster.h"
+#include "gdal_overviews.h"
+#include "geotiff_output.h"
+#include "operations.h"
+#include "overviews.h"
+#include "pyramid.h"
+
+namespace lsm::ops {
+
+namespace {
+
+std::string level_path(const std::string& dir, int level) {
+  char name[32];
+  std::snprintf(name, sizeof name, "level_%02d.tif", level);
+  return (std::filesystem::path(dir) / name).string();
+}
+
+OperationSpec pyramid_spec() {
+  OperationSpec s;
+  s.name = "pyramid";
+  s.summary = "image pyramid (31 levels, scale 1.05)";
+  s.usage =
+      "usage: lsm pyramid INPUT OUTDIR [--levels N] [--scale S] [options]\n"
+      "       lsm pyramid INPUT --overviews average|mode [--backend B]";
+  s.parameters = joined(
+      {
+          input_raster("input", "input raster or photo (any format GDAL reads)").needed().at_position(1),
+          output(ParameterRole::OutputFolder, "outdir",
+                 "output folder: level_00.tif (the input) .. level_NN.tif (not with --overviews)")
+              .at_position(2)
+              .only(kCommandLine),
+          text("overviews", "instead build the input's GDAL overviews (factors 2, 4, 8 ... down to 256 cells, in "
+                            "INPUT.ovr) with average, or mode for categorical data")
+              .one_of({"average", "mode"})
+              .only(kCommandLine),
+          integer("level", "the level served, 0 = the base").needed().at_least(0).only(kDriver),
+          integer("levels", "number of levels, the input included").with_default("31").at_least(1).only(kCommandLine),
+          number("scale", "size ratio of consecutive levels (> 1)").with_default("1.05"),
+          text("resampling", "bilinear, area or gaussian").one_of({"bilinear", "area", "gaussian"}).with_default("bilinear"),
+          text("from", "base: each level from the input (the paper's variant); previous: from the level before")
+              .one_of({"base", "previous"})
+              .with_default("base")
+              .only(kCommandLine),
+          backend_parameter(),
+          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).only(kCommandLine),
+          quiet_parameter(),
+      },
+      raster_output_parameters());
+  return s;
+}
+
+void build_input_overviews(const ParameterValues& v, const RunContext& context) {
+  if (v.given("outdir")) throw Error(ErrorKind::BadInput, v.spelled("overviews") + " writes INPUT.ovr: give no OUTDIR");
+  const std::string input = v.text("input"), method_text = v.text("overviews");
+  const OverviewMethod method = parse_overview_method(method_text);
+  auto pass = make_overview_pass(parse_backend(v.text("backend")));
+  const std::vector<int> factors = build_overviews(input, method, *pass, context.checked_progress());
+  if (context.quiet) return;
+  std::string list;
+  for (int f : factors) list += " " + std::to_string(f);
+  std::cout << (factors.empty() ? "no overviews needed: the raster fits in 256 x 256 cells\n"
+                                : "overviews" + list + " (" + method_text + ", " + pass->name() + ") in " + input + ".ovr\n");
+}
+
+void run_pyramid_operation(const ParameterValues& v, const RunContext& context) {
+  if (v.given("overviews")) return build_input_overviews(v, context);
+  if (!v.given("outdir")) throw Error(ErrorKind::BadInput, "give an OUTDIR for the levels, or " + v.spelled("overviews"));
+  apply_raster_output_format(v);
+  PyramidOptions o;
+  o.levels = static_cast<int>(v.integer("levels"));
+  o.scale = v.number("scale");
+  o.resampling = parse_resampling(v.text("resampling"));
+  o.from_previous = v.text("from") == "previous";
+  const int64_t strip_rows = v.integer("tile-size");
+  const std::string outdir = v.text("outdir");
+
+  GdalFeatureRaster base(v.text("input"), {});
+  const FeatureRasterInfo info = base.info();
+  const auto sizes = pyramid_sizes(info.width, info.height, o);
+  for (size_t l = 1; l < sizes.size(); ++l)  // fails before anything is written
+    level_mapping(o.from_previous ? sizes[l - 1].first : info.width, o.from_previous ? sizes[l - 1].second : info.height,
+                  sizes[l].first, sizes[l].second, o.resampling);
+  std::error_code ec;
+  std::filesystem::create_directories(outdir, ec);
+  if (!std::filesystem::is_directory(outdir)) throw Error(ErrorKind::Io, "cannot create folder '" + outdir + "'");
+  auto pass = make_pyramid_pass(parse_backend(v.text("backend")));
+  const GeoReference georef = georeference_of(base.dataset());
+
+  double total = 0, done = 0;
+  for (const auto& s : sizes) total += double(s.first) * double(s.second);
+  const ProgressFn progress = context.checked_progress();
+  std::unique_ptr<GdalFeatureRaster> previous;  // the level just written, for --from previous
+  for (size_t l = 0; l < sizes.size(); ++l) {
+    const auto [w, h] = sizes[l];
+    FeatureRasterSource& source = o.from_previous && previous ? static_cast<FeatureRasterSource&>(*previous) : base;
+    PyramidLevelRaster level(source, w, h, o.resampling, *pass);
+    const std::string path = level_path(outdir, int(l));
+    GeoTiffOutput out(path, w, h, GDT_Float32, scale_cells(georef, double(info.width) / w, double(info.height) / h),
+                      std::numeric_limits<double>::quiet_NaN(), info.bands);
+    const double share = double(w) * double(h) / total;
+    stream_feature_strips(level, strip_rows, [&](const Window& win, const float* values) { out.write_interleaved(win, values); },
+                          scaled_progress(progress, done, done + share));
+    done += share;
+    out.commit();
+    if (o.from_previous) previous = std::make_unique<GdalFeatureRaster>(path, std::vector<int>{});
+  }
+}
+
+}  // namespace
+
+Operation pyramid_operation() { return {pyramid_spec(), run_pyramid_operation}; }
+
+}  // namespace lsm::ops

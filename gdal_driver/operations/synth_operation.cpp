@@ -1,0 +1,88 @@
+// synth: a neutral landscape model as a georeferenced raster (lsm synth OUTPUT.tif).
+#include <ogr_spatialref.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "common_parameters.h"
+#include "error.h"
+#include "geotiff_output.h"
+#include "neutral_landscape.h"
+#include "operations.h"
+
+namespace lsm::ops {
+
+namespace {
+
+OperationSpec synth_spec() {
+  OperationSpec s;
+  s.name = "synth";
+  s.summary = "neutral landscape model (fractal, classified)";
+  s.usage = "usage: lsm synth OUTPUT.tif [options]";
+  s.front_ends = kCommandLine;
+  s.parameters = joined(
+      {
+          output(ParameterRole::OutputRaster, "output", "output GeoTIFF").needed().at_position(1),
+          integer("width", "columns").with_default("512").at_least(1).in("cells"),
+          integer("height", "rows").with_default("512").at_least(1).in("cells"),
+          integer("classes", "number of classes (codes 1..N)").with_default("5").at_least(1).at_most(65535),
+          integer("seed", "random seed").with_default("1").at_least(0),
+          number("scale", "size of the largest features").with_default("32").in("cells"),
+          number("roughness", "fragmentation, in (0,1)").with_default("0.5"),
+          integer("octaves", "noise octaves").with_default("6").at_least(1).at_most(16),
+          number("cell-size", "cell size (CRS units, metres for the default CRS)").with_default("30"),
+          integer("epsg", "CRS as an EPSG code (default ETRS89-LAEA Europe)").with_default("3035"),
+          number("origin-x", "x of the upper-left corner").with_default("4000000"),
+          number("origin-y", "y of the upper-left corner").with_default("3000000"),
+          quiet_parameter(),
+      },
+      raster_output_parameters());
+  return s;
+}
+
+void run_synth(const ParameterValues& v, const RunContext& context) {
+  apply_raster_output_format(v);
+  NeutralLandscapeOptions nlm;
+  nlm.width = v.integer("width");
+  nlm.height = v.integer("height");
+  nlm.classes = static_cast<int>(v.integer("classes"));
+  nlm.seed = static_cast<uint64_t>(v.integer("seed"));
+  nlm.scale = v.number("scale");
+  nlm.roughness = v.number("roughness");
+  nlm.octaves = static_cast<int>(v.integer("octaves"));
+  const double cell_size = v.number("cell-size");
+  if (!(cell_size > 0)) v.fail("cell-size", "must be positive");
+  const NeutralLandscape landscape(nlm);
+  GeoReference georef;
+  georef.has_geotransform = true;
+  const double gt[6] = {v.number("origin-x"), cell_size, 0, v.number("origin-y"), 0, -cell_size};
+  std::copy(gt, gt + 6, georef.geotransform);
+  OGRSpatialReference srs;
+  const long long epsg = v.integer("epsg");
+  if (srs.importFromEPSG(static_cast<int>(epsg)) != OGRERR_NONE)
+    throw Error(ErrorKind::BadInput, v.spelled("epsg") + " " + std::to_string(epsg) + " is not a known EPSG code");
+  char* wkt = nullptr;
+  srs.exportToWkt(&wkt);
+  georef.wkt = wkt;
+  CPLFree(wkt);
+
+  GeoTiffOutput out(v.text("output"), nlm.width, nlm.height, nlm.classes < 255 ? GDT_Byte : GDT_UInt16, georef,
+                    std::nullopt);
+  const ProgressFn progress = context.checked_progress();
+  const int64_t rows_per_strip = 256;
+  std::vector<int32_t> strip;
+  for (int64_t y = 0; y < nlm.height; y += rows_per_strip) {
+    const Window w{0, y, nlm.width, std::min(rows_per_strip, nlm.height - y)};
+    strip.resize(static_cast<size_t>(w.width * w.height));
+    landscape.classify(w, strip.data());
+    out.write(w, strip.data(), GDT_Int32);
+    if (progress && !progress(double(y + w.height) / double(nlm.height))) throw Error(ErrorKind::Io, "interrupted");
+  }
+  out.commit();
+}
+
+}  // namespace
+
+Operation synth_operation() { return {synth_spec(), run_synth}; }
+
+}  // namespace lsm::ops

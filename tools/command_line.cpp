@@ -1,0 +1,104 @@
+#include "command_line.h"
+
+#include <cpl_progress.h>
+
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <sstream>
+
+#include "error.h"
+
+namespace lsm::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+// The options of `spec` as Program_options descriptions. Every value is
+// kept as text: the declaration's validator parses and checks it, so the
+// command line and the driver give the same messages.
+po::options_description options_of(const ops::OperationSpec& spec) {
+  po::options_description desc("lsm " + spec.name + " options");
+  for (const ops::ParameterSpec& p : spec.parameters) {
+    if (!p.shown_in(ops::kCommandLine)) continue;
+    const std::string names = p.name + (p.short_name ? std::string(",") + p.short_name : "");
+    std::string help = p.help;
+    if (!p.unit.empty()) help += " (" + p.unit + ")";
+    if (p.type == ops::ParameterType::Flag) {
+      desc.add_options()(names.c_str(), po::bool_switch(), help.c_str());
+      continue;
+    }
+    const std::string metavar = p.metavar.empty() ? "arg" : p.metavar;
+    if (p.repeatable) {
+      desc.add_options()(names.c_str(), po::value<std::vector<std::string>>()->composing()->value_name(metavar), help.c_str());
+    } else if (p.default_value) {
+      desc.add_options()(names.c_str(), po::value<std::string>()->default_value(*p.default_value)->value_name(metavar),
+                         help.c_str());
+    } else {
+      desc.add_options()(names.c_str(), po::value<std::string>()->value_name(metavar), help.c_str());
+    }
+  }
+  desc.add_options()("help,h", "show this help");
+  return desc;
+}
+
+po::positional_options_description positionals_of(const ops::OperationSpec& spec) {
+  po::positional_options_description pos;
+  for (int position = 1;; ++position) {
+    const ops::ParameterSpec* at = nullptr;
+    for (const ops::ParameterSpec& p : spec.parameters)
+      if (p.position == position && p.shown_in(ops::kCommandLine)) at = &p;
+    if (!at) break;
+    pos.add(at->name.c_str(), 1);
+  }
+  return pos;
+}
+
+ProgressFn terminal_progress(bool quiet) {
+  if (quiet) return {};
+  return [](double f) { return GDALTermProgress(f, nullptr, nullptr) != 0; };
+}
+
+}  // namespace
+
+std::string command_help(const ops::OperationSpec& spec) {
+  std::ostringstream out;
+  out << spec.usage << "\n" << options_of(spec) << "\n";
+  return out.str();
+}
+
+int run_command(const ops::Operation& operation, const std::vector<std::string>& args) {
+  const ops::OperationSpec& spec = operation.spec;
+  const po::options_description desc = options_of(spec);
+  po::variables_map vm;
+  try {
+    // allow_long_disguise: GDAL's -of and -co are long options with one dash.
+    const int style = po::command_line_style::default_style | po::command_line_style::allow_long_disguise;
+    po::store(po::command_line_parser(args).options(desc).positional(positionals_of(spec)).style(style).run(), vm);
+  } catch (const po::error& e) {
+    throw Error(ErrorKind::BadInput, std::string(e.what()) + " (see --help)");
+  }
+  if (vm.count("help")) {
+    std::cout << command_help(spec);
+    return 0;
+  }
+  ops::ParameterValues values(spec, ops::kCommandLine);
+  for (const ops::ParameterSpec& p : spec.parameters) {
+    if (!p.shown_in(ops::kCommandLine) || !vm.count(p.name) || vm[p.name].defaulted()) continue;
+    if (p.type == ops::ParameterType::Flag) {
+      if (vm[p.name].as<bool>()) values.set(p.name, "yes");
+    } else if (p.repeatable) {
+      for (const std::string& v : vm[p.name].as<std::vector<std::string>>()) values.set(p.name, v);
+    } else {
+      values.set(p.name, vm[p.name].as<std::string>());
+    }
+  }
+  values.check_required();
+  ops::RunContext context;
+  context.quiet = spec.find("quiet") && values.flag("quiet");
+  context.progress = terminal_progress(context.quiet);
+  operation.run(values, context);
+  return 0;
+}
+
+}  // namespace lsm::cli

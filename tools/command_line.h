@@ -1,0 +1,22 @@
+#pragma once
+// The command-line front end: renders an operation's declaration
+// (gdal_driver/operations/operation_spec.h) as Boost.Program_options options
+// and --help, parses the arguments through the declaration's validators and
+// runs the operation. No option list and no algorithm here.
+#include <string>
+#include <vector>
+
+#include "operation_spec.h"
+
+namespace lsm::cli {
+
+/// Runs `lsm <op> args...`: prints the help for --help, else parses `args`
+/// and runs the operation with GDAL's terminal progress on stdout (none with
+/// -q). Returns the exit code; throws lsm::Error(BadInput) for bad
+/// arguments, naming the option, and whatever the run throws.
+int run_command(const ops::Operation& operation, const std::vector<std::string>& args);
+
+/// The --help text of an operation: its usage line(s) and every option.
+std::string command_help(const ops::OperationSpec& spec);
+
+}  // namespace lsm::cli
