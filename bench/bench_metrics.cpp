@@ -50,8 +50,7 @@ int main(int argc, char** argv) {
         continue;
       }
       auto labeler = make_labeler(parse_backend(name));
-      std::unique_ptr<NeighbourhoodCounter> counter;  // as lsm metrics: only on the GPU
-      if (name == "cuda") counter = make_neighbourhood_counter(Backend::Cuda);
+      const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);  // as lsm metrics
       // "relabel": the second pass labels the raster again (rasters above the
       // in-memory limit of lsm metrics); the other stages keep the scan's labels.
       for (const char* stage : {"first pass", "no ENN", "full", "no ENN relabel", "full relabel"}) {

@@ -46,6 +46,11 @@ std::unique_ptr<NeighbourhoodCounter> make_cpu_neighbourhood_counter();
 /// The counter of `backend` (Auto as make_labeler() picks). Throws
 /// lsm::Error(Backend) when CUDA is asked for but unavailable.
 std::unique_ptr<NeighbourhoodCounter> make_neighbourhood_counter(Backend backend);
+/// The counter of the second pass after `labeler`'s scan: the GPU's when the
+/// labels come from CUDA (one GPU, or several through a SplitTileLabeler of
+/// CUDA workers), none on the CPU, where the row visitors do the tests
+/// (RowMetricOptions::counter). Decided by the labeler's backend(), not its name.
+std::unique_ptr<NeighbourhoodCounter> second_pass_counter(const TileLabeler& labeler);
 
 /// The neighbourhood counts of one run: cells x0..x1 of patch `p` (class
 /// index `ci`) in a row `row` of `width` cells, with the row above (`above`,

@@ -2,6 +2,7 @@
 // the single labeler's results, tile for tile; a worker's error surfaces.
 #include <algorithm>
 
+#include "cell_neighbourhood.h"
 #include "error.h"
 #include "split_tile_labeler.h"
 #include "test_helpers.h"
@@ -45,6 +46,24 @@ TEST(SplitTileLabeler, CudaWorkersMatchBruteForce) {
 }
 
 TEST(SplitTileLabeler, NamesItsWorkers) { EXPECT_EQ(split_of(3, Backend::Cpu)->name(), "cpu x3"); }
+
+// The backend is known by type: a split of CPU workers is the CPU (no GPU
+// second pass), a split of CUDA workers ("cuda x2") is CUDA and gets the
+// GPU's second pass as one GPU does.
+TEST(SplitTileLabeler, IsOfItsWorkersBackend) {
+  EXPECT_EQ(split_of(2, Backend::Cpu)->backend(), Backend::Cpu);
+  EXPECT_EQ(second_pass_counter(*split_of(2, Backend::Cpu)), nullptr);
+}
+
+TEST(SplitTileLabeler, TwoCudaWorkersGetTheGpuSecondPass) {
+  LSM_REQUIRE_CUDA();
+  const auto split = split_of(2, Backend::Cuda);
+  EXPECT_EQ(split->name(), "cuda x2");
+  EXPECT_EQ(split->backend(), Backend::Cuda);
+  const auto counter = second_pass_counter(*split);
+  ASSERT_NE(counter, nullptr);
+  EXPECT_EQ(counter->name(), make_neighbourhood_counter(Backend::Cuda)->name());
+}
 
 // A labeler that wants tiles `width` cells wide, labelling them as the CPU does.
 class WideTileLabeler final : public TileLabeler {

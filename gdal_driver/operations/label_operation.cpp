@@ -6,6 +6,7 @@
 #include <cctype>
 #include <limits>
 
+#include "cell_neighbourhood.h"
 #include "common_parameters.h"
 #include "error.h"
 #include "fragstats_metrics.h"
@@ -119,7 +120,9 @@ void run_patchmetric(const ParameterValues& v, const RunContext& context) {
   out.describe_band(1, metric);
   const ProgressFn progress = context.checked_progress();
   const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0.0, 1.0 / 3));
+  const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);  // as lsm metrics
   RowMetricOptions row_options;
+  row_options.counter = counter.get();
   row_options.edge_depth = static_cast<int>(v.integer("edge-depth"));
   row_options.want_enn = metric == "ENN";
   const PatchRowResults rows =

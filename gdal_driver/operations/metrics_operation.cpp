@@ -112,10 +112,8 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   // pass instead of being labeled a second time.
   if (second_pass) scan.keep_labels_max_bytes = static_cast<int64_t>(memory_limit / 4);
   auto labeler = make_labeler(parse_backend(v.text("backend")));
-  // On a GPU (one or several) the second pass's per-cell tests run there
-  // too; on the CPU the row visitors do them (see RowMetricOptions::counter).
-  std::unique_ptr<NeighbourhoodCounter> counter;
-  if (labeler->backend() == Backend::Cuda) counter = make_neighbourhood_counter(Backend::Cuda);
+  // On a GPU (one or several) the second pass's per-cell tests run there too.
+  const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);
   MetricTableFiles files(prefix, levels, format, second_pass);  // fails now if PREFIX is not writable
   // Up to two passes over the raster: labeling (the first half of the
   // progress when a second pass follows), then per-cell metrics.

@@ -97,52 +97,78 @@ Connection parse_connection(const std::string& text, const char* const* open_opt
   return c;
 }
 
-std::string open_option_list() {
-  // One entry per option name; the operations that take it lead its description.
-  struct Entry {
-    const ops::ParameterSpec* spec;
-    std::string operations;
-  };
-  std::vector<std::pair<std::string, Entry>> entries;
+namespace {
+
+// One open option: the parameters of every operation that takes it by that name.
+struct OpenOption {
+  std::string name;  // upper case
+  std::vector<std::pair<std::string, const ops::ParameterSpec*>> takers;  // (operation, parameter)
+};
+
+std::vector<OpenOption> open_options() {
+  std::vector<OpenOption> list;
   for (const ops::Operation& op : ops::operations()) {
     if (!(op.spec.front_ends & ops::kDriver)) continue;
     for (const ops::ParameterSpec& p : op.spec.parameters) {
       if (!p.shown_in(ops::kDriver)) continue;
-      const std::string key = p.driver_name();
-      auto at = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; });
-      if (at == entries.end()) entries.push_back({key, Entry{&p, op.spec.name}});
-      else at->second.operations += ", " + op.spec.name;
+      std::string name = p.driver_name();
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+      auto at = std::find_if(list.begin(), list.end(), [&](const OpenOption& o) { return o.name == name; });
+      if (at == list.end()) at = list.insert(list.end(), OpenOption{name, {}});
+      at->takers.emplace_back(op.spec.name, &p);
     }
   }
+  return list;
+}
+
+std::string xml_escaped(const std::string& text) {
+  char* escaped = CPLEscapeString(text.c_str(), -1, CPLES_XML);  // quotes and apostrophes
+  std::string out = escaped;
+  CPLFree(escaped);
+  return out;
+}
+
+std::string number_text(double v) { return CPLString().Printf("%.15g", v); }
+
+}  // namespace
+
+std::string open_option_list() {
   std::string xml = "<OpenOptionList>";
-  for (const auto& [key, e] : entries) {
-    const ops::ParameterSpec& p = *e.spec;
-    std::string upper = key;
-    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    const char* type = p.type == ops::ParameterType::Integer  ? "int"
-                       : p.type == ops::ParameterType::Number ? "float"
-                       : p.type == ops::ParameterType::Flag   ? "boolean"
-                       : p.choices.empty()                    ? "string"
-                                                              : "string-select";
-    std::string description = e.operations + ": " + p.help;
-    if (!p.unit.empty()) description += " (" + p.unit + ")";
-    if (p.repeatable) description += "; several separated by ';'";
-    char* escaped = CPLEscapeString(description.c_str(), -1, CPLES_XML);  // quotes and apostrophes
-    xml += "<Option name='" + upper + "' type='" + type + "' description=\"" + escaped + "\"";
-    CPLFree(escaped);
-    if (p.default_value) xml += " default='" + *p.default_value + "'";
-    if (p.minimum) xml += " min='" + CPLString().Printf("%.15g", *p.minimum) + "'";
-    if (p.maximum) xml += " max='" + CPLString().Printf("%.15g", *p.maximum) + "'";
-    if (p.choices.empty() || p.type != ops::ParameterType::String) {
+  for (const OpenOption& o : open_options()) {
+    const ops::ParameterSpec& first = *o.takers.front().second;
+    // "label, patchmetric: help; gradient: other help", by help text.
+    std::vector<std::pair<std::string, std::string>> helps;  // (help, operations)
+    bool same_default = true, same_range = true;
+    std::vector<std::string> choices;
+    for (const auto& [operation, p] : o.takers) {
+      std::string help = p->help + (p->unit.empty() ? "" : " (" + p->unit + ")");
+      auto at = std::find_if(helps.begin(), helps.end(), [&](const auto& h) { return h.first == help; });
+      if (at == helps.end()) helps.emplace_back(help, operation);
+      else at->second += ", " + operation;
+      same_default = same_default && p->default_value == first.default_value;
+      same_range = same_range && p->minimum == first.minimum && p->maximum == first.maximum;
+      for (const std::string& c : p->choices)
+        if (std::find(choices.begin(), choices.end(), c) == choices.end()) choices.push_back(c);
+    }
+    std::string description;
+    for (const auto& [help, operations] : helps) description += (description.empty() ? "" : "; ") + operations + ": " + help;
+    if (first.repeatable) description += "; several separated by ';'";
+    const bool select = first.type == ops::ParameterType::String && !choices.empty();
+    const char* type = first.type == ops::ParameterType::Integer  ? "int"
+                       : first.type == ops::ParameterType::Number ? "float"
+                       : first.type == ops::ParameterType::Flag   ? "boolean"
+                       : select                                   ? "string-select"
+                                                                  : "string";
+    xml += "<Option name='" + o.name + "' type='" + type + "' description=\"" + xml_escaped(description) + "\"";
+    if (same_default && first.default_value) xml += " default='" + xml_escaped(*first.default_value) + "'";
+    if (same_range && first.minimum) xml += " min='" + number_text(*first.minimum) + "'";
+    if (same_range && first.maximum) xml += " max='" + number_text(*first.maximum) + "'";
+    if (!select) {
       xml += "/>";
       continue;
     }
     xml += ">";
-    for (const std::string& choice : p.choices) {
-      char* value = CPLEscapeString(choice.c_str(), -1, CPLES_XML);
-      xml += std::string("<Value>") + value + "</Value>";
-      CPLFree(value);
-    }
+    for (const std::string& c : choices) xml += "<Value>" + xml_escaped(c) + "</Value>";
     xml += "</Option>";
   }
   return xml + "</OpenOptionList>";

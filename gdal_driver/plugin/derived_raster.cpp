@@ -79,7 +79,9 @@ class OperationRaster final : public DerivedRaster {
   void compute() {
     const char* folder = CPLGetConfigOption("CPL_TMPDIR", nullptr);
     const std::string dir = folder ? folder : std::filesystem::temp_directory_path().string();
-    result_path_ = CPLFormFilename(dir.c_str(), CPLGenerateTempFilename(("lsm_" + operation_.spec.name).c_str()), "tif");
+    // GDAL's unique name (process ID and a counter), in CPL_TMPDIR or the system's folder.
+    const std::string name = CPLGetFilename(CPLGenerateTempFilename(("lsm_" + operation_.spec.name).c_str()));
+    result_path_ = CPLFormFilename(dir.c_str(), name.c_str(), "tif");
     values_.set("output", result_path_);
     ops::RunContext context;
     operation_.run(values_, context);

@@ -131,4 +131,9 @@ std::unique_ptr<PyramidPass> make_pyramid_pass(Backend backend) {
   return select_pass<PyramidPass>(backend, &make_cpu_pyramid_pass, LSM_CUDA_PASS(make_cuda_pyramid_pass));
 }
 
+std::unique_ptr<NeighbourhoodCounter> second_pass_counter(const TileLabeler& labeler) {
+  if (labeler.backend() == Backend::Cuda) return make_neighbourhood_counter(Backend::Cuda);
+  return nullptr;
+}
+
 }  // namespace lsm

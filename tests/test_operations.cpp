@@ -1,0 +1,200 @@
+// The operation layer (gdal_driver/operations): every front end renders the
+// same declaration. The command line's --help, `lsm --describe` and the GDAL
+// driver's open-option list are compared with each operation's spec; a bad
+// value gets the same message through the CLI and an LSM: connection string;
+// a cancelled run (the cancel token, GDAL's progress callback) leaves no
+// output and no temporary file.
+#include <gdal_priv.h>
+#include <gdal_utils.h>
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "cli_fixture.h"
+#include "error.h"
+#include "operations.h"
+
+namespace lsm::test {
+namespace {
+
+using Json = nlohmann::json;
+
+class Operations : public CliFixture {
+ protected:
+  CliRun gdal(const std::string& tool_and_args) {
+    return run_shell(std::string("GDAL_DRIVER_PATH=") + LSM_PLUGIN_DIR + " " + tool_and_args);
+  }
+  std::string sample() const { return std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif"; }
+};
+
+// The JSON value of a text default or choice as --describe types it.
+Json typed(const ops::ParameterSpec& p, const std::string& v) {
+  if (p.type == ops::ParameterType::Integer) return std::stoll(v);
+  if (p.type == ops::ParameterType::Number) return Json::parse(v);
+  return v;
+}
+
+TEST_F(Operations, DescribeHelpAndDriverOptionsRenderTheSpec) {
+  const CliRun describe = run_lsm("--describe");
+  ASSERT_EQ(describe.code, 0) << describe.err;
+  const Json doc = Json::parse(describe.out);
+  const CliRun format = gdal("gdalinfo --format LSM");
+  ASSERT_EQ(format.code, 0) << format.err;
+  size_t commands = 0;
+  for (const ops::Operation& op : ops::operations()) {
+    const ops::OperationSpec& spec = op.spec;
+    SCOPED_TRACE(spec.name);
+    const CliRun help = run_lsm(spec.name + " --help");
+    const bool on_command_line = spec.front_ends & ops::kCommandLine;
+    if (!on_command_line) continue;
+    ++commands;
+    EXPECT_EQ(help.code, 0);
+    EXPECT_EQ(help.out.rfind(spec.usage, 0), 0u) << help.out;
+    const Json* command = nullptr;
+    for (const Json& c : doc["commands"])
+      if (c["name"] == spec.name) command = &c;
+    ASSERT_NE(command, nullptr);
+    EXPECT_EQ((*command)["summary"], spec.summary);
+    std::vector<std::string> described;
+    for (const Json& j : (*command)["parameters"]) described.push_back(j["name"]);
+    std::vector<std::string> declared;
+    for (const ops::ParameterSpec& p : spec.parameters) {
+      SCOPED_TRACE(p.name);
+      if (p.shown_in(ops::kCommandLine)) {
+        declared.push_back(p.name);
+        // --help: the option, with its default.
+        const std::regex shown("--" + p.name + "( \\])?( \\S+)?" +
+                               (p.default_value ? " \\(=" + std::regex_replace(*p.default_value, std::regex("[.+]"), "\\$&") + "\\)" : "") + "( |\n)");
+        EXPECT_TRUE(std::regex_search(help.out, shown)) << p.name << " in\n" << help.out;
+        // --describe: type, default, choices, required, driver name.
+        const auto j = std::find_if((*command)["parameters"].begin(), (*command)["parameters"].end(),
+                                    [&](const Json& x) { return x["name"] == p.name; });
+        ASSERT_NE(j, (*command)["parameters"].end());
+        EXPECT_EQ((*j)["required"], p.required);
+        EXPECT_EQ((*j)["multiple"], p.repeatable);
+        EXPECT_EQ((*j)["positional"], p.position);
+        if (p.type != ops::ParameterType::Flag)
+          EXPECT_EQ((*j)["default"], p.default_value ? typed(p, *p.default_value) : Json(nullptr));
+        Json choices = p.choices.empty() ? Json(nullptr) : Json::array();
+        for (const std::string& c : p.choices) choices.push_back(typed(p, c));
+        EXPECT_EQ((*j)["choices"], choices);
+        EXPECT_EQ((*j)["driver"], p.shown_in(ops::kDriver) ? Json(p.driver_name()) : Json(nullptr));
+      }
+      if (p.shown_in(ops::kDriver) && (spec.front_ends & ops::kDriver)) {
+        // The driver's option list: the option, with this operation named in it.
+        std::string upper = p.driver_name();
+        for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        const std::regex option("<Option name=\"" + upper + "\"[^>]*description=\"[^\"]*\\b" + spec.name + "\\b");
+        EXPECT_TRUE(std::regex_search(format.out, option)) << upper << " for " << spec.name;
+        for (const std::string& c : p.choices)
+          if (p.type == ops::ParameterType::String)
+            EXPECT_NE(format.out.find("<Value>" + c + "</Value>"), std::string::npos) << c;
+      }
+    }
+    EXPECT_EQ(described, declared);
+  }
+  EXPECT_EQ(doc["commands"].size(), commands);
+}
+
+// The CLI's "--k must be ..." and the driver's "option k must be ...": one validator, one message.
+TEST_F(Operations, BadValueGetsTheSameMessageFromTheCliAndTheDriver) {
+  struct Case {
+    std::string command, cli_option, connection, driver_option;
+  };
+  const std::string in = sample();
+  for (const Case& c : {Case{"label " + in + " " + path("x.tif") + " --neighbors 6", "--neighbors",
+                             "LSM:label:neighbors=6:" + in, "option neighbors"},
+                        Case{"kmeans " + in + " " + path("x.tif") + " --k 0", "--k", "LSM:kmeans:k=0:" + in, "option k"},
+                        Case{"pyramid " + in + " " + path("d") + " --resampling cubic", "--resampling",
+                             "LSM:pyramid:level=1:resampling=cubic:" + in, "option resampling"},
+                        Case{"hog " + in + " " + path("h.npy") + " --norm L3", "--norm", "LSM:hog:norm=L3:" + in, "option norm"},
+                        Case{"gradient " + in + " " + path("g.tif") + " --sigma abc", "--sigma",
+                             "LSM:gradient:sigma=abc:" + in, "option sigma"},
+                        Case{"patchmetric " + in + " " + path("p.tif") + " --metric XYZ", "--metric",
+                             "LSM:patchmetric:metric=XYZ:" + in, "option metric"},
+                        Case{"fuzzy " + in + " " + path("f.tif") + " --seed 1 --volume", "--seed",
+                             "LSM:fuzzy:seeds=1:volume=YES:" + in, "option seeds"}}) {
+    SCOPED_TRACE(c.command);
+    const CliRun cli = run_lsm(c.command + " -q");
+    const CliRun drv = gdal("gdalinfo '" + c.connection + "'");
+    EXPECT_NE(cli.code, 0);
+    EXPECT_NE(drv.code, 0);
+    const size_t at_cli = cli.err.find(c.cli_option), at_drv = drv.err.find(c.driver_option);
+    ASSERT_NE(at_cli, std::string::npos) << cli.err;
+    ASSERT_NE(at_drv, std::string::npos) << drv.err;
+    std::string cli_problem = cli.err.substr(at_cli + c.cli_option.size());
+    std::string drv_problem = drv.err.substr(at_drv + c.driver_option.size());
+    cli_problem = cli_problem.substr(0, cli_problem.find('\n'));
+    drv_problem = drv_problem.substr(0, drv_problem.find('\n'));
+    EXPECT_FALSE(cli_problem.empty());
+    EXPECT_EQ(cli_problem, drv_problem);
+  }
+  // A missing required value, both ways.
+  EXPECT_NE(run_lsm("kmeans " + in + " " + path("x.tif")).err.find("lsm kmeans needs the option --k K"), std::string::npos);
+  EXPECT_NE(gdal("gdalinfo LSM:kmeans:" + in).err.find("LSM:kmeans needs the option k=K"), std::string::npos);
+}
+
+// A run whose cancel token is set stops between tiles: no output survives.
+TEST_F(Operations, CancelledRunLeavesNoOutput) {
+  GDALAllRegister();
+  const auto before = files();
+  for (const char* name : {"label", "patchmetric", "metrics"}) {
+    SCOPED_TRACE(name);
+    const ops::Operation& op = *ops::find_operation(name);
+    ops::ParameterValues values(op.spec, ops::kCommandLine);
+    values.set("input", sample());
+    if (op.spec.find("output")) values.set("output", path("out.tif"));
+    if (op.spec.find("out")) values.set("out", path("m"));
+    if (op.spec.find("metric")) values.set("metric", "GYRATE");
+    std::atomic<bool> cancel{false};
+    int calls = 0;
+    ops::RunContext context;
+    context.cancel = &cancel;
+    context.progress = [&](double) {
+      if (++calls == 3) cancel = true;  // after the run has started writing
+      return true;
+    };
+    try {
+      op.run(values, context);
+      ADD_FAILURE() << "the run was not cancelled";
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "interrupted");
+    }
+    EXPECT_GE(calls, 3);
+    EXPECT_EQ(files(), before);
+  }
+}
+
+// gdal_translate's progress callback says stop: no output, and the driver's
+// temporary result is gone with the dataset.
+TEST_F(Operations, DriverRunStoppedByGdalProgressLeavesNoTemporaryFile) {
+  GDALAllRegister();
+  CPLSetConfigOption("GDAL_DRIVER_PATH", LSM_PLUGIN_DIR);
+  GetGDALDriverManager()->AutoLoadDrivers();
+  std::filesystem::create_directories(path("tmp"));
+  CPLSetConfigOption("CPL_TMPDIR", path("tmp").c_str());
+  GDALDatasetH source = GDALOpen(("LSM:patchmetric:metric=AREA:" + sample()).c_str(), GA_ReadOnly);
+  ASSERT_NE(source, nullptr) << CPLGetLastErrorMsg();
+  char* args[] = {const_cast<char*>("-co"), const_cast<char*>("BLOCKYSIZE=16"), nullptr};
+  GDALTranslateOptions* options = GDALTranslateOptionsNew(args, nullptr);
+  int calls = 0;
+  GDALTranslateOptionsSetProgress(
+      options, [](double, const char*, void* data) { return ++*static_cast<int*>(data) < 3 ? TRUE : FALSE; }, &calls);
+  int usage_error = 0;
+  GDALDatasetH copy = GDALTranslate(path("copy.tif").c_str(), source, options, &usage_error);
+  GDALTranslateOptionsFree(options);
+  EXPECT_EQ(copy, nullptr);
+  EXPECT_GE(calls, 3);
+  // The driver's result was computed (the copy had begun) and is still held...
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(path("tmp")), {}), 1);
+  GDALClose(source);
+  CPLSetConfigOption("CPL_TMPDIR", nullptr);
+  CPLSetConfigOption("GDAL_DRIVER_PATH", nullptr);
+  // ...until the dataset closes.
+  EXPECT_TRUE(std::filesystem::is_empty(path("tmp")));
+  EXPECT_FALSE(std::filesystem::exists(path("copy.tif")));
+}
+
+}  // namespace
+}  // namespace lsm::test
