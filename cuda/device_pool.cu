@@ -1,23 +1,43 @@
 #include <cstdint>
 #include <mutex>
-#include <set>
+#include <map>
 
 #include "cuda_check.h"
 #include "device_pool.h"
 
 namespace lsm {
 
-void prepare_device_pool(int device) {
-  static std::mutex mutex;
-  static std::set<int> prepared;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (prepared.count(device)) return;
+namespace {
+
+// lsm's pools, one per device, created on first use and kept for the
+// process's life (like RMM's cuda_async_memory_resource): freed blocks stay
+// in them for the next operation. The device's default pool, which the host
+// application (QGIS, rasterio, cupy) may use, is left as it is.
+std::mutex pools_mutex;
+std::map<int, cudaMemPool_t> pools;
+
+}  // namespace
+
+cudaMemPool_t device_pool(int device) {
+  std::lock_guard<std::mutex> lock(pools_mutex);
+  const auto it = pools.find(device);
+  if (it != pools.end()) return it->second;
+  cudaMemPoolProps props = {};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
   cudaMemPool_t pool;
-  LSM_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  LSM_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+  // Keep what is freed (release threshold: unlimited), so that buffers that
+  // operations grow and free are recycled instead of returned to the driver.
   uint64_t threshold = UINT64_MAX;
   LSM_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
-  prepared.insert(device);
+  pools.emplace(device, pool);
+  return pool;
 }
+
+void prepare_device_pool(int device) { device_pool(device); }
 
 DeviceStream::DeviceStream(int device) : device_(device) {
   LSM_CUDA_CHECK(cudaSetDevice(device_));
@@ -46,7 +66,9 @@ void DeviceBuffer::reserve(size_t bytes, cudaStream_t stream) {
   bytes_ = 0;
   // Grow by half again so that slowly growing tiles do not reallocate every time.
   const size_t want = bytes + bytes / 2;
-  LSM_CUDA_CHECK(cudaMallocAsync(&ptr_, want, stream));
+  int device = 0;
+  LSM_CUDA_CHECK(cudaGetDevice(&device));  // the stream's device: its DeviceStream made it current
+  LSM_CUDA_CHECK(cudaMallocFromPoolAsync(&ptr_, want, device_pool(device), stream));
   bytes_ = want;
   stream_ = stream;
 }

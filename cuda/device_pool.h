@@ -1,15 +1,20 @@
 #pragma once
 // Device memory of lsm comes from CUDA's stream-ordered allocator
-// (cudaMallocAsync on the device's default cudaMemPool_t). The pool keeps
-// freed memory (release threshold: unlimited), so buffers that operations
-// grow and free are recycled instead of returned to the driver.
+// (cudaMallocFromPoolAsync) on lsm's own cudaMemPool_t per device. The pool
+// keeps freed memory (release threshold: unlimited), so buffers that
+// operations grow and free are recycled instead of returned to the driver;
+// the device's default pool, which a host application (QGIS, rasterio, cupy)
+// may rely on, keeps its settings.
 #include <cuda_runtime.h>
 
 #include <cstddef>
 
 namespace lsm {
 
-/// Configures the default pool of `device` once per process (thread-safe).
+/// lsm's pool of `device`, created on the first call (thread-safe) and kept
+/// for the process's life. Throws lsm::Error(Device) when it cannot be made.
+cudaMemPool_t device_pool(int device);
+/// Creates the pool of `device` now (device_pool(), result unused).
 void prepare_device_pool(int device);
 
 /// A device buffer owned by one stream, grown on demand from the pool.
@@ -22,7 +27,8 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  /// Ensures at least `bytes` bytes, usable in `stream` order. Contents are not kept.
+  /// Ensures at least `bytes` bytes from the current device's pool, usable in
+  /// `stream` order (a stream of the current device). Contents are not kept.
   void reserve(size_t bytes, cudaStream_t stream);
   /// Returns the block to the pool (stream-ordered); safe to call twice.
   void release() noexcept;

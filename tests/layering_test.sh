@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Holds the layering of docs/ENGINE.md ("Layers"): each layer includes only
+# what lies below it.
+#   core and engine (metrics/, image_algos/, cuda/): no GDAL, no JSON or
+#     argument library, no front end; only metrics/backends/ chooses CUDA
+#   operations (gdal_driver/operations/): no GDAL type in its headers
+#   front ends (tools/, gdal_driver/plugin/): the operation layer, not the
+#     engine's algorithms
+# and the engine tests link without GDAL. Usage: layering_test.sh SOURCE_DIR ENGINE_TEST_BINARY
+set -uo pipefail
+src=$1 engine_tests=$2
+failures=0
+fail() { echo "layering: $*"; failures=$((failures + 1)); }
+
+# Quoted and angled includes of the files under a folder, as "file: header".
+includes() { grep -HoE '^#include [<"][^>"]+[>"]' "$@" 2>/dev/null | sed -E 's/#include [<"]([^>"]+)[>"]/\1/'; }
+
+while IFS= read -r line; do
+  fail "$line: the core includes no GDAL, JSON or argument-parsing header"
+done < <(includes $(find "$src/metrics" "$src/image_algos" "$src/cuda" -name '*.h' -o -name '*.cpp' -o -name '*.cu') |
+         grep -E ':(gdal|cpl_|ogr_|nlohmann/|boost/program_options)')
+
+while IFS= read -r line; do
+  fail "$line: only metrics/backends chooses the CUDA backend"
+done < <(includes $(find "$src/metrics" "$src/image_algos" -path '*/backends' -prune -o \( -name '*.h' -o -name '*.cpp' \) -print) |
+         grep -E ':(cuda_runtime|[a-z_]+_cuda\.h|device_pool\.h)')
+
+while IFS= read -r line; do
+  fail "$line: the operation layer's headers hold no GDAL type"
+done < <(includes "$src"/gdal_driver/operations/*.h | grep -E ':(gdal|cpl_|ogr_)')
+
+# The CLI renders operations: it includes the operation layer, error.h and
+# atomic_output.h (its signal handler), and GDAL's and Boost's headers.
+while IFS= read -r line; do
+  fail "$line: the CLI holds no algorithm: it includes the operation layer only"
+done < <(includes "$src"/tools/*.cpp "$src"/tools/*.h |
+         grep -vE ':(command_line\.h|operation_spec\.h|operations\.h|operation_json\.h|error\.h|atomic_output\.h|cpl_[a-z_]+\.h|gdal\.h|boost/.*|unistd\.h|[a-z_]+)$')
+
+while IFS= read -r line; do
+  fail "$line: the driver does not include the CLI"
+done < <(includes "$src"/gdal_driver/plugin/*.cpp "$src"/gdal_driver/plugin/*.h | grep -E ':(command_line\.h|cli_)')
+
+if ldd "$engine_tests" | grep -q libgdal; then fail "$engine_tests links GDAL"; fi
+
+if ((failures)); then
+  echo "layering: $failures violation(s)"
+  exit 1
+fi
+echo "layering: every layer includes only what lies below it; the engine tests link without GDAL"
