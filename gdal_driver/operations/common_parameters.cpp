@@ -46,11 +46,12 @@ ParameterSpec quiet_parameter() {
 
 std::vector<ParameterSpec> patch_parameters() {
   return {
-      integer("band", "band of class codes (1-based)").with_default("1").short_option('b'),
-      integer("neighbors", "neighbour rule: 8 (FRAGSTATS default) or 4").one_of({"4", "8"}).with_default("8").short_option('n'),
+      integer("band", "band of class codes (1-based)").with_default("1").short_option('b').titled("Band of class codes"),
+      integer("neighbors", "neighbour rule: 8 (FRAGSTATS default) or 4").one_of({"4", "8"}).with_default("8").short_option('n').titled("Neighbour rule"),
       backend_parameter(),
       text("tile-size", "tile size N (N x N) or WxH cells; default: rows from the blocks, 1024 columns on the CPU, all on a GPU")
           .in("cells")
+          .titled("Tile size")
           .only(kCommandLine)
           .checked_by([](const std::string& v) { tile_size(v); }),
       quiet_parameter(),
@@ -61,8 +62,9 @@ std::vector<ParameterSpec> raster_output_parameters() {
   return {
       text("of", "output raster format: a GDAL driver's short name (default GTiff); COG, PNG and other copy-only "
                  "formats are written through a temporary GeoTIFF")
+          .titled("Output format")
           .only(kCommandLine),
-      text("co", "creation option NAME=VALUE of the output format (repeatable)").several().only(kCommandLine),
+      text("co", "creation option NAME=VALUE of the output format (repeatable)").several().titled("Creation options").only(kCommandLine),
   };
 }
 

@@ -118,9 +118,9 @@ OperationSpec fuzzy_spec() {
               .with_default("2")
               .at_least(0)
               .in("voxels"),
-          number("mean", "object mean m (default: from the seed neighbourhood)"),
-          number("sd", "object SD sigma (default: from the seed neighbourhood)"),
-          number("sd-diff", "SD sigma_d of half-differences of adjacent voxels (default: from the seeds)"),
+          number("mean", "object mean m (default: from the seed neighbourhood)").titled("Object mean"),
+          number("sd", "object SD sigma (default: from the seed neighbourhood)").titled("Object SD"),
+          number("sd-diff", "SD sigma_d of half-differences of adjacent voxels (default: from the seeds)").titled("SD of neighbour differences"),
           text("voxel-size", "voxel size X,Y,Z in mm, recorded in the output (default: the input's VOXEL_SIZE_MM)")
               .only(kCommandLine),
           number("threshold", "also write the object mask: connectivity >= T").at_least(0).at_most(1).only(kCommandLine),

@@ -55,22 +55,24 @@ OperationSpec kmeans_spec() {
               .needed()
               .at_position(2)
               .only(kCommandLine),
-          integer("k", "number of clusters").needed().at_least(1).at_most(65534),
+          integer("k", "number of clusters").titled("Clusters (K)").needed().at_least(1).at_most(65534),
           text("bands", "bands to cluster, e.g. 1,2,3 (default: all but alpha)")
               .only(kCommandLine)
               .checked_by([](const std::string& v) { band_list(v); }),
           text("color-space", "none, or lab: 3-band 8-bit sRGB converted to CIE L*a*b* (D65)")
               .one_of({"none", "lab"})
               .with_default("none"),
-          text("init", "initial centres: a text file of K lines of one value per band").only(kCommandLine),
+          text("init", "initial centres: a text file of K lines of one value per band").titled("Initial centres").only(kCommandLine),
           integer("seed", "seed of the sample and of k-means++").with_default("0").at_least(0),
-          integer("n-init", "k-means++ runs; the lowest inertia wins").with_default("1").at_least(1),
-          integer("max-iter", "Lloyd iterations per run").with_default("300").at_least(1),
+          integer("n-init", "k-means++ runs; the lowest inertia wins").titled("k-means++ runs").with_default("1").at_least(1),
+          integer("max-iter", "Lloyd iterations per run").titled("Iterations per run").with_default("300").at_least(1),
           number("tol", "stop when no centre moves more than this (feature units); 0 = until no assignment changes")
               .with_default("0")
               .at_least(0)
+              .titled("Tolerance")
               .only(kCommandLine),
           output(ParameterRole::OutputFile, "stats", "write centres, counts and inertia as JSON to this file")
+              .titled("Statistics (JSON)")
               .only(kCommandLine),
           text("select", "greenest: output the mask of the cluster with the lowest a* (needs lab)")
               .one_of({"greenest"})

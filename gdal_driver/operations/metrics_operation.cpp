@@ -34,6 +34,7 @@ OperationSpec metrics_spec() {
                  "PREFIX.adj.csv (not when --metrics lists only metrics of the patch records, such as AREA, PERIM, CA, NP, TE)")
               .needed()
               .short_option('o')
+              .titled("Output tables (prefix)")
               .with_metavar("PREFIX"),
           text("level", "levels to report: any of patch,class,land (default all)")
               .checked_by([](const std::string& v) { MetricLevels::parse(v); }),
@@ -43,6 +44,7 @@ OperationSpec metrics_spec() {
           text("gyrate", "GYRATE rule: fragstats (mean distance to the patch's area-median point, as FRAGSTATS prints) "
                          "or centroid (mean distance to the centroid, the documented definition)")
               .one_of({"fragstats", "centroid"})
+              .titled("GYRATE rule")
               .with_default("fragstats"),
           text("core-areas", "disjunct core areas: fragstats (as FRAGSTATS counts them, missing some) or all (every "
                              "8-connected core area, the documented definition); changes NCORE, CORE, CAI and the "
@@ -61,7 +63,8 @@ OperationSpec metrics_spec() {
               .with_default("1G")
               .in("bytes")
               .checked_by([](const std::string& v) { memory_size(v); }),
-          text("temp-dir", "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit"),
+          text("temp-dir", "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit")
+              .titled("Scratch folder"),
           integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1),
           integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0),
           text("format", "table layout: fragstats (one column per metric) or tidy (one row per value)")

@@ -71,6 +71,7 @@ Json parameter_json(const ParameterSpec& p) {
   j["minimum"] = bound(p.minimum);
   j["maximum"] = bound(p.maximum);
   j["driver"] = p.shown_in(kDriver) ? Json(p.driver_name()) : Json(nullptr);
+  j["title"] = p.title();
   return j;
 }
 

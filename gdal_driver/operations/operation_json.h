@@ -13,12 +13,13 @@ namespace lsm::ops {
 ///   {"program": "lsm", "version": V, "commands": [{"name", "summary", "usage",
 ///    "parameters": [{"name", "type", "required", "default", "choices",
 ///    "multiple", "positional", "help", "output", "short", "unit", "minimum",
-///    "maximum", "driver"}]}]}
+///    "maximum", "driver", "title"}]}]}
 /// for the operations and parameters the command line shows. "type" is
 /// integer, number, string or flag; defaults and choices are typed (numbers
 /// as numbers); "output" is null for inputs and values, else raster, file,
 /// table-prefix or folder; "driver" is the GDAL driver's option name, or null
-/// where the driver does not take the parameter.
+/// where the driver does not take the parameter; "title" a dialog's field
+/// name (the QGIS provider's), "help" its explanation.
 std::string describe_json(const std::vector<Operation>& operations, const std::string& version);
 
 }  // namespace lsm::ops

@@ -144,6 +144,15 @@ ParameterSpec ParameterSpec::at_position(int p) const { auto c = *this; c.positi
 ParameterSpec ParameterSpec::only(unsigned mask) const { auto c = *this; c.front_ends = mask; return c; }
 ParameterSpec ParameterSpec::short_option(char s) const { auto c = *this; c.short_name = s; return c; }
 ParameterSpec ParameterSpec::named_in_driver(std::string s) const { auto c = *this; c.driver_spelling = std::move(s); return c; }
+std::string ParameterSpec::title() const {
+  if (!label.empty()) return label;
+  std::string t = name;
+  std::replace(t.begin(), t.end(), '-', ' ');
+  if (!t.empty()) t[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])));
+  return t;
+}
+
+ParameterSpec ParameterSpec::titled(std::string l) const { auto c = *this; c.label = std::move(l); return c; }
 ParameterSpec ParameterSpec::with_help(std::string h) const { auto c = *this; c.help = std::move(h); return c; }
 ParameterSpec ParameterSpec::with_metavar(std::string m) const { auto c = *this; c.metavar = std::move(m); return c; }
 ParameterSpec ParameterSpec::checked_by(std::function<void(const std::string&)> f) const {

@@ -53,6 +53,7 @@ struct ParameterSpec {
   ParameterType type = ParameterType::String;
   ParameterRole role = ParameterRole::Value;
   std::string help;                          ///< one sentence, no default in it
+  std::string label;                         ///< a dialog's field name; default: from the name
   std::string unit;                          ///< "cells", "m", "bytes", ... ("" = none)
   std::string metavar;                       ///< placeholder in messages ("K"); default: upper-case name
   std::optional<std::string> default_value;  ///< as text; none = absent unless given
@@ -70,6 +71,8 @@ struct ParameterSpec {
 
   /// The driver's name: lower case with '_' (edge_depth), or driver_spelling.
   std::string driver_name() const;
+  /// The label, else the name as words ("edge-depth": "Edge depth").
+  std::string title() const;
   bool shown_in(FrontEnd f) const { return (front_ends & f) != 0; }
 
   // Fluent setters, each returning a copy for chaining.
@@ -86,6 +89,7 @@ struct ParameterSpec {
   ParameterSpec named_in_driver(std::string spelling) const;
   ParameterSpec with_metavar(std::string m) const;
   ParameterSpec with_help(std::string h) const;
+  ParameterSpec titled(std::string l) const;
   ParameterSpec checked_by(std::function<void(const std::string&)> f) const;
 };
 

@@ -31,9 +31,9 @@ OperationSpec synth_spec() {
           number("roughness", "fragmentation, in (0,1)").with_default("0.5"),
           integer("octaves", "noise octaves").with_default("6").at_least(1).at_most(16),
           number("cell-size", "cell size (CRS units, metres for the default CRS)").with_default("30"),
-          integer("epsg", "CRS as an EPSG code (default ETRS89-LAEA Europe)").with_default("3035"),
-          number("origin-x", "x of the upper-left corner").with_default("4000000"),
-          number("origin-y", "y of the upper-left corner").with_default("3000000"),
+          integer("epsg", "CRS as an EPSG code (default ETRS89-LAEA Europe)").with_default("3035").titled("CRS (EPSG code)"),
+          number("origin-x", "x of the upper-left corner").with_default("4000000").titled("Upper-left x"),
+          number("origin-y", "y of the upper-left corner").with_default("3000000").titled("Upper-left y"),
           quiet_parameter(),
       },
       raster_output_parameters());

@@ -45,8 +45,15 @@ def parameter_name(option):
 
 
 def make_parameter(option):
-    """The QgsProcessingParameter* for one option of the description."""
-    name, text = parameter_name(option), option["help"]
+    """The QgsProcessingParameter* for one option of the description: its
+    title labels the dialog's field, its help is the field's tooltip."""
+    parameter = make_bare_parameter(option)
+    parameter.setHelp(option["help"])
+    return parameter
+
+
+def make_bare_parameter(option):
+    name, text = parameter_name(option), option.get("title") or option["help"]
     optional = not option["required"]
     default = option["default"]
     kind = option["output"]
@@ -64,15 +71,20 @@ def make_parameter(option):
     if option["choices"]:
         values = [str(v) for v in option["choices"]]
         index = values.index(str(default)) if default is not None and str(default) in values else None
-        return QgsProcessingParameterEnum(name, text, values, defaultValue=index, optional=optional or index is None)
+        # A required choice without a default (patchmetric's metric) must be picked.
+        return QgsProcessingParameterEnum(name, text, values, defaultValue=index, optional=optional)
     if option["type"] == "flag":
         return QgsProcessingParameterBoolean(name, text, defaultValue=False, optional=True)
-    if option["type"] == "integer":
-        return QgsProcessingParameterNumber(name, text, QgsProcessingParameterNumber.Integer, defaultValue=default,
-                                            optional=optional or default is None)
-    if option["type"] == "number":
-        return QgsProcessingParameterNumber(name, text, QgsProcessingParameterNumber.Double, defaultValue=default,
-                                            optional=optional or default is None)
+    if option["type"] in ("integer", "number"):
+        kind = QgsProcessingParameterNumber.Integer if option["type"] == "integer" else QgsProcessingParameterNumber.Double
+        parameter = QgsProcessingParameterNumber(name, text, kind, defaultValue=default,
+                                                 optional=optional or default is None)
+        # The declaration's range: the dialog refuses what lsm would.
+        if option.get("minimum") is not None:
+            parameter.setMinimum(option["minimum"])
+        if option.get("maximum") is not None:
+            parameter.setMaximum(option["maximum"])
+        return parameter
     if option["multiple"]:
         text += " (several: separate them with ';')"
     return QgsProcessingParameterString(name, text, defaultValue=default, optional=optional or default is None)
