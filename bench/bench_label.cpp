@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "area_edge_metrics.h"
+#include "area_edge_tables.h"
 #include "error.h"
 #include "memory_raster.h"
 #include "patch_scan.h"
@@ -95,9 +95,9 @@ int main(int argc, char** argv) {
           TimedLabeler timed(*labeler);
           const auto t0 = std::chrono::steady_clock::now();
           const PatchTable t = scan_patches(raster, timed, o);
-          const AreaEdgeMetrics m = compute_area_edge_metrics(t.patches, t.raster);
+          const FragstatsMetrics m = area_edge_tables(t);
           ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-          patches = m.landscape.np;
+          patches = m.patch.rows.size();
           in_backend_ms.push_back(timed.ms);
         }
         std::sort(in_backend_ms.begin(), in_backend_ms.end());

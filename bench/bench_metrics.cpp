@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "area_edge_metrics.h"
+#include "area_edge_tables.h"
 #include "cell_neighbourhood.h"
 #include "error.h"
 #include "fragstats_metrics.h"
@@ -65,8 +65,7 @@ int main(int argc, char** argv) {
           if (s.find("relabel") == std::string::npos) o.keep_labels_max_bytes = int64_t(1) << 40;
           const PatchTable t = scan_patches(raster, *labeler, o);
           if (s == "first pass") {
-            const AreaEdgeMetrics m = compute_area_edge_metrics(t.patches, t.raster);
-            patches = m.landscape.np;
+            patches = area_edge_tables(t).patch.rows.size();
           } else {
             RowMetricOptions ro;
             ro.want_enn = s.rfind("full", 0) == 0;

@@ -1,9 +1,23 @@
 // Hand-made grids with answers worked out by hand (see the comments).
-#include "area_edge_metrics.h"
+#include "fragstats_metrics.h"
+#include "patch_row_metrics.h"
 #include "test_helpers.h"
 
 namespace lsm::test {
 namespace {
+
+// The tables of the product's area/edge path: lsm metrics with only the
+// scan's records (no second pass).
+FragstatsMetrics tables(const PatchTable& t) {
+  return compute_fragstats_metrics(t, records_only_row_results(t), MetricOptions{});
+}
+
+// Column `column` of row `row` of `table`.
+double at(const MetricTable& table, size_t row, const std::string& column) {
+  const auto c = std::find(table.columns.begin(), table.columns.end(), column);
+  EXPECT_NE(c, table.columns.end()) << column;
+  return table.rows.at(row).values.at(static_cast<size_t>(c - table.columns.begin()));
+}
 
 PatchStats stats(int32_t cls, uint64_t first, uint64_t cells, uint64_t ph, uint64_t pv, uint64_t ch, uint64_t cv) {
   PatchStats p;
@@ -57,11 +71,11 @@ TEST(HandGrids, ThreeClassesKnownCounts) {
     EXPECT_EQ(t.patches[2].col_max, 1u);
     EXPECT_EQ(t.patches[2].row_min, 2u);
     EXPECT_EQ(t.patches[2].row_max, 2u);
-    const AreaEdgeMetrics m = compute_area_edge_metrics(t.patches, t.raster);
-    EXPECT_DOUBLE_EQ(m.landscape.te, 6.0);  // 1|2 three sides, 1|3 one, 2|3 two
-    EXPECT_DOUBLE_EQ(m.classes[0].te, 4.0);
-    EXPECT_DOUBLE_EQ(m.classes[1].te, 5.0);
-    EXPECT_DOUBLE_EQ(m.classes[2].te, 3.0);
+    const FragstatsMetrics m = tables(t);
+    EXPECT_DOUBLE_EQ(at(m.land, 0, "TE"), 6.0);  // 1|2 three sides, 1|3 one, 2|3 two
+    EXPECT_DOUBLE_EQ(at(m.cls, 0, "TE"), 4.0);
+    EXPECT_DOUBLE_EQ(at(m.cls, 1, "TE"), 5.0);
+    EXPECT_DOUBLE_EQ(at(m.cls, 2, "TE"), 3.0);
   }
 }
 
@@ -89,13 +103,13 @@ TEST(HandGrids, NodataHolesAndBorders) {
   const PatchTable eight = scan(g, NeighbourRule::Eight);
   ASSERT_EQ(eight.patches.size(), 1u);
   EXPECT_EQ(eight.patches[0].cells, 6u);
-  EXPECT_DOUBLE_EQ(patch_perim_m(eight.patches[0], eight.raster), 160.0);
-  EXPECT_DOUBLE_EQ(patch_area_ha(eight.patches[0], eight.raster), 0.06);
-  const AreaEdgeMetrics m = compute_area_edge_metrics(eight.patches, eight.raster);
-  EXPECT_DOUBLE_EQ(m.landscape.ta, 0.06);
-  EXPECT_DOUBLE_EQ(m.landscape.te, 0.0);
-  EXPECT_DOUBLE_EQ(m.landscape.lpi, 100.0);
-  EXPECT_NEAR(m.landscape.pd, 100.0 / 0.06, 1e-9);
+  EXPECT_DOUBLE_EQ(at(tables(eight).patch, 0, "PERIM"), 160.0);
+  EXPECT_DOUBLE_EQ(at(tables(eight).patch, 0, "AREA"), 0.06);
+  const FragstatsMetrics m = tables(eight);
+  EXPECT_DOUBLE_EQ(at(m.land, 0, "TA"), 0.06);
+  EXPECT_DOUBLE_EQ(at(m.land, 0, "TE"), 0.0);
+  EXPECT_DOUBLE_EQ(at(m.land, 0, "LPI"), 100.0);
+  EXPECT_NEAR(at(m.land, 0, "PD"), 100.0 / 0.06, 1e-9);
 
   const PatchTable four = scan(g, NeighbourRule::Four);
   ASSERT_EQ(four.patches.size(), 2u);
@@ -108,7 +122,7 @@ TEST(HandGrids, OneCellPatch) {
   const PatchTable t = scan(g, NeighbourRule::Eight);
   ASSERT_EQ(t.patches.size(), 2u);
   EXPECT_EQ(area_edge(t.patches[1]), stats(2, 4, 1, 2, 2, 2, 2));
-  EXPECT_DOUBLE_EQ(patch_perim_m(t.patches[1], t.raster), 8.0);
+  EXPECT_DOUBLE_EQ(at(tables(t).patch, 1, "PERIM"), 8.0);
   // The ring: 12 outer sides on the raster edge plus 4 inner sides.
   EXPECT_EQ(area_edge(t.patches[0]), stats(1, 0, 8, 8, 8, 2, 2));
 }
@@ -122,9 +136,9 @@ TEST(HandGrids, Checkerboard) {
   EXPECT_EQ(eight.patches[0].cells, 8u);
   EXPECT_EQ(eight.patches[0].perim_edges_h + eight.patches[0].perim_edges_v, 32u);
   EXPECT_EQ(scan(g, NeighbourRule::Four).patches.size(), 16u);
-  const AreaEdgeMetrics m = compute_area_edge_metrics(eight.patches, eight.raster);
-  EXPECT_DOUBLE_EQ(m.landscape.te, 24.0);
-  EXPECT_DOUBLE_EQ(m.classes[0].te, 24.0);
+  const FragstatsMetrics m = tables(eight);
+  EXPECT_DOUBLE_EQ(at(m.land, 0, "TE"), 24.0);
+  EXPECT_DOUBLE_EQ(at(m.cls, 0, "TE"), 24.0);
   for (int64_t tile : {1, 2, 3}) EXPECT_EQ(scan(g, NeighbourRule::Eight, tile, tile).patches, eight.patches);
 }
 
@@ -185,9 +199,9 @@ TEST(HandGrids, AllNodata) {
   auto g = grid({"...", "..."});
   const PatchTable t = scan(g, NeighbourRule::Eight);
   EXPECT_TRUE(t.patches.empty());
-  const AreaEdgeMetrics m = compute_area_edge_metrics(t.patches, t.raster);
-  EXPECT_EQ(m.landscape.np, 0u);
-  EXPECT_EQ(m.landscape.ta, 0.0);
+  const FragstatsMetrics m = tables(t);
+  EXPECT_EQ(at(m.land, 0, "NP"), 0.0);
+  EXPECT_EQ(at(m.land, 0, "TA"), 0.0);
   EXPECT_EQ(patch_ids(g, NeighbourRule::Eight, 2, 1), std::vector<uint32_t>(6, 0));
 }
 
