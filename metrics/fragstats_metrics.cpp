@@ -8,6 +8,7 @@
 #include "cell_geometry.h"
 #include "class_value_columns.h"
 #include "error.h"
+#include "metric_catalogue.h"
 #include "metric_selection.h"
 #include "patch_records.h"
 #include "streamed_distribution.h"
@@ -147,7 +148,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   // grow with the number of patches. Each sum adds its class's patches in
   // PID order, whatever the block size.
   FragstatsMetrics out;
-  out.patch.columns = {"AREA", "PERIM", "GYRATE", "PARA", "SHAPE", "FRAC", "CIRCLE", "CONTIG", "CORE", "NCORE", "CAI", "ENN"};
+  out.patch.columns = patch_metric_columns();  // the catalogue's order
   const PatchShape records_only{};  // without the second pass: zeros, and those columns become NaN below
   std::vector<size_t> second_pass_columns;  // patch columns that are NaN without the second pass
   if (!rows.second_pass)

@@ -5,12 +5,11 @@
 #include <sstream>
 
 #include "error.h"
+#include "metric_catalogue.h"
 
 namespace lsm {
 namespace {
 
-const char* const kStats[] = {"MN", "AM", "MD", "RA", "SD", "CV"};
-const char* const kDistributed[] = {"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG", "CORE", "DCORE", "CAI", "ENN"};
 
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -22,7 +21,7 @@ std::string base_of(const std::string& column) {
   const size_t u = column.rfind('_');
   if (u == std::string::npos) return column;
   const std::string stat = column.substr(u + 1);
-  for (const char* s : kStats)
+  for (const std::string& s : distribution_statistics())
     if (stat == s) return column.substr(0, u);
   return column;
 }
@@ -30,24 +29,17 @@ std::string base_of(const std::string& column) {
 }  // namespace
 
 bool from_patch_records(const std::string& column) {
-  static const char* const kFromRecords[] = {
-      "AREA", "PERIM", "PARA", "SHAPE", "FRAC", "CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "NLSI", "PAFRAC",
-      "COHESION", "DIVISION", "MESH", "SPLIT", "TA", "PR", "PRD", "RPR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI"};
-  const std::string base = base_of(upper(column));
-  for (const char* n : kFromRecords)
-    if (base == n) return true;
-  return false;
+  const MetricInfo* m = find_metric(base_of(upper(column)));
+  return m && !m->second_pass;
 }
 
 const std::vector<std::string>& known_metric_names() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> n = {"AREA", "PERIM", "GYRATE", "PARA", "SHAPE", "FRAC", "CIRCLE", "CONTIG", "CORE",
-                                  "NCORE", "CAI", "ENN", "DCORE", "CA", "PLAND", "NP", "PD", "LPI", "TE", "ED",
-                                  "LSI", "NLSI", "PAFRAC", "TCA", "CPLAND", "NDCA", "DCAD", "CLUMPY", "PLADJ",
-                                  "IJI", "COHESION", "DIVISION", "MESH", "SPLIT", "AI", "TA", "CONTAG", "PR",
-                                  "PRD", "RPR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI"};
-    for (const char* d : kDistributed)
-      for (const char* s : kStats) n.push_back(std::string(d) + "_" + s);
+    std::vector<std::string> n;
+    for (const MetricInfo& m : metric_catalogue()) n.push_back(m.acronym);
+    for (const MetricInfo& m : metric_catalogue())
+      if (m.distributed)
+        for (const std::string& s : distribution_statistics()) n.push_back(std::string(m.acronym) + "_" + s);
     return n;
   }();
   return names;
@@ -78,8 +70,8 @@ bool MetricSelection::selects(const std::string& column) const {
 
 bool MetricSelection::wants_enn() const {
   if (selects("ENN")) return true;
-  for (const char* s : kStats)
-    if (selects(std::string("ENN_") + s)) return true;
+  for (const std::string& s : distribution_statistics())
+    if (selects("ENN_" + s)) return true;
   return false;
 }
 

@@ -38,15 +38,15 @@ class MetricSelection {
 
 /// True when table column `column` (an acronym, or a distribution column such
 /// as AREA_MN) is computed from the patch records of the scan alone (cell and
-/// edge counts, docs/metrics.md): AREA, PERIM, PARA, SHAPE, FRAC and their
-/// distributions, CA, PLAND, NP, PD, LPI, TE, ED, LSI, NLSI, PAFRAC, COHESION,
-/// DIVISION, MESH, SPLIT, TA, PR, PRD, RPR and the diversity metrics (SHDI ...
-/// MSIEI). Holds for projected rasters without a background class; geographic
+/// edge counts, docs/metrics.md): the catalogue's metrics without
+/// `second_pass` (metric_catalogue.h: AREA, PERIM, PARA, SHAPE, FRAC and their
+/// distributions, CA, PLAND, NP, TE, LSI, COHESION, the diversity metrics ...). Holds for projected rasters without a background class; geographic
 /// rasters (areas on the ellipsoid) and a background (its edges come from the
 /// class adjacencies) need the second pass for every metric.
 bool from_patch_records(const std::string& column);
 
-/// Every acronym lsm computes at some level (for messages and --help).
+/// Every acronym lsm computes at some level, and every distribution column
+/// (AREA_MN ...), from the catalogue (for messages and --help).
 const std::vector<std::string>& known_metric_names();
 
 }  // namespace lsm

@@ -8,11 +8,15 @@
 #include <gdal_utils.h>
 
 #include <atomic>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "cli_fixture.h"
 #include "error.h"
+#include "metric_catalogue.h"
 #include "operations.h"
 
 namespace lsm::test {
@@ -194,6 +198,44 @@ TEST_F(Operations, DriverRunStoppedByGdalProgressLeavesNoTemporaryFile) {
   // ...until the dataset closes.
   EXPECT_TRUE(std::filesystem::is_empty(path("tmp")));
   EXPECT_FALSE(std::filesystem::exists(path("copy.tif")));
+}
+
+// docs/metrics.md documents every metric of the catalogue in the tables of
+// its levels, with the catalogue's unit; --describe lists the catalogue.
+TEST_F(Operations, MetricsMdAndDescribeShowTheCatalogue) {
+  std::ifstream in(std::string(LSM_SOURCE_DIR) + "/docs/metrics.md");
+  ASSERT_TRUE(in) << "docs/metrics.md";
+  std::map<std::string, std::vector<std::string>> units;  // acronym -> units of its rows
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("| ", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::istringstream row(line.substr(2));
+    std::string cell;
+    while (std::getline(row, cell, '|')) cells.push_back(cell);
+    if (cells.size() < 3) continue;
+    auto trim = [](std::string t) {
+      t.erase(0, t.find_first_not_of(' '));
+      t.erase(t.find_last_not_of(' ') + 1);
+      return t;
+    };
+    std::istringstream names(cells[0]);
+    std::string name;
+    while (std::getline(names, name, ',')) units[trim(name)].push_back(trim(cells[2]));
+  }
+  for (const MetricInfo& m : metric_catalogue()) {
+    SCOPED_TRACE(m.acronym);
+    if (!m.levels) continue;  // DCORE: a distribution only
+    ASSERT_TRUE(units.count(m.acronym)) << "no row in docs/metrics.md";
+    for (const std::string& u : units[m.acronym])
+      EXPECT_TRUE(u.empty() || u == m.unit) << "docs/metrics.md gives '" << u << "', the catalogue '" << m.unit << "'";
+  }
+  const Json doc = Json::parse(run_lsm("--describe").out);
+  ASSERT_EQ(doc["metrics"].size(), metric_catalogue().size());
+  for (size_t i = 0; i < metric_catalogue().size(); ++i) {
+    EXPECT_EQ(doc["metrics"][i]["acronym"], metric_catalogue()[i].acronym);
+    EXPECT_EQ(doc["metrics"][i]["unit"], metric_catalogue()[i].unit);
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "fragstats_metrics.h"
 #include "gdal_class_raster.h"
 #include "geotiff_output.h"
+#include "metric_catalogue.h"
 #include "operations.h"
 #include "patch_records.h"
 #include "patch_row_metrics.h"
@@ -51,14 +52,6 @@ void run_label(const ParameterValues& v, const RunContext& context) {
   out.commit();
 }
 
-// The patch table's metric columns, known without computing: those of an empty table.
-std::vector<std::string> patch_metric_names() {
-  std::vector<std::string> names;
-  for (const std::string& c : compute_fragstats_metrics(PatchTable{}, PatchRowResults{}, MetricOptions{}).patch.columns)
-    if (c != "PID" && c != "TYPE") names.push_back(c);
-  return names;
-}
-
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
@@ -69,7 +62,7 @@ OperationSpec patchmetric_spec() {
   s.name = "patchmetric";
   s.summary = "a FRAGSTATS patch metric of every cell (Float64, NaN = nodata)";
   s.usage = "usage: lsm patchmetric INPUT OUTPUT.tif --metric AREA [options]";
-  const std::vector<std::string> names = patch_metric_names();
+  const std::vector<std::string> names = patch_metric_columns();  // the catalogue's patch metrics
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
   s.parameters = joined(

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "metric_catalogue.h"
+
 namespace lsm::ops {
 
 namespace {
@@ -93,6 +95,17 @@ std::string describe_json(const std::vector<Operation>& operations, const std::s
     for (const ParameterSpec& p : op.spec.parameters)
       if (p.shown_in(kCommandLine)) c["parameters"].push_back(parameter_json(p));
     doc["commands"].push_back(c);
+  }
+  // The metric catalogue: what `metrics` and `patchmetric` compute.
+  doc["metrics"] = Json::array();
+  for (const MetricInfo& m : metric_catalogue()) {
+    Json levels = Json::array();
+    if (m.levels & kPatchLevel) levels.push_back("patch");
+    if (m.levels & kClassLevel) levels.push_back("class");
+    if (m.levels & kLandscapeLevel) levels.push_back("landscape");
+    doc["metrics"].push_back({{"acronym", m.acronym}, {"name", m.name}, {"family", family_name(m.family)},
+                              {"levels", levels}, {"unit", m.unit}, {"second_pass", m.second_pass},
+                              {"distribution", m.distributed}});
   }
   return doc.dump() + "\n";
 }

@@ -19,7 +19,9 @@ namespace lsm::ops {
 /// as numbers); "output" is null for inputs and values, else raster, file,
 /// table-prefix or folder; "driver" is the GDAL driver's option name, or null
 /// where the driver does not take the parameter; "title" a dialog's field
-/// name (the QGIS provider's), "help" its explanation.
+/// name (the QGIS provider's), "help" its explanation. A last member
+/// "metrics" lists the metric catalogue (metric_catalogue.h): acronym, name,
+/// family, levels, unit, second_pass, distribution.
 std::string describe_json(const std::vector<Operation>& operations, const std::string& version);
 
 }  // namespace lsm::ops

@@ -1,0 +1,42 @@
+#pragma once
+// The catalogue of every metric lsm computes: acronym, name, level, family,
+// unit, whether it needs the second pass over the patch IDs, and whether
+// its class and landscape distributions (_MN, _AM, _MD, _RA, _SD, _CV) are
+// reported. Metric selection (metric_selection.h), the patch table's
+// columns, `lsm --describe`, the GDAL driver's patchmetric choices and the
+// tests of docs/metrics.md read it; tests check that the tables' columns are
+// exactly the catalogue's. Names and units follow the FRAGSTATS 4.2
+// documentation (McGarigal, Cushman & Ene 2012), section by family.
+#include <string>
+#include <vector>
+
+namespace lsm {
+
+/// The levels a metric is a column of (bit mask).
+enum MetricLevelMask : unsigned { kPatchLevel = 1, kClassLevel = 2, kLandscapeLevel = 4 };
+
+/// FRAGSTATS' metric families (the sections of its documentation).
+enum class MetricFamily { AreaEdge, Shape, CoreArea, Isolation, Aggregation, Diversity };
+
+struct MetricInfo {
+  const char* acronym;     ///< FRAGSTATS' acronym: the table column
+  const char* name;        ///< FRAGSTATS' name ("Radius of gyration")
+  MetricFamily family;
+  unsigned levels;         ///< where it is a column itself (0: DCORE, a distribution only)
+  const char* unit;        ///< ha, m, m/ha, %, per 100 ha, count, proportion, none
+  bool second_pass;        ///< needs the second pass (not from the scan's patch records alone)
+  bool distributed;        ///< a patch metric whose _MN ... _CV are class and landscape columns
+};
+
+/// Every metric, patch metrics first in the patch table's column order.
+const std::vector<MetricInfo>& metric_catalogue();
+/// The entry of `acronym` (exact, upper case), or nullptr.
+const MetricInfo* find_metric(const std::string& acronym);
+/// "area and edge", "shape", "core area", "isolation", "aggregation", "diversity".
+const char* family_name(MetricFamily family);
+/// The distribution statistics' suffixes: MN, AM, MD, RA, SD, CV.
+const std::vector<std::string>& distribution_statistics();
+/// The patch table's metric columns (after PID and TYPE), in order.
+std::vector<std::string> patch_metric_columns();
+
+}  // namespace lsm
