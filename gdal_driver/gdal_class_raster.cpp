@@ -1,5 +1,7 @@
 #include "gdal_class_raster.h"
 
+#include <gdal_rat.h>
+
 #include <cmath>
 #include <cpl_conv.h>
 #include <cpl_error.h>
@@ -190,6 +192,29 @@ void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
       cell = static_cast<int32_t>(v);
     }
   }
+}
+
+std::map<int32_t, std::string> GdalClassRaster::class_names() const {
+  std::map<int32_t, std::string> names;
+  if (const GDALRasterAttributeTable* rat = band_->GetDefaultRAT(); rat && rat->GetRowCount() > 0) {
+    const int name_column = rat->GetColOfUsage(GFU_Name);
+    int value_column = rat->GetColOfUsage(GFU_MinMax);
+    if (value_column < 0) value_column = rat->GetColOfUsage(GFU_Min);
+    double first = 0, step = 1;
+    const bool binned = value_column < 0 && rat->GetLinearBinning(&first, &step);
+    for (int row = 0; name_column >= 0 && row < rat->GetRowCount(); ++row) {
+      const double value = value_column >= 0 ? rat->GetValueAsDouble(row, value_column)
+                           : binned       ? first + row * step
+                                          : row;
+      const std::string name = rat->GetValueAsString(row, name_column);
+      if (!name.empty() && value == std::floor(value)) names[static_cast<int32_t>(value)] = name;
+    }
+  }
+  if (!names.empty()) return names;
+  char** categories = band_->GetCategoryNames();
+  for (int i = 0; categories && categories[i]; ++i)
+    if (*categories[i]) names[i] = categories[i];
+  return names;
 }
 
 }  // namespace lsm

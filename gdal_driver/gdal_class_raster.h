@@ -2,6 +2,7 @@
 // A band of any raster GDAL opens, served to the engine as integer class
 // codes (ClassRasterSource). Cells equal to the band's nodata value (and NaN
 // cells of floating-point bands) are outside the landscape.
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,11 @@ class GdalClassRaster final : public ClassRasterSource {
   const std::string& ellipsoid() const { return ellipsoid_; }
   /// True when the dataset has a CRS; without one, map units are taken as metres.
   bool has_crs() const { return has_crs_; }
+  /// The class names the band carries: from its raster attribute table (the
+  /// name column, GFU_Name, by the value column GFU_MinMax or GFU_Min, else
+  /// by the table's linear binning or row), else its category names (index =
+  /// class code). Empty when it has neither.
+  std::map<int32_t, std::string> class_names() const;
 
  private:
   void measure_on_ellipsoid(const OGRSpatialReference& srs, const double geotransform[6]);

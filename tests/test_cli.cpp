@@ -73,6 +73,40 @@ TEST_F(Cli, SynthMetricsAndLabelAgree) {
   EXPECT_STREQ(classes.dataset()->GetProjectionRef(), ids.dataset()->GetProjectionRef());
 }
 
+// --print: key columns aligned, with units and the class names the raster
+// carries (its category names here), counts as whole numbers.
+TEST_F(Cli, PrintShowsKeyColumnsWithClassNames) {
+  // 1 1 2 2 / 1 2 2 2 / 3 3 3 3 (the grid of BadOptions), 1 m cells.
+  const std::string in = make_raster("named.tif", GDT_Byte, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
+  {
+    GDALDatasetH ds = GDALOpen(in.c_str(), GA_Update);
+    ASSERT_NE(ds, nullptr);
+    const char* names[] = {"", "forest", "water", "urban", nullptr};
+    GDALSetRasterCategoryNames(GDALGetRasterBand(ds, 1), const_cast<char**>(names));
+    GDALClose(ds);
+  }
+  const CliRun r = run_lsm("metrics " + in + " --out " + path("m") + " --print -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::vector<std::string> text;
+  for (std::string line; std::getline(lines, line);) text.push_back(line);
+  const auto header = std::find_if(text.begin(), text.end(), [](const std::string& l) { return l.rfind("TYPE", 0) == 0; });
+  ASSERT_NE(header, text.end()) << r.out;
+  EXPECT_NE(header->find("NAME"), std::string::npos);
+  EXPECT_NE(header->find("PLAND"), std::string::npos);
+  EXPECT_EQ(header->find("AREA_AM"), std::string::npos) << "a summary, not every column";
+  EXPECT_NE((header + 1)->find("ha"), std::string::npos);  // the units line
+  // Class 2: 5 of 12 cells = 41.6667 % of the landscape, one patch.
+  const std::string water = *(header + 3);
+  EXPECT_EQ(water.rfind("2", 0), 0u) << water;
+  EXPECT_NE(water.find("water"), std::string::npos) << water;
+  EXPECT_NE(water.find("41.6667"), std::string::npos) << water;
+  EXPECT_NE(water.find(" 1 "), std::string::npos) << water;  // NP, a count
+  // Columns are aligned: every line of the table is as long as the header's columns reach.
+  EXPECT_EQ((header + 2)->find("forest"), header->find("NAME"));
+  EXPECT_NE(r.out.find("Landscape metrics"), std::string::npos);
+}
+
 TEST_F(Cli, QuietPrintsNoProgress) {
   ASSERT_EQ(run_lsm("synth " + path("nlm.tif") + " --width 40 --height 30 -q").code, 0);
   const CliRun r = run_lsm("metrics " + path("nlm.tif") + " --out " + path("m") + " -q");

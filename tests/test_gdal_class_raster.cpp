@@ -2,9 +2,11 @@
 // as slabs of block columns on several threads, and must give exactly the
 // cells written, nodata mapped, whatever the window.
 #include <gdal_priv.h>
+#include <gdal_rat.h>
 #include <omp.h>
 
 #include <filesystem>
+#include <map>
 #include <random>
 #include <unistd.h>
 #include <vector>
@@ -90,6 +92,61 @@ TEST_F(GdalClassRasterSlabs, ReservedValueInAnySlabIsABadInput) {
     EXPECT_EQ(e.kind(), ErrorKind::BadInput);
     EXPECT_NE(std::string(e.what()).find("column 70, row 11"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace lsm::test
+
+namespace lsm::test {
+namespace {
+
+// Class names from a raster attribute table (value and name columns), from
+// its linear binning, and from category names; none without either.
+TEST_F(GdalClassRasterSlabs, ClassNamesFromTheAttributeTableOrCategories) {
+  const fs::path path = dir_ / "named.tif";
+  write_tiled_geotiff(path, std::vector<int32_t>(32 * 32, 11), 32, 32, GDT_Byte, nullptr);
+  EXPECT_TRUE(GdalClassRaster(path.string(), 1).class_names().empty());
+  {
+    GDALDataset* d = GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE);
+    GDALDefaultRasterAttributeTable rat;
+    rat.CreateColumn("VALUE", GFT_Integer, GFU_MinMax);
+    rat.CreateColumn("CLASS", GFT_String, GFU_Name);
+    rat.SetValue(0, 0, 11);
+    rat.SetValue(0, 1, "open water");
+    rat.SetValue(1, 0, 42);
+    rat.SetValue(1, 1, "evergreen forest");
+    ASSERT_EQ(d->GetRasterBand(1)->SetDefaultRAT(&rat), CE_None);
+    GDALClose(d);
+  }
+  const std::map<int32_t, std::string> from_rat = GdalClassRaster(path.string(), 1).class_names();
+  EXPECT_EQ(from_rat, (std::map<int32_t, std::string>{{11, "open water"}, {42, "evergreen forest"}}));
+
+  const fs::path binned_path = dir_ / "binned.tif";
+  write_tiled_geotiff(binned_path, std::vector<int32_t>(32 * 32, 1), 32, 32, GDT_Byte, nullptr);
+  {
+    GDALDataset* d = GDALDataset::Open(binned_path.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE);
+    GDALDefaultRasterAttributeTable rat;
+    rat.CreateColumn("NAME", GFT_String, GFU_Name);
+    rat.SetLinearBinning(10, 5);
+    rat.SetValue(0, 0, "first");
+    rat.SetValue(1, 0, "");  // rows grow one at a time
+    rat.SetValue(2, 0, "third");
+    ASSERT_EQ(d->GetRasterBand(1)->SetDefaultRAT(&rat), CE_None);
+    GDALClose(d);
+  }
+  EXPECT_EQ(GdalClassRaster(binned_path.string(), 1).class_names(),
+            (std::map<int32_t, std::string>{{10, "first"}, {20, "third"}}));
+
+  const fs::path categories_path = dir_ / "categories.tif";
+  write_tiled_geotiff(categories_path, std::vector<int32_t>(32 * 32, 1), 32, 32, GDT_Byte, nullptr);
+  {
+    GDALDataset* d = GDALDataset::Open(categories_path.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE);
+    const char* names[] = {"", "crops", "", "urban", nullptr};
+    ASSERT_EQ(d->GetRasterBand(1)->SetCategoryNames(const_cast<char**>(names)), CE_None);
+    GDALClose(d);
+  }
+  EXPECT_EQ(GdalClassRaster(categories_path.string(), 1).class_names(),
+            (std::map<int32_t, std::string>{{1, "crops"}, {3, "urban"}}));
 }
 
 }  // namespace

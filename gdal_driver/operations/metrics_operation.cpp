@@ -15,6 +15,7 @@
 #include "operations.h"
 #include "patch_records.h"
 #include "patch_row_metrics.h"
+#include "summary_table.h"
 
 namespace lsm::ops {
 
@@ -70,7 +71,7 @@ OperationSpec metrics_spec() {
           text("format", "table layout: fragstats (one column per metric) or tidy (one row per value)")
               .one_of({"fragstats", "tidy"})
               .with_default("fragstats"),
-          flag("print", "also print the class and landscape tables on stdout"),
+          flag("print", "also print key columns of the class and landscape tables on stdout, aligned, with class names"),
       },
       patch_parameters());
   return s;
@@ -152,14 +153,15 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   m.cls = selection.apply(m.cls);
   m.land = selection.apply(m.land);
   files.write(m, rows);
-  if (v.flag("print")) {
+  if (v.flag("print")) {  // a summary for a person; every column is in the files
+    const std::map<int32_t, std::string> names = source.class_names();
     if (levels.cls) {
-      std::cout << "\nClass metrics\n";
-      write_table_csv(std::cout, m.cls, MetricLevel::Class);
+      std::cout << "\nClass metrics (key columns; all in " << prefix << ".class.csv)\n";
+      write_summary_table(std::cout, m.cls, MetricLevel::Class, names);
     }
     if (levels.land) {
-      std::cout << "\nLandscape metrics\n";
-      write_table_csv(std::cout, m.land, MetricLevel::Landscape);
+      std::cout << "\nLandscape metrics (key columns; all in " << prefix << ".land.csv)\n";
+      write_summary_table(std::cout, m.land, MetricLevel::Landscape);
     }
   }
 }
