@@ -5,7 +5,7 @@
 // time goes to stdout as one JSON line; time the whole process from outside
 // (bench/cpu_peers.py --floor does) to get the start-up too. It sets the
 // bound under which no GDAL-based tool's whole run can go; see
-// bench/RESULTS.md, "CPU backend against pylandstats and landscapemetrics".
+// docs/history/benchmark_log.md, "The floor of a GDAL-based process".
 // Usage: lsm_bench_gdal_floor RASTER
 #include <gdal_priv.h>
 #include <ogr_spatialref.h>
