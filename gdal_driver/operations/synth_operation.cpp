@@ -9,6 +9,7 @@
 #include "geotiff_output.h"
 #include "neutral_landscape.h"
 #include "operations.h"
+#include "tile_scheduler.h"
 
 namespace lsm::ops {
 
@@ -68,16 +69,24 @@ void run_synth(const ParameterValues& v, const RunContext& context) {
 
   GeoTiffOutput out(v.text("output"), nlm.width, nlm.height, nlm.classes < 255 ? GDT_Byte : GDT_UInt16, georef,
                     std::nullopt);
-  const ProgressFn progress = context.checked_progress();
+  // The scheduler's streaming core: strip r+1 is generated on its reader
+  // thread while strip r is written.
   const int64_t rows_per_strip = 256;
-  std::vector<int32_t> strip;
-  for (int64_t y = 0; y < nlm.height; y += rows_per_strip) {
-    const Window w{0, y, nlm.width, std::min(rows_per_strip, nlm.height - y)};
-    strip.resize(static_cast<size_t>(w.width * w.height));
-    landscape.classify(w, strip.data());
-    out.write(w, strip.data(), GDT_Int32);
-    if (progress && !progress(double(y + w.height) / double(nlm.height))) throw Error(ErrorKind::Io, "interrupted");
-  }
+  const int64_t strips = (nlm.height + rows_per_strip - 1) / rows_per_strip;
+  struct Strip {
+    Window window;
+    std::vector<int32_t> classes;
+  };
+  stream_rows<Strip>(
+      strips,
+      [&](int64_t strip) {
+        const int64_t y = strip * rows_per_strip;
+        Strip s{Window{0, y, nlm.width, std::min(rows_per_strip, nlm.height - y)}, {}};
+        s.classes.resize(static_cast<size_t>(s.window.width * s.window.height));
+        landscape.classify(s.window, s.classes.data());
+        return s;
+      },
+      [&](int64_t, Strip& s) { out.write(s.window, s.classes.data(), GDT_Int32); }, context.checked_progress());
   out.commit();
 }
 
