@@ -20,6 +20,7 @@
 #include "error.h"
 #include "operation_json.h"
 #include "operations.h"
+#include "serve.h"
 
 namespace {
 
@@ -33,7 +34,8 @@ void print_usage() {
     name.resize(14, ' ');
     std::cout << name << op.spec.summary << "\n";
   }
-  std::cout << "run 'lsm <command> --help' for the options of a command; GDAL's general options\n"
+  std::cout << "  serve       the OGC API - Processes service: every command above as a process\n"
+               "run 'lsm <command> --help' for the options of a command; GDAL's general options\n"
                "(--config KEY VALUE, --debug ON) are accepted before or after the command\n";
 }
 
@@ -54,6 +56,7 @@ int run(int argc, char** argv) {
     std::cout << lsm::ops::describe_json(lsm::ops::operations(), LSM_VERSION);
     return 0;
   }
+  if (std::string(argv[1]) == "serve") return lsm::serve::run_serve(std::vector<std::string>(argv + 2, argv + argc));
   const lsm::ops::Operation* op = lsm::ops::find_operation(argv[1]);
   if (op && (op->spec.front_ends & lsm::ops::kCommandLine))
     return lsm::cli::run_command(*op, std::vector<std::string>(argv + 2, argv + argc));

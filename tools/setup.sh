@@ -4,6 +4,8 @@
 #   bash tools/setup.sh --deps-only  install packages only
 #   --with-qgis (with either)        also QGIS (qgis, python3-qgis), for the
 #                                    QGIS provider and its tests
+#   --with-browser (with either)     also Chromium, which renders the
+#                                    service's pages in its tests
 #   --with-opencv (with either)      also OpenCV's Python bindings
 #                                    (python3-opencv), the reference of the
 #                                    HOG Dalal-Triggs test
@@ -11,13 +13,15 @@
 # CPU backend is built alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(build-essential cmake libgdal-dev gdal-bin libboost-program-options-dev libgtest-dev nlohmann-json3-dev)
+packages=(build-essential cmake libgdal-dev gdal-bin libboost-program-options-dev libgtest-dev nlohmann-json3-dev
+          libcpp-httplib-dev libsqlite3-dev pkg-config curl python3-jsonschema python3-yaml python3-owslib)
 deps_only=false
 for a in "$@"; do
   case "$a" in
     --deps-only) deps_only=true ;;
     --with-qgis) packages+=(qgis python3-qgis) ;;
     --with-opencv) packages+=(python3-opencv) ;;
+    --with-browser) packages+=(chromium) ;;
     *) echo "setup.sh: unknown option $a" >&2; exit 1 ;;
   esac
 done

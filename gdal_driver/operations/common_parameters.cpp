@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "geotiff_output.h"
+#include "tile_labeler.h"
 
 namespace lsm::ops {
 
@@ -105,6 +106,17 @@ uint64_t memory_size(const std::string& text) {
   const uint64_t bytes = static_cast<uint64_t>(value * scale);
   if (bytes < (uint64_t(1) << 20)) throw Error(ErrorKind::BadInput, "must be at least 1M");
   return bytes;
+}
+
+void set_default_raster_output(const std::string& driver, const std::vector<std::string>& creation_options) {
+  RasterFormat format;
+  format.driver = driver;
+  format.creation_options = creation_options;
+  set_raster_output_format(format);
+}
+
+bool may_use_gpu(const ParameterValues& values) {
+  return values.spec().find("backend") && values.text("backend") != "cpu" && cuda_available();
 }
 
 std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more) {

@@ -31,6 +31,16 @@ void apply_raster_output_format(const ParameterValues& values);
 /// go to scratch files there).
 uint64_t memory_size(const std::string& text);
 
+/// Makes every raster output of later runs use GDAL driver `driver` with
+/// `creation_options` (NAME=VALUE), as -of/-co do for one command: the
+/// service writes Cloud Optimized GeoTIFFs. Call before runs start (it is
+/// process-wide, not per run).
+void set_default_raster_output(const std::string& driver, const std::vector<std::string>& creation_options);
+
+/// Whether a run with these values may use a GPU: its backend is auto or
+/// cuda and CUDA is available (the service runs one such job at a time).
+bool may_use_gpu(const ParameterValues& values);
+
 /// `list` with `more` appended.
 std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more);
 

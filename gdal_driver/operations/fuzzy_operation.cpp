@@ -33,7 +33,7 @@ std::vector<double> numbers(const std::string& text, const std::string& option) 
       used = 0;
     }
     if (used == 0 || used != part.size() || !std::isfinite(value))
-      throw Error(ErrorKind::BadInput, "'" + text + "' is not comma-separated numbers");
+      throw Error(ErrorKind::BadInput, "bad " + option + " '" + text + "': expected comma-separated numbers");
     out.push_back(value);
   }
   return out;
@@ -98,7 +98,7 @@ OperationSpec fuzzy_spec() {
           output(ParameterRole::OutputRaster, "output", "connectivity scene: Float32 GeoTIFF in [0, 1], NaN = nodata")
               .needed()
               .at_position(2)
-              .only(kCommandLine),
+              .only(kCommandLine | kService),  // the service names it itself
           text("seed", "seed voxel X,Y (image) or X,Y,Z (volume), 0-based; repeatable")
               .several()
               .named_in_driver("seeds")

@@ -26,7 +26,7 @@ OperationSpec gradient_spec() {
           output(ParameterRole::OutputRaster, "output", "output GeoTIFF: bands gx, gy, magnitude, orientation (Float32)")
               .needed()
               .at_position(2)
-              .only(kCommandLine),
+              .only(kCommandLine | kService),  // the service names it itself
           number("sigma", "Gaussian sigma").with_default("1").in("cells"),
           integer("radius", "kernel radius (1..32): 3 = the paper's 7 taps").with_default("3").in("cells"),
           integer("band", "the band to differentiate (default 1)").at_least(1),

@@ -83,7 +83,7 @@ OperationSpec hog_spec() {
                  "OUTPUT.npy (skimage's hog(..., feature_vector=False) array) or a GeoTIFF of one band per descriptor element")
               .needed()
               .at_position(2)
-              .only(kCommandLine),
+              .only(kCommandLine | kService),  // the service names it itself
           integer("cell", "pixels per cell side").with_default("8").at_least(1).at_most(64).in("pixels"),
           integer("block", "cells per block side").with_default("3").at_least(1).at_most(8).in("cells"),
           integer("bins", "orientation bins").with_default("9").at_least(1).at_most(180),

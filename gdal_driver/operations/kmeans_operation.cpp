@@ -54,7 +54,7 @@ OperationSpec kmeans_spec() {
           output(ParameterRole::OutputRaster, "output", "output GeoTIFF: classes 1..K (0 = nodata), or the --select mask")
               .needed()
               .at_position(2)
-              .only(kCommandLine),
+              .only(kCommandLine | kService),  // the service names it itself
           integer("k", "number of clusters").titled("Clusters (K)").needed().at_least(1).at_most(65534),
           text("bands", "bands to cluster, e.g. 1,2,3 (default: all but alpha)")
               .only(kCommandLine)
@@ -73,7 +73,7 @@ OperationSpec kmeans_spec() {
               .only(kCommandLine),
           output(ParameterRole::OutputFile, "stats", "write centres, counts and inertia as JSON to this file")
               .titled("Statistics (JSON)")
-              .only(kCommandLine),
+              .only(kCommandLine | kService),  // the service names it itself
           text("select", "greenest: output the mask of the cluster with the lowest a* (needs lab)")
               .one_of({"greenest"})
               .only(kCommandLine),

@@ -31,7 +31,7 @@ OperationSpec label_spec() {
                                 output(ParameterRole::OutputRaster, "output", "output GeoTIFF of patch IDs")
                                     .needed()
                                     .at_position(2)
-                                    .only(kCommandLine)},
+                                    .only(kCommandLine | kService)},  // the service names it itself
                                patch_parameters()),
                         raster_output_parameters());
   return s;
@@ -70,7 +70,7 @@ OperationSpec patchmetric_spec() {
               output(ParameterRole::OutputRaster, "output", "output GeoTIFF: the metric of each cell's patch")
                   .needed()
                   .at_position(2)
-                  .only(kCommandLine),
+                  .only(kCommandLine | kService),  // the service names it itself
               text("metric", "the FRAGSTATS patch metric of every cell, in its FRAGSTATS unit")
                   .one_of(names)
                   .needed()

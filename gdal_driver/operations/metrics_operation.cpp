@@ -26,7 +26,7 @@ OperationSpec metrics_spec() {
   s.name = "metrics";
   s.summary = "FRAGSTATS patch, class and landscape tables (CSV)";
   s.usage = "usage: lsm metrics INPUT --out PREFIX [options]";
-  s.front_ends = kCommandLine;
+  s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
   s.parameters = joined(
       {
           input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
@@ -65,13 +65,15 @@ OperationSpec metrics_spec() {
               .in("bytes")
               .checked_by([](const std::string& v) { memory_size(v); }),
           text("temp-dir", "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit")
-              .titled("Scratch folder"),
+              .titled("Scratch folder")
+              .only(kCommandLine),  // a server's folders are not the client's to choose
           integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1),
           integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0),
           text("format", "table layout: fragstats (one column per metric) or tidy (one row per value)")
               .one_of({"fragstats", "tidy"})
               .with_default("fragstats"),
-          flag("print", "also print key columns of the class and landscape tables on stdout, aligned, with class names"),
+          flag("print", "also print key columns of the class and landscape tables on stdout, aligned, with class names")
+              .only(kCommandLine),
       },
       patch_parameters());
   return s;

@@ -168,7 +168,7 @@ ParameterSpec flag(std::string name, std::string help) { return make(std::move(n
 ParameterSpec input_raster(std::string name, std::string help) {
   ParameterSpec p = make(std::move(name), ParameterType::String, std::move(help));
   p.role = ParameterRole::InputRaster;
-  p.front_ends = kCommandLine;  // the driver's input is the connection string's path
+  p.front_ends = kCommandLine | kService;  // the driver's input is the connection string's path
   return p;
 }
 ParameterSpec output(ParameterRole role, std::string name, std::string help) {
@@ -201,6 +201,7 @@ const ParameterSpec& ParameterValues::parameter(const std::string& name) const {
 std::string ParameterValues::spelled(const std::string& name) const {
   const ParameterSpec* p = spec_.find(name);
   if (front_end_ == kDriver) return "option " + (p ? p->driver_name() : name);
+  if (front_end_ == kService) return "input " + name;
   return "--" + name;
 }
 
@@ -228,6 +229,8 @@ void ParameterValues::check_required() const {
     }
     if (front_end_ == kDriver)
       throw Error(ErrorKind::BadInput, "LSM:" + spec_.name + " needs the option " + p.driver_name() + "=" + metavar);
+    if (front_end_ == kService)
+      throw Error(ErrorKind::BadInput, "process " + spec_.name + " needs the input " + p.name + " (" + p.help + ")");
     if (p.position)
       throw Error(ErrorKind::BadInput, "lsm " + spec_.name + " needs " + metavar + " (" + p.help + "; see --help)");
     throw Error(ErrorKind::BadInput, "lsm " + spec_.name + " needs the option --" + p.name + " " + metavar + " (see --help)");

@@ -42,7 +42,8 @@ enum class ParameterRole {
 enum FrontEnd : unsigned {
   kCommandLine = 1,  ///< lsm <command> and --describe (the QGIS provider)
   kDriver = 2,       ///< LSM:<operation>:... connection strings and open options
-  kEveryFrontEnd = 3
+  kService = 4,      ///< lsm serve: OGC API - Processes inputs
+  kEveryFrontEnd = 7
 };
 
 /// One parameter of an operation. Build one with the helpers below, e.g.
@@ -140,7 +141,8 @@ class ParameterValues {
   bool flag(const std::string& name) const;
   std::optional<double> optional_number(const std::string& name) const;
 
-  /// How this front end spells the parameter in messages: "--k" or "option k".
+  /// How this front end spells the parameter in messages: "--k", "option k"
+  /// or "input k" (the service).
   std::string spelled(const std::string& name) const;
   /// lsm::Error(BadInput) with "<spelled name> <problem>".
   [[noreturn]] void fail(const std::string& name, const std::string& problem) const;

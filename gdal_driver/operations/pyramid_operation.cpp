@@ -40,7 +40,7 @@ OperationSpec pyramid_spec() {
                  "output folder: level_00.tif (the input) .. level_NN.tif (not with --overviews)")
               .at_position(2)
               .titled("Output folder")
-              .only(kCommandLine),
+              .only(kCommandLine | kService),  // the service names it itself
           text("overviews", "instead build the input's GDAL overviews (factors 2, 4, 8 ... down to 256 cells, in "
                             "INPUT.ovr) with average, or mode for categorical data")
               .one_of({"average", "mode"})

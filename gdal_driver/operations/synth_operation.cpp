@@ -20,7 +20,7 @@ OperationSpec synth_spec() {
   s.name = "synth";
   s.summary = "neutral landscape model (fractal, classified)";
   s.usage = "usage: lsm synth OUTPUT.tif [options]";
-  s.front_ends = kCommandLine;
+  s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
   s.parameters = joined(
       {
           output(ParameterRole::OutputRaster, "output", "output GeoTIFF").needed().at_position(1),

@@ -1,0 +1,459 @@
+#!/usr/bin/python3
+"""lsm serve against OGC API - Processes - Part 1: Core 1.0, on loopback only.
+
+- Every response validates against the standard's schemas
+  (../shared/ogcapi-processes-1.0/schemas, python3-jsonschema, python3-yaml).
+- OWSLib (python3-owslib) lists and describes every process.
+- curl executes metrics asynchronously as the standard's examples do, polls
+  the job and downloads the tables: byte for byte `lsm metrics`' tables.
+- GDAL reads a label COG through /vsicurl/ (HTTP range requests): the cells of
+  `lsm label`'s raster.
+- The HTML job page in headless Chromium shows the job and its progress.
+- Faults: SIGKILL mid-job and restart (the job failed, nothing partial
+  served); DELETE of a running job (work stops, files gone); path traversal
+  (../, %2e%2e, a symlink out of the root, an absolute path); unknown process;
+  bad input types; an oversized body; a full queue; tokens missing or wrong.
+- Load: 200 jobs from 8 concurrent clients on 2 workers, every one
+  successful with its own input's tables.
+
+Usage: service_test.py LSM_BINARY SOURCE_DIR [SHARED_DIR]. Prints
+'N passed, N failed'; exits non-zero on a failure.
+"""
+import concurrent.futures
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import jsonschema
+import yaml
+
+LSM, SOURCE = sys.argv[1], sys.argv[2]
+SHARED = sys.argv[3] if len(sys.argv) > 3 else os.path.join(SOURCE, "..", "shared")
+SCHEMAS = os.path.join(SHARED, "ogcapi-processes-1.0", "schemas")
+SAMPLE = os.path.join(SOURCE, "sample_rasters", "nlm_fbm_400x300.tif")
+ROUGH = os.path.join(SOURCE, "sample_rasters", "nlm_fbm_1000x800_rough.tif")
+AUGUSTA = os.path.join(SHARED, "data", "landcover", "lsm_augusta_nlcd.tif")
+
+results = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def check(name, condition, detail=""):
+    if condition:
+        results["passed"] += 1
+        print("ok   " + name)
+    else:
+        results["failed"] += 1
+        print("FAIL " + name + (": " + str(detail) if detail else ""))
+
+
+def skip(name, why):
+    results["skipped"] += 1
+    print("skip " + name + ": " + why)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, data, work, *extra):
+        self.port = free_port()
+        self.base = "http://127.0.0.1:%d" % self.port
+        self.args = [LSM, "serve", "--data-root", data, "--work-dir", work, "--listen", "127.0.0.1:%d" % self.port,
+                     "-q"] + list(extra)
+        self.start()
+
+    def start(self):
+        self.process = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                if self.process.poll() is not None:
+                    raise RuntimeError("lsm serve exited: " + self.process.stderr.read().decode())
+                time.sleep(0.05)
+        raise RuntimeError("lsm serve did not start")
+
+    def kill(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
+def request(method, url, body=None, headers=None, token=None):
+    """(status, headers, bytes) of one HTTP request."""
+    data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def get_json(url, **kw):
+    status, headers, body = request("GET", url, **kw)
+    return status, json.loads(body) if body else None
+
+
+# ---- schemas ----
+def load_yaml(uri):
+    with open(uri[len("file://"):]) as f:
+        return yaml.safe_load(f)
+
+
+def validator(schema_file):
+    path = os.path.join(SCHEMAS, schema_file)
+    resolver = jsonschema.RefResolver("file://" + path, load_yaml("file://" + path), handlers={"file": load_yaml})
+    return jsonschema.Draft4Validator(load_yaml("file://" + path), resolver=resolver)
+
+
+def valid(name, doc, schema_file):
+    errors = sorted(validator(schema_file).iter_errors(doc), key=str)
+    check(name + " validates against " + schema_file, not errors, "; ".join(e.message for e in errors[:3]))
+
+
+def wait_job(base, job, limit=120):
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        status, info = get_json(base + "/jobs/" + job)
+        if info and info.get("status") in ("successful", "failed", "dismissed"):
+            return info
+        time.sleep(0.05)
+    return info
+
+
+def execute_async(base, process, inputs, **kw):
+    status, headers, body = request("POST", base + "/processes/%s/execution" % process, {"inputs": inputs},
+                                    headers={"Prefer": "respond-async"}, **kw)
+    return status, headers, json.loads(body) if body else None
+
+
+def main():
+    have_schemas = os.path.isdir(SCHEMAS)
+    tmp = tempfile.mkdtemp(prefix="lsm_service_")
+    try:
+        run(tmp, have_schemas)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"], results["skipped"]))
+    return 1 if results["failed"] else 0
+
+
+def run(tmp, have_schemas):
+    data, work, outside = (os.path.join(tmp, d) for d in ("data", "work", "outside"))
+    os.makedirs(os.path.join(data, "landcover"))
+    os.makedirs(outside)
+    shutil.copy(SAMPLE, os.path.join(data, "landcover", "sample.tif"))
+    shutil.copy(ROUGH, os.path.join(data, "rough.tif"))
+    shutil.copy(SAMPLE, os.path.join(outside, "secret.tif"))
+    os.symlink(os.path.join(outside, "secret.tif"), os.path.join(data, "escape.tif"))
+    server = Server(data, work, "--workers", "2", "--max-queue", "500")
+    base = server.base
+    try:
+        section(documents, base, have_schemas)
+        section(owslib_clients, base)
+        section(metrics_end_to_end, base, data)
+        section(label_over_vsicurl, base, data, tmp)
+        section(html_page, base, data, tmp)
+        section(bad_requests, base, have_schemas)
+        section(dismiss_running, base, work)
+        section(load, base, data, tmp)
+    finally:
+        server.stop()
+    section(restart_after_kill, data, work)
+    section(tokens, data, tmp)
+    section(full_queue, data, tmp)
+
+
+def section(fn, *args):
+    """Runs one group of checks; an exception in it is one failure, the rest still run."""
+    try:
+        fn(*args)
+    except Exception as e:  # noqa: BLE001 - reported, counted, and the run goes on
+        import traceback
+        traceback.print_exc()
+        check(fn.__name__ + " ran to its end", False, repr(e))
+
+
+def documents(base, have_schemas):
+    for path, schema in (("/", "landingPage.yaml"), ("/conformance", "confClasses.yaml"),
+                         ("/processes", "processList.yaml")):
+        status, doc = get_json(base + path)
+        check("GET %s is 200" % path, status == 200, status)
+        if have_schemas:
+            valid("GET " + path, doc, schema)
+    status, doc = get_json(base + "/api")
+    check("GET /api is an OpenAPI 3 document", status == 200 and doc.get("openapi", "").startswith("3."), doc)
+    _, processes = get_json(base + "/processes")
+    ids = [p["id"] for p in processes["processes"]]
+    check("every operation is a process", set(ids) >= {"metrics", "label", "patchmetric", "synth", "kmeans",
+                                                        "gradient", "pyramid", "hog", "fuzzy"}, ids)
+    for pid in ids:
+        status, doc = get_json(base + "/processes/" + pid)
+        check("GET /processes/%s is 200" % pid, status == 200, status)
+        if have_schemas:
+            valid("process " + pid, doc, "process.yaml")
+    _, metrics = get_json(base + "/processes/metrics")
+    check("metrics' inputs come from the declaration (edge-depth: integer, minimum 1, default 1)",
+          metrics["inputs"]["edge-depth"]["schema"] == {"type": "integer", "minimum": 1, "default": 1},
+          metrics["inputs"].get("edge-depth"))
+    check("no server-side path is an input (temp-dir, out)", "temp-dir" not in metrics["inputs"]
+          and "out" not in metrics["inputs"], list(metrics["inputs"]))
+    status, html = request("GET", base + "/processes/metrics?f=html")[0::2]
+    check("a process as HTML", status == 200 and b"<table>" in html and b"edge-depth" in html)
+    if not have_schemas:
+        skip("schemas", SCHEMAS + " missing")
+
+
+def owslib_clients(base):
+    from owslib.ogcapi.processes import Processes
+    client = Processes(base)
+    listed = client.processes()
+    listed = listed["processes"] if isinstance(listed, dict) else listed  # 0.27 returns the document
+    check("OWSLib lists the processes", len(listed) >= 9, listed)
+    for p in listed:
+        described = client.process(p["id"])
+        check("OWSLib describes " + p["id"], described.get("id") == p["id"] and "inputs" in described)
+
+
+def metrics_end_to_end(base, data):
+    raster = AUGUSTA if os.path.exists(AUGUSTA) else os.path.join(data, "landcover", "sample.tif")
+    if raster == AUGUSTA:
+        shutil.copy(AUGUSTA, os.path.join(data, "augusta.tif"))
+        reference = "file:augusta.tif"
+    else:
+        skip("metrics on augusta", AUGUSTA + " missing; the sample raster instead")
+        reference = "file:landcover/sample.tif"
+    # As the standard's examples do it: curl, Prefer: respond-async, poll, download.
+    out = subprocess.run(["curl", "-s", "-i", "-X", "POST", "-H", "Prefer: respond-async", "-H",
+                          "Content-Type: application/json", "-d",
+                          json.dumps({"inputs": {"input": {"href": reference}}}),
+                          base + "/processes/metrics/execution"], capture_output=True, text=True).stdout
+    check("curl: 201 Created", out.startswith("HTTP/1.1 201"), out[:200])
+    location = [l.split(": ", 1)[1].strip() for l in out.splitlines() if l.lower().startswith("location:")]
+    check("curl: a Location header", len(location) == 1, out[:400])
+    job = location[0].rsplit("/", 1)[1]
+    seen_running = False
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        info = json.loads(subprocess.run(["curl", "-s", location[0]], capture_output=True, text=True).stdout)
+        seen_running |= info["status"] in ("accepted", "running")
+        if info["status"] in ("successful", "failed"):
+            break
+        time.sleep(0.05)
+    check("the job succeeded", info["status"] == "successful" and info["progress"] == 100, info)
+    if os.path.isdir(SCHEMAS):
+        valid("statusInfo", info, "statusInfo.yaml")
+    _, res = get_json(base + "/jobs/%s/results" % job)
+    check("results list the four tables", set(res) == {"patch", "class", "land", "adj"}, res)
+    if os.path.isdir(SCHEMAS):
+        valid("results", res, "results.yaml")
+    local = os.path.join(os.path.dirname(data), "cli")
+    subprocess.run([LSM, "metrics", os.path.join(data, reference[5:]), "--out", local, "-q"], check=True)
+    for table in ("patch", "class", "land", "adj"):
+        served = subprocess.run(["curl", "-s", res[table]["href"]], capture_output=True).stdout
+        with open(local + "." + table + ".csv", "rb") as f:
+            check("the %s table equals lsm metrics' byte for byte" % table, served == f.read())
+    status, rows = get_json(res["class"]["href"] + "?f=json")
+    check("a table as JSON", status == 200 and isinstance(rows, list) and "PLAND" in rows[0], rows[:1])
+    _, jobs = get_json(base + "/jobs?limit=5")
+    check("the job list pages", len(jobs["jobs"]) <= 5 and any(l["rel"] == "self" for l in jobs["links"]))
+    if os.path.isdir(SCHEMAS):
+        valid("job list", jobs, "jobList.yaml")
+
+
+def label_over_vsicurl(base, data, tmp):
+    status, headers, body = request("POST", base + "/processes/label/execution",
+                                    {"inputs": {"input": "landcover/sample.tif", "neighbors": 4}})
+    check("sync execution returns the results", status == 200, body[:200])
+    res = json.loads(body)
+    href = res["output"]["href"]
+    check("the label output is a COG", "cloud-optimized" in res["output"]["type"], res)
+    local = os.path.join(tmp, "label.tif")
+    subprocess.run([LSM, "label", os.path.join(data, "landcover", "sample.tif"), local, "--neighbors", "4", "-q"],
+                   check=True)
+    remote = subprocess.run(["gdalinfo", "-checksum", "/vsicurl/" + href], capture_output=True, text=True)
+    mine = subprocess.run(["gdalinfo", "-checksum", local], capture_output=True, text=True)
+    sums = lambda t: [l.strip() for l in t.splitlines() if "Checksum=" in l]
+    check("GDAL reads the label COG over /vsicurl/", remote.returncode == 0 and "LAYOUT=COG" in remote.stdout,
+          remote.stdout[-300:] + remote.stderr[-300:])
+    check("its cells are lsm label's", sums(remote.stdout) and sums(remote.stdout)[0] == sums(mine.stdout)[0],
+          (sums(remote.stdout), sums(mine.stdout)))
+    status, headers, part = request("GET", href, headers={"Range": "bytes=0-99"})
+    check("range requests: 206 with 100 bytes", status == 206 and len(part) == 100, (status, len(part)))
+
+
+def html_page(base, data, tmp):
+    status, headers, info = execute_async(base, "synth", {"width": 3000, "height": 3000, "octaves": 16})
+    job = info["jobID"]
+    status, html = request("GET", base + "/jobs/%s?f=html" % job)[0::2]
+    check("the job page as HTML", status == 200 and job.encode() in html and b"<progress" in html)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        skip("the job page in headless Chromium", "chromium is not installed (tools/setup.sh installs it)")
+        wait_job(base, job)
+        return
+    shot = os.path.join(tmp, "job.png")
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                          base + "/jobs/%s?f=html" % job], capture_output=True, text=True, timeout=120).stdout
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=900,500",
+                    "--screenshot=" + shot, base + "/jobs/%s?f=html" % job], capture_output=True, timeout=120)
+    check("Chromium renders the job, its status and progress", job in dom and "Status:" in dom and "%" in dom,
+          dom[:300])
+    check("Chromium's screenshot of the job page", os.path.exists(shot) and os.path.getsize(shot) > 1000)
+    if os.environ.get("LSM_SERVICE_SCREENSHOT"):
+        shutil.copy(shot, os.environ["LSM_SERVICE_SCREENSHOT"])
+    wait_job(base, job)
+
+
+def bad_requests(base, have_schemas):
+    def problem(name, method, path, body, expected, headers=None):
+        status, hdrs, raw = request(method, base + path, body, headers=headers)
+        doc = json.loads(raw) if raw else {}
+        check(name + ": %d" % expected, status == expected, (status, raw[:200]))
+        check(name + ": a problem document", hdrs.get("Content-Type", "").startswith("application/problem+json")
+              and "detail" in doc, (hdrs.get("Content-Type"), raw[:200]))
+        if have_schemas:
+            valid(name, doc, "exception.yaml")
+        return doc
+
+    label = "/processes/label/execution"
+    for name, ref in (("../ traversal", "../outside/secret.tif"), ("encoded traversal", "%2e%2e/outside/secret.tif"),
+                      ("file:// traversal", "file://%s/../outside/secret.tif" % "x"),
+                      ("symlink out of the root", "escape.tif"), ("absolute path outside", "/etc/passwd"),
+                      ("missing file", "nothing.tif")):
+        doc = problem(name, "POST", label, {"inputs": {"input": {"href": ref}}}, 400)
+        check(name + " is refused by name", "input" in doc.get("detail", ""), doc)
+    problem("unknown process", "POST", "/processes/nope/execution", {"inputs": {}}, 404)
+    problem("unknown job", "GET", "/jobs/00000000-0000-4000-8000-000000000000", None, 404)
+    problem("malformed JSON", "POST", label, b"{not json", 400)
+    problem("bad input type", "POST", label, {"inputs": {"input": "landcover/sample.tif", "neighbors": "six"}}, 400)
+    doc = problem("value out of choices", "POST", label, {"inputs": {"input": "landcover/sample.tif", "neighbors": 6}}, 400)
+    check("the CLI's message for a bad value", "neighbors must be 4 or 8" in doc.get("detail", ""), doc)
+    problem("unknown input", "POST", label, {"inputs": {"input": "landcover/sample.tif", "colour": 1}}, 400)
+    problem("missing required input", "POST", label, {"inputs": {}}, 400)
+    problem("oversized body", "POST", label, b"{" + b" " * (2 << 20) + b"}", 413)
+    problem("too many cells", "POST", "/processes/synth/execution", {"inputs": {"width": 100000, "height": 100000}}, 413)
+
+
+def dismiss_running(base, work):
+    status, headers, info = execute_async(base, "synth", {"width": 8000, "height": 8000, "octaves": 16})
+    job = info["jobID"]
+    deadline = time.time() + 30
+    while time.time() < deadline and get_json(base + "/jobs/" + job)[1]["status"] != "running":
+        time.sleep(0.02)
+    status, headers, body = request("DELETE", base + "/jobs/" + job)
+    check("DELETE a running job: 200, dismissed", status == 200 and json.loads(body)["status"] == "dismissed", body)
+    time.sleep(1.0)
+    info = get_json(base + "/jobs/" + job)[1]
+    check("the dismissed job stays dismissed", info["status"] == "dismissed", info)
+    check("its files are gone", not os.path.exists(os.path.join(work, "jobs", job)))
+    check("its results are not served", request("GET", base + "/jobs/%s/results" % job)[0] == 404)
+
+
+def load(base, data, tmp):
+    """200 jobs, 8 clients, 2 workers: all successful, none mixed up."""
+    expected = {}
+    for name, ref in (("sample", "landcover/sample.tif"), ("rough", "rough.tif")):
+        out = os.path.join(tmp, "load_" + name)
+        subprocess.run([LSM, "metrics", os.path.join(data, ref), "--out", out, "-q", "--level", "land"], check=True)
+        with open(out + ".land.csv", "rb") as f:
+            expected[ref] = f.read()
+
+    def one(i):
+        ref = "landcover/sample.tif" if i % 2 else "rough.tif"
+        status, headers, info = execute_async(base, "metrics", {"input": ref, "level": "land"})
+        if status != 201:
+            return ref, None, status
+        done = wait_job(base, info["jobID"], 300)
+        if done["status"] != "successful":
+            return ref, None, done
+        land = request("GET", base + "/jobs/%s/results/land" % info["jobID"])[2]
+        return ref, land, done
+
+    start = time.time()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        outcomes = list(pool.map(one, range(200)))
+    seconds = time.time() - start
+    failures = [o for o in outcomes if o[1] is None]
+    check("200 concurrent jobs all successful", not failures, failures[:3])
+    check("every job has its own input's table", all(o[1] == expected[o[0]] for o in outcomes if o[1] is not None))
+    print("load: 200 metrics jobs, 8 clients, 2 workers: %.1f s, %.1f jobs/s" % (seconds, 200 / seconds))
+
+
+def restart_after_kill(data, work):
+    server = Server(data, work, "--workers", "1")
+    status, headers, info = execute_async(server.base, "synth", {"width": 8000, "height": 8000, "octaves": 16})
+    job = info["jobID"]
+    deadline = time.time() + 30
+    while time.time() < deadline and get_json(server.base + "/jobs/" + job)[1]["status"] != "running":
+        time.sleep(0.02)
+    server.kill()
+    server.start()
+    info = get_json(server.base + "/jobs/" + job)[1]
+    check("after SIGKILL and restart the job is failed", info["status"] == "failed"
+          and "server stopped" in info.get("message", ""), info)
+    check("nothing partial is served", request("GET", server.base + "/jobs/%s/results/output" % job)[0] in (404, 500))
+    check("no partial file is left", not os.path.exists(os.path.join(work, "jobs", job)))
+    _, jobs = get_json(server.base + "/jobs?limit=1000")
+    check("finished jobs survive the restart", sum(j["status"] == "successful" for j in jobs["jobs"]) >= 200,
+          len(jobs["jobs"]))
+    server.stop()
+
+
+def tokens(data, tmp):
+    token_file = os.path.join(tmp, "tokens")
+    with open(token_file, "w") as f:
+        f.write("# one per line\nsecret-one\n")
+    server = Server(data, os.path.join(tmp, "work_tokens"), "--token-file", token_file)
+    try:
+        check("no token: 401", request("GET", server.base + "/processes")[0] == 401)
+        check("a wrong token: 401", request("GET", server.base + "/processes", token="nope")[0] == 401)
+        check("the right token: 200", request("GET", server.base + "/processes", token="secret-one")[0] == 200)
+    finally:
+        server.stop()
+    refused = subprocess.run([LSM, "serve", "--data-root", data, "--work-dir", os.path.join(tmp, "w"), "--listen",
+                              "0.0.0.0:%d" % free_port()], capture_output=True, text=True, timeout=30)
+    check("off loopback without tokens the server refuses to start",
+          refused.returncode != 0 and "--token-file" in refused.stderr, refused.stderr)
+
+
+def full_queue(data, tmp):
+    server = Server(data, os.path.join(tmp, "work_queue"), "--workers", "1", "--max-queue", "1")
+    try:
+        statuses = []
+        for _ in range(4):
+            status, headers, info = execute_async(server.base, "synth", {"width": 4000, "height": 4000, "octaves": 16})
+            statuses.append((status, headers.get("Retry-After")))
+        check("a full queue: 429 with Retry-After", any(s == 429 and r for s, r in statuses), statuses)
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

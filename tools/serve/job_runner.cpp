@@ -1,0 +1,145 @@
+#include "job_runner.h"
+
+#include <filesystem>
+
+#include "common_parameters.h"
+#include "error.h"
+
+namespace lsm::serve {
+
+namespace fs = std::filesystem;
+
+JobRunner::JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir)
+    : store_(store), timeout_s_(timeout_s), jobs_dir_(std::move(jobs_dir)) {
+  for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+  if (timeout_s_ > 0) threads_.emplace_back([this] { watch_timeouts(); });
+}
+
+JobRunner::~JobRunner() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    for (auto& [id, job] : active_) job->cancel = true;
+  }
+  queued_.notify_all();
+  ended_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+std::string JobRunner::folder(const std::string& id) const { return (fs::path(jobs_dir_) / id).string(); }
+
+void JobRunner::remove_folder(const std::string& id) const {
+  std::error_code ec;
+  fs::remove_all(folder(id), ec);
+}
+
+void JobRunner::submit(const std::string& id, const ops::Operation& operation, const ops::ParameterValues& values) {
+  auto job = std::make_shared<Job>(id, &operation, values);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(job);
+    active_[id] = job;
+  }
+  queued_.notify_one();
+}
+
+void JobRunner::dismiss(const std::string& id) {
+  bool running = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = active_.find(id);
+    if (it != active_.end()) {
+      it->second->dismissed = true;
+      it->second->cancel = true;
+      running = it->second->running;
+    }
+  }
+  store_.set_status(id, "dismissed", "dismissed by the client");
+  // A running job's folder goes when its thread lets go of it (run()).
+  if (!running) remove_folder(id);
+  ended_.notify_all();
+}
+
+bool JobRunner::wait(const std::string& id, std::chrono::seconds limit) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return ended_.wait_for(lock, limit, [&] { return stopping_ || active_.count(id) == 0; });
+}
+
+void JobRunner::work() {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      queued_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = queue_.front();
+      queue_.pop_front();
+      if (job->dismissed) {
+        active_.erase(job->id);
+        ended_.notify_all();
+        continue;
+      }
+      job->running = true;
+      job->started = std::chrono::steady_clock::now();
+    }
+    run(*job);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      active_.erase(job->id);
+    }
+    ended_.notify_all();
+  }
+}
+
+void JobRunner::run(Job& job) {
+  store_.set_status(job.id, "running", "running");
+  int last_percent = -1;
+  ops::RunContext context;
+  context.quiet = true;
+  context.cancel = &job.cancel;
+  context.progress = [&](double f) {
+    const int percent = std::max(0, std::min(99, static_cast<int>(f * 100)));
+    if (percent != last_percent) {
+      last_percent = percent;
+      store_.set_progress(job.id, percent);
+    }
+    return true;
+  };
+  std::string failure;
+  try {
+    std::error_code ec;
+    fs::create_directories(folder(job.id), ec);
+    // A GPU runs one job at a time; CPU jobs share the cores.
+    std::unique_lock<std::mutex> gpu(gpu_, std::defer_lock);
+    if (ops::may_use_gpu(job.values)) gpu.lock();
+    job.operation->run(job.values, context);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (job.dismissed) {
+    remove_folder(job.id);  // the status is already dismissed
+  } else if (job.timed_out) {
+    remove_folder(job.id);
+    store_.set_status(job.id, "failed", "the job ran longer than --job-timeout (" + std::to_string(timeout_s_) + " s)");
+  } else if (!failure.empty()) {
+    remove_folder(job.id);
+    store_.set_status(job.id, "failed", failure);
+  } else {
+    store_.set_status(job.id, "successful", "done");
+  }
+}
+
+void JobRunner::watch_timeouts() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    ended_.wait_for(lock, std::chrono::milliseconds(250));
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [id, job] : active_)
+      if (job->running && std::chrono::duration<double>(now - job->started).count() > timeout_s_) {
+        job->timed_out = true;
+        job->cancel = true;
+      }
+  }
+}
+
+}  // namespace lsm::serve

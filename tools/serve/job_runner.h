@@ -1,0 +1,73 @@
+#pragma once
+// Runs the service's jobs in-process, on `workers` threads, through the
+// operation layer: each job's run gets a cancel flag (dismissal, time-out)
+// and reports its progress to the job store. In-process and not a child
+// process per job: the operations throw lsm::Error for every failure they
+// meet and leave no output behind, so a failing job cannot harm the others;
+// a crash of the engine would end the server, and a restart then marks the
+// jobs it ran as failed (job_store.h).
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "job_store.h"
+#include "operation_spec.h"
+
+namespace lsm::serve {
+
+class JobRunner {
+ public:
+  /// `job_folder(id)` is where job `id`'s outputs are; `timeout_s` 0 = none.
+  JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir);
+  ~JobRunner();  ///< cancels what runs, joins the threads
+
+  /// Queues job `id` (its row already in the store, status accepted).
+  void submit(const std::string& id, const ops::Operation& operation, const ops::ParameterValues& values);
+  /// Dismisses job `id`: a queued one never runs, a running one is
+  /// cancelled at its next tile; its folder is removed once no thread uses
+  /// it. The store's status becomes dismissed.
+  void dismiss(const std::string& id);
+  /// Blocks until job `id` has ended (or `limit` passed); true when it ended.
+  bool wait(const std::string& id, std::chrono::seconds limit);
+
+  /// The folder of job `id`'s outputs.
+  std::string folder(const std::string& id) const;
+
+ private:
+  struct Job {
+    Job(std::string job_id, const ops::Operation* op, ops::ParameterValues v)
+        : id(std::move(job_id)), operation(op), values(std::move(v)) {}
+    std::string id;
+    const ops::Operation* operation;
+    ops::ParameterValues values;
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> dismissed{false};
+    std::atomic<bool> timed_out{false};
+    std::chrono::steady_clock::time_point started;
+    bool running = false;
+  };
+  void work();
+  void run(Job& job);
+  void watch_timeouts();
+  void remove_folder(const std::string& id) const;
+
+  JobStore& store_;
+  double timeout_s_;
+  std::string jobs_dir_;
+  std::mutex mutex_;
+  std::condition_variable queued_, ended_;
+  std::deque<std::shared_ptr<Job>> queue_;
+  std::map<std::string, std::shared_ptr<Job>> active_;  // queued or running
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+  std::mutex gpu_;  // a GPU runs one job at a time
+};
+
+}  // namespace lsm::serve

@@ -1,0 +1,358 @@
+#include "ogc_documents.h"
+
+#include <cmath>
+
+#include "operations.h"
+
+namespace lsm::serve {
+
+namespace {
+
+const char* kTiff = "image/tiff; application=geotiff; profile=cloud-optimized";
+
+bool is_output(const ops::ParameterSpec& p) {
+  return p.role != ops::ParameterRole::Value && p.role != ops::ParameterRole::InputRaster;
+}
+
+// The service's inputs: values and input rasters it shows.
+bool is_input(const ops::ParameterSpec& p) { return !is_output(p) && p.shown_in(ops::kService); }
+
+Json link(const std::string& href, const std::string& rel, const std::string& type, const std::string& title) {
+  Json l;
+  l["href"] = href;
+  l["rel"] = rel;
+  l["type"] = type;
+  l["title"] = title;
+  return l;
+}
+
+// A text value as its JSON type (whole numbers without a fraction).
+Json typed(ops::ParameterType type, const std::string& v) {
+  switch (type) {
+    case ops::ParameterType::Integer: return std::stoll(v);
+    case ops::ParameterType::Number: {
+      const double x = std::stod(v);
+      if (x == std::floor(x) && std::fabs(x) < 9e15) return static_cast<long long>(x);
+      return x;
+    }
+    case ops::ParameterType::Flag: return v == "yes" || v == "true" || v == "1";
+    case ops::ParameterType::String: break;
+  }
+  return v;
+}
+
+Json number(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<long long>(v);
+  return v;
+}
+
+// The JSON schema of one input (OpenAPI 3.0 schema object, as schema.yaml allows).
+Json input_schema(const ops::ParameterSpec& p) {
+  Json s;
+  if (p.role == ops::ParameterRole::InputRaster) {
+    // By reference: {"href": "file:..."} or a path under a data root.
+    s["type"] = "string";
+    s["contentMediaType"] = "image/tiff; application=geotiff";
+    s["contentEncoding"] = "binary";
+    return s;
+  }
+  switch (p.type) {
+    case ops::ParameterType::Integer: s["type"] = "integer"; break;
+    case ops::ParameterType::Number: s["type"] = "number"; break;
+    case ops::ParameterType::Flag: s["type"] = "boolean"; break;
+    case ops::ParameterType::String: s["type"] = "string"; break;
+  }
+  if (!p.choices.empty()) {
+    s["enum"] = Json::array();
+    for (const std::string& c : p.choices) s["enum"].push_back(typed(p.type, c));
+  }
+  if (p.minimum) s["minimum"] = number(*p.minimum);
+  if (p.maximum) s["maximum"] = number(*p.maximum);
+  if (p.type == ops::ParameterType::Flag) s["default"] = false;
+  else if (p.default_value) s["default"] = typed(p.type, *p.default_value);
+  return s;
+}
+
+std::string escape_html(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string string_of(const Json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+}  // namespace
+
+std::vector<const ops::Operation*> service_operations() {
+  std::vector<const ops::Operation*> list;
+  for (const ops::Operation& op : ops::operations())
+    if (op.spec.front_ends & ops::kService) list.push_back(&op);
+  return list;
+}
+
+const ops::Operation* find_service_operation(const std::string& id) {
+  for (const ops::Operation* op : service_operations())
+    if (op->spec.name == id) return op;
+  return nullptr;
+}
+
+std::vector<OutputKind> process_outputs(const ops::OperationSpec& spec) {
+  std::vector<OutputKind> outputs;
+  for (const ops::ParameterSpec& p : spec.parameters) {
+    if (!is_output(p) || !p.shown_in(ops::kService)) continue;
+    switch (p.role) {
+      case ops::ParameterRole::OutputTablePrefix:
+        outputs.push_back({"patch", "patch table (one row per patch)", "text/csv"});
+        outputs.push_back({"class", "class table (one row per class)", "text/csv"});
+        outputs.push_back({"land", "landscape table (one row)", "text/csv"});
+        outputs.push_back({"adj", "class adjacency matrix (cell sides, double count)", "text/csv"});
+        outputs.push_back({"tidy", "tidy table (with format=tidy: level, class, id, metric, value)", "text/csv"});
+        break;
+      case ops::ParameterRole::OutputFolder:
+        outputs.push_back({"levels", "pyramid levels level_00 (the input) ... as Cloud Optimized GeoTIFFs", kTiff});
+        break;
+      case ops::ParameterRole::OutputFile:
+        if (p.name == "stats") outputs.push_back({"stats", p.help, "application/json"});
+        else outputs.push_back({p.name, p.help, kTiff});
+        break;
+      default:
+        outputs.push_back({p.name, p.help, kTiff});
+    }
+  }
+  return outputs;
+}
+
+Json landing_page(const std::string& base) {
+  Json j;
+  j["title"] = "lsm: landscape metrics";
+  j["description"] =
+      "FRAGSTATS metrics, patch labels and raster operations of lsm as OGC API - Processes 1.0 processes";
+  j["links"] = Json::array({link(base + "/", "self", "application/json", "this document"),
+                            link(base + "/?f=html", "alternate", "text/html", "this document as HTML"),
+                            link(base + "/api", "service-desc", "application/vnd.oai.openapi+json;version=3.0",
+                                 "the API definition"),
+                            link(base + "/conformance", "http://www.opengis.net/def/rel/ogc/1.0/conformance",
+                                 "application/json", "conformance classes"),
+                            link(base + "/processes", "http://www.opengis.net/def/rel/ogc/1.0/processes",
+                                 "application/json", "the processes"),
+                            link(base + "/jobs", "http://www.opengis.net/def/rel/ogc/1.0/job-list", "application/json",
+                                 "the jobs")});
+  return j;
+}
+
+Json conformance() {
+  Json j;
+  j["conformsTo"] = Json::array({"http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/core",
+                                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/json",
+                                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/html",
+                                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/oas30",
+                                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/job-list",
+                                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/dismiss"});
+  return j;
+}
+
+Json process_summary(const ops::OperationSpec& spec, const std::string& base) {
+  Json j;
+  j["id"] = spec.name;
+  j["title"] = spec.name;
+  j["description"] = spec.summary;
+  j["version"] = LSM_VERSION;
+  j["jobControlOptions"] = Json::array({"sync-execute", "async-execute", "dismiss"});
+  j["outputTransmission"] = Json::array({"reference"});
+  j["links"] = Json::array({link(base + "/processes/" + spec.name, "self", "application/json", "process description"),
+                            link(base + "/processes/" + spec.name + "/execution",
+                                 "http://www.opengis.net/def/rel/ogc/1.0/execute", "application/json", "execute")});
+  return j;
+}
+
+Json process_description(const ops::OperationSpec& spec, const std::string& base) {
+  Json j = process_summary(spec, base);
+  j["inputs"] = Json::object();
+  for (const ops::ParameterSpec& p : spec.parameters) {
+    if (!is_input(p)) continue;
+    Json in;
+    in["title"] = p.title();
+    in["description"] = p.help + (p.unit.empty() ? "" : " (" + p.unit + ")");
+    in["minOccurs"] = p.required ? 1 : 0;
+    if (p.repeatable) in["maxOccurs"] = "unbounded";
+    else in["maxOccurs"] = 1;
+    in["schema"] = input_schema(p);
+    j["inputs"][p.name] = in;
+  }
+  j["outputs"] = Json::object();
+  for (const OutputKind& o : process_outputs(spec)) {
+    Json out;
+    out["title"] = o.id;
+    out["description"] = o.title;
+    out["schema"] = {{"type", "string"}, {"contentMediaType", o.media_type}};
+    j["outputs"][o.id] = out;
+  }
+  return j;
+}
+
+Json process_list(const std::string& base) {
+  Json j;
+  j["processes"] = Json::array();
+  for (const ops::Operation* op : service_operations()) j["processes"].push_back(process_summary(op->spec, base));
+  j["links"] = Json::array({link(base + "/processes", "self", "application/json", "the processes"),
+                            link(base + "/processes?f=html", "alternate", "text/html", "as HTML")});
+  return j;
+}
+
+Json status_info(const JobRecord& job, const std::string& base) {
+  Json j;
+  j["processID"] = job.process;
+  j["type"] = "process";
+  j["jobID"] = job.id;
+  j["status"] = job.status;
+  if (!job.message.empty()) j["message"] = job.message;
+  j["created"] = job.created;
+  if (!job.started.empty()) j["started"] = job.started;
+  if (!job.finished.empty()) j["finished"] = job.finished;
+  j["updated"] = job.updated;
+  j["progress"] = job.progress;
+  const std::string self = base + "/jobs/" + job.id;
+  j["links"] = Json::array({link(self, "self", "application/json", "this job"),
+                            link(self + "?f=html", "alternate", "text/html", "this job as HTML")});
+  if (job.status == "successful")
+    j["links"].push_back(link(self + "/results", "http://www.opengis.net/def/rel/ogc/1.0/results", "application/json",
+                              "the results"));
+  return j;
+}
+
+Json job_list(const std::vector<JobRecord>& jobs, const std::string& base, int64_t offset, int64_t limit,
+              int64_t total) {
+  Json j;
+  j["jobs"] = Json::array();
+  for (const JobRecord& job : jobs) j["jobs"].push_back(status_info(job, base));
+  auto page = [&](int64_t start) {
+    return base + "/jobs?offset=" + std::to_string(start) + "&limit=" + std::to_string(limit);
+  };
+  j["links"] = Json::array({link(page(offset), "self", "application/json", "this page")});
+  if (offset + limit < total) j["links"].push_back(link(page(offset + limit), "next", "application/json", "next page"));
+  if (offset > 0) j["links"].push_back(link(page(std::max<int64_t>(0, offset - limit)), "prev", "application/json", "previous page"));
+  return j;
+}
+
+Json problem(const std::string& type, int status, const std::string& title, const std::string& detail) {
+  Json j;
+  j["type"] = type;
+  j["title"] = title;
+  j["status"] = status;
+  j["detail"] = detail;
+  return j;
+}
+
+Json open_api(const std::string& base) {
+  Json paths = Json::object();
+  auto op = [](const std::string& summary, const std::string& id) {
+    Json o;
+    o["summary"] = summary;
+    o["operationId"] = id;
+    o["responses"] = {{"200", {{"description", "OK"}}}};
+    return o;
+  };
+  Json job_id = {{"name", "jobId"}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}};
+  Json process_id = {{"name", "processId"}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}};
+  paths["/"] = {{"get", op("landing page", "getLandingPage")}};
+  paths["/conformance"] = {{"get", op("conformance classes", "getConformanceClasses")}};
+  paths["/api"] = {{"get", op("this document", "getApi")}};
+  paths["/processes"] = {{"get", op("the processes", "getProcesses")}};
+  Json describe = op("a process's description", "getProcessDescription");
+  describe["parameters"] = Json::array({process_id});
+  paths["/processes/{processId}"] = {{"get", describe}};
+  Json execute = op("execute a process (sync, or async with Prefer: respond-async)", "execute");
+  execute["parameters"] = Json::array({process_id});
+  execute["requestBody"] = {{"required", true},
+                            {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}};
+  execute["responses"]["201"] = {{"description", "job created (async)"}};
+  paths["/processes/{processId}/execution"] = {{"post", execute}};
+  paths["/jobs"] = {{"get", op("the jobs, newest first (offset, limit)", "getJobs")}};
+  Json status = op("a job's status", "getStatus");
+  status["parameters"] = Json::array({job_id});
+  Json dismiss = op("dismiss a job: cancel it and remove its files", "dismiss");
+  dismiss["parameters"] = Json::array({job_id});
+  paths["/jobs/{jobId}"] = {{"get", status}, {"delete", dismiss}};
+  Json results = op("a job's results", "getResult");
+  results["parameters"] = Json::array({job_id});
+  paths["/jobs/{jobId}/results"] = {{"get", results}};
+  Json one = op("one result: a table (CSV, or JSON with f=json) or a raster (COG, HTTP range requests)", "getOneResult");
+  one["parameters"] = Json::array(
+      {job_id, {{"name", "outputId"}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}}});
+  paths["/jobs/{jobId}/results/{outputId}"] = {{"get", one}};
+  Json doc;
+  doc["openapi"] = "3.0.3";
+  doc["info"] = {{"title", "lsm: landscape metrics (OGC API - Processes 1.0)"}, {"version", LSM_VERSION}};
+  doc["servers"] = Json::array({{{"url", base}}});
+  doc["paths"] = paths;
+  return doc;
+}
+
+std::string html_page(const std::string& title, const Json& document, const std::string& kind) {
+  std::string body;
+  if (kind == "job") {
+    const std::string status = string_of(document, "status");
+    const int progress = document.value("progress", 0);
+    body += "<p>Process <b>" + escape_html(string_of(document, "processID")) + "</b>, job <code>" +
+            escape_html(string_of(document, "jobID")) + "</code></p>";
+    body += "<p class=\"status\">Status: <b>" + escape_html(status) + "</b> &mdash; " + std::to_string(progress) +
+            " %</p><progress max=\"100\" value=\"" + std::to_string(progress) + "\"></progress>";
+    if (status == "failed" || status == "dismissed")  // why it ended; the other states speak for themselves
+      body += "<p>" + escape_html(string_of(document, "message")) + "</p>";
+    body += "<table><tr><th>created</th><td>" + escape_html(string_of(document, "created")) +
+            "</td></tr><tr><th>started</th><td>" + escape_html(string_of(document, "started")) +
+            "</td></tr><tr><th>finished</th><td>" + escape_html(string_of(document, "finished")) + "</td></tr></table>";
+  } else if (kind == "jobs") {
+    body += "<table><tr><th>job</th><th>process</th><th>status</th><th>progress</th><th>created</th></tr>";
+    for (const Json& job : document["jobs"]) {
+      const std::string id = string_of(job, "jobID");
+      body += "<tr><td><a href=\"jobs/" + escape_html(id) + "?f=html\">" + escape_html(id) + "</a></td><td>" +
+              escape_html(string_of(job, "processID")) + "</td><td>" + escape_html(string_of(job, "status")) +
+              "</td><td>" + std::to_string(job.value("progress", 0)) + " %</td><td>" +
+              escape_html(string_of(job, "created")) + "</td></tr>";
+    }
+    body += "</table>";
+  } else if (kind == "processes") {
+    body += "<ul>";
+    for (const Json& p : document["processes"])
+      body += "<li><a href=\"processes/" + escape_html(string_of(p, "id")) + "?f=html\">" +
+              escape_html(string_of(p, "id")) + "</a>: " + escape_html(string_of(p, "description")) + "</li>";
+    body += "</ul>";
+  } else if (kind == "process") {
+    body += "<p>" + escape_html(string_of(document, "description")) + "</p><h2>Inputs</h2><table>"
+            "<tr><th>input</th><th>title</th><th>description</th><th>schema</th></tr>";
+    for (const auto& [name, in] : document["inputs"].items())
+      body += "<tr><td><code>" + escape_html(name) + "</code></td><td>" + escape_html(string_of(in, "title")) +
+              "</td><td>" + escape_html(string_of(in, "description")) + "</td><td><code>" +
+              escape_html(in["schema"].dump()) + "</code></td></tr>";
+    body += "</table><h2>Outputs</h2><ul>";
+    for (const auto& [name, out] : document["outputs"].items())
+      body += "<li><code>" + escape_html(name) + "</code>: " + escape_html(string_of(out, "description")) + "</li>";
+    body += "</ul>";
+  } else {
+    body += "<p>" + escape_html(string_of(document, "description")) + "</p><ul>";
+    for (const Json& l : document["links"])
+      body += "<li><a href=\"" + escape_html(string_of(l, "href")) + "\">" + escape_html(string_of(l, "title")) +
+              "</a></li>";
+    body += "</ul>";
+  }
+  // A running job's page reloads itself so a person can watch the progress.
+  const bool live = kind == "job" && (string_of(document, "status") == "running" || string_of(document, "status") == "accepted");
+  return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">" +
+         std::string(live ? "<meta http-equiv=\"refresh\" content=\"2\">" : "") + "<title>" + escape_html(title) +
+         "</title><style>body{font-family:sans-serif;margin:2em;max-width:60em}td,th{padding:.2em .6em;"
+         "text-align:left;border-bottom:1px solid #ddd}progress{width:30em;height:1.5em}</style></head><body><h1>" +
+         escape_html(title) + "</h1>" + body + "<p><a href=\"/?f=html\">lsm service</a> &middot; <a href=\"/processes?f=html\">processes</a> &middot; <a href=\"/jobs?f=html\">jobs</a></p></body></html>";
+}
+
+}  // namespace lsm::serve

@@ -1,0 +1,585 @@
+#include "serve.h"
+
+#include <gdal.h>
+#include <httplib.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "common_parameters.h"
+#include "data_roots.h"
+#include "error.h"
+#include "job_runner.h"
+#include "job_store.h"
+#include "ogc_documents.h"
+
+namespace lsm::serve {
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+
+namespace {
+
+struct Options {
+  std::string listen = "127.0.0.1:8080";
+  std::vector<std::string> data_roots;
+  std::string work_dir;
+  int workers = 2;
+  int64_t max_queue = 100;
+  double max_cells = 4e9;
+  double job_timeout = 3600;
+  double retention = 7 * 24 * 3600;
+  std::string token_file;
+  int64_t max_body = 1 << 20;
+  bool quiet = false;
+};
+
+const char* kUsage = "usage: lsm serve --data-root DIR [--data-root DIR ...] --work-dir DIR [options]";
+
+po::options_description options_of(Options& o) {
+  po::options_description desc("lsm serve options");
+  desc.add_options()
+      ("listen", po::value(&o.listen)->default_value(o.listen), "HOST:PORT to listen on (loopback by default)")
+      ("data-root", po::value(&o.data_roots)->composing(), "folder inputs may come from (repeatable; required)")
+      ("work-dir", po::value(&o.work_dir), "folder of the job store and the jobs' outputs (required)")
+      ("workers", po::value(&o.workers)->default_value(o.workers), "jobs run at once (a GPU runs one at a time)")
+      ("max-queue", po::value(&o.max_queue)->default_value(o.max_queue), "accepted jobs waiting at most; more get 429")
+      ("max-cells", po::value(&o.max_cells)->default_value(o.max_cells), "largest raster a job may take, in cells")
+      ("job-timeout", po::value(&o.job_timeout)->default_value(o.job_timeout), "seconds a job may run (0: no limit)")
+      ("retention", po::value(&o.retention)->default_value(o.retention),
+       "seconds finished jobs and their results are kept")
+      ("token-file", po::value(&o.token_file),
+       "file of bearer tokens, one per line: every request must carry one (required off loopback)")
+      ("max-body", po::value(&o.max_body)->default_value(o.max_body), "largest request body, in bytes")
+      ("quiet,q", po::bool_switch(&o.quiet), "no log lines")
+      ("help,h", "show this help");
+  return desc;
+}
+
+bool loopback(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1" || host == "[::1]";
+}
+
+std::vector<std::string> read_tokens(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(ErrorKind::BadInput, "--token-file '" + path + "' cannot be read");
+  std::vector<std::string> tokens;
+  for (std::string line; std::getline(in, line);) {
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    line.erase(0, line.find_first_not_of(" \t"));
+    if (!line.empty() && line[0] != '#') tokens.push_back(line);
+  }
+  if (tokens.empty()) throw Error(ErrorKind::BadInput, "--token-file '" + path + "' holds no token");
+  return tokens;
+}
+
+std::string new_job_id() {
+  static std::mutex mutex;
+  static std::mt19937_64 rng{std::random_device{}()};
+  std::lock_guard<std::mutex> lock(mutex);
+  const uint64_t a = rng(), b = rng();
+  char text[40];
+  std::snprintf(text, sizeof text, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+                static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return text;
+}
+
+bool wants_html(const httplib::Request& req) {
+  if (req.has_param("f")) return req.get_param_value("f") == "html";
+  const std::string accept = req.get_header_value("Accept");
+  return accept.find("text/html") != std::string::npos && accept.find("application/json") == std::string::npos;
+}
+
+std::string base_url(const httplib::Request& req) {
+  const std::string host = req.get_header_value("Host");
+  return "http://" + (host.empty() ? std::string("localhost") : host);
+}
+
+void send_json(httplib::Response& res, int status, const Json& doc, const char* type = "application/json") {
+  res.status = status;
+  res.set_content(doc.dump(), type);
+}
+
+void send_problem(httplib::Response& res, const std::string& type, int status, const std::string& title,
+                  const std::string& detail) {
+  send_json(res, status, problem(type, status, title, detail), "application/problem+json");
+}
+
+// A document as JSON, or as HTML for a person.
+void send_document(const httplib::Request& req, httplib::Response& res, const Json& doc, const std::string& kind,
+                   const std::string& title, int status = 200) {
+  if (wants_html(req)) {
+    res.status = status;
+    res.set_content(html_page(title, doc, kind), "text/html; charset=utf-8");
+  } else {
+    send_json(res, status, doc);
+  }
+}
+
+// Sets one input of an execute request through the operation's validator.
+void set_input(ops::ParameterValues& values, const ops::ParameterSpec& p, const Json& v, const DataRoots& roots) {
+  if (v.is_object() && v.contains("value")) return set_input(values, p, v["value"], roots);  // qualified value
+  if (v.is_array()) {
+    if (!p.repeatable) throw Error(ErrorKind::BadInput, "input " + p.name + " takes one value, not a list");
+    for (const Json& item : v) set_input(values, p, item, roots);
+    return;
+  }
+  if (p.role == ops::ParameterRole::InputRaster) {
+    std::string reference;
+    if (v.is_object() && v.contains("href") && v["href"].is_string()) reference = v["href"].get<std::string>();
+    else if (v.is_string()) reference = v.get<std::string>();
+    else throw Error(ErrorKind::BadInput, "input " + p.name + " must be a file reference {\"href\": \"file:...\"}");
+    values.set(p.name, roots.resolve(reference));
+    return;
+  }
+  if (v.is_boolean()) {
+    if (p.type != ops::ParameterType::Flag) throw Error(ErrorKind::BadInput, "input " + p.name + " is not a boolean");
+    if (v.get<bool>()) values.set(p.name, "yes");
+    return;
+  }
+  if (v.is_number_integer()) return values.set(p.name, std::to_string(v.get<long long>()));
+  if (v.is_number()) {
+    std::ostringstream text;
+    text.precision(17);
+    text << v.get<double>();
+    return values.set(p.name, text.str());
+  }
+  if (v.is_string()) return values.set(p.name, v.get<std::string>());
+  throw Error(ErrorKind::BadInput, "input " + p.name + " has a value of an unsupported JSON type");
+}
+
+// Names every output of the operation inside the job's folder.
+void set_outputs(ops::ParameterValues& values, const ops::OperationSpec& spec, const std::string& folder) {
+  for (const ops::ParameterSpec& p : spec.parameters) {
+    if (p.role == ops::ParameterRole::Value || p.role == ops::ParameterRole::InputRaster || !p.shown_in(ops::kService))
+      continue;
+    const fs::path dir(folder);
+    switch (p.role) {
+      case ops::ParameterRole::OutputTablePrefix: values.set(p.name, (dir / "metrics").string()); break;
+      case ops::ParameterRole::OutputFolder: values.set(p.name, (dir / "levels").string()); break;
+      case ops::ParameterRole::OutputFile:
+        values.set(p.name, (dir / (p.name == "stats" ? "stats.json" : p.name + ".tif")).string());
+        break;
+      default: values.set(p.name, (dir / (p.name + ".tif")).string());
+    }
+  }
+}
+
+// Cells of the job's input rasters (or of the raster synth makes).
+double cells_of(const ops::ParameterValues& values) {
+  double cells = 0;
+  for (const ops::ParameterSpec& p : values.spec().parameters) {
+    if (p.role != ops::ParameterRole::InputRaster || !values.given(p.name)) continue;
+    GDALDatasetH ds = GDALOpenEx(values.text(p.name).c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
+    if (!ds) throw Error(ErrorKind::BadInput, "input " + p.name + " is not a raster GDAL can open");
+    cells = std::max(cells, double(GDALGetRasterXSize(ds)) * double(GDALGetRasterYSize(ds)) * std::max(1, GDALGetRasterCount(ds)));
+    GDALClose(ds);
+  }
+  if (values.spec().find("width") && values.spec().find("height"))
+    cells = std::max(cells, double(values.integer("width")) * double(values.integer("height")));
+  return cells;
+}
+
+// The files of a successful job, by output ID.
+std::map<std::string, fs::path> result_files(const std::string& folder) {
+  std::map<std::string, fs::path> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file()) continue;
+    const fs::path& path = it->path();
+    std::string id = path.stem().string();
+    if (id.rfind("metrics.", 0) == 0) id = id.substr(8);
+    if (!id.empty() && id[0] != '.') files[id] = path;
+  }
+  return files;
+}
+
+std::string media_type_of(const fs::path& path) {
+  const std::string ext = path.extension().string();
+  if (ext == ".csv") return "text/csv";
+  if (ext == ".json") return "application/json";
+  if (ext == ".tif") return "image/tiff; application=geotiff; profile=cloud-optimized";
+  return "application/octet-stream";
+}
+
+// A CSV table as a JSON array of objects (numbers as numbers, empty as null).
+Json csv_as_json(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::vector<std::string> header;
+  Json rows = Json::array();
+  auto split = [](const std::string& text) {
+    std::vector<std::string> cells;
+    std::stringstream s(text);
+    for (std::string cell; std::getline(s, cell, ',');) cells.push_back(cell);
+    if (!text.empty() && text.back() == ',') cells.emplace_back();
+    return cells;
+  };
+  if (std::getline(in, line)) header = split(line);
+  while (std::getline(in, line)) {
+    const std::vector<std::string> cells = split(line);
+    Json row = Json::object();
+    for (size_t i = 0; i < header.size(); ++i) {
+      const std::string cell = i < cells.size() ? cells[i] : "";
+      if (cell.empty()) {
+        row[header[i]] = nullptr;
+        continue;
+      }
+      size_t used = 0;
+      double x = 0;
+      try {
+        x = std::stod(cell, &used);
+      } catch (...) {
+        used = 0;
+      }
+      if (used == cell.size()) row[header[i]] = x;
+      else row[header[i]] = cell;
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+class Service {
+ public:
+  Service(const Options& o, std::vector<std::string> tokens)
+      : options_(o),
+        tokens_(std::move(tokens)),
+        roots_(o.data_roots),
+        store_((fs::path(o.work_dir) / "jobs.sqlite").string()),
+        runner_(store_, o.workers, o.job_timeout, (fs::path(o.work_dir) / "jobs").string()) {}
+
+  void recover() {
+    // Jobs the last server left unfinished failed: their process is gone;
+    // they are not re-run (a client that wants them submits again).
+    for (const std::string& id : store_.fail_interrupted("the server stopped before the job ended; it was not re-run")) {
+      std::error_code ec;
+      fs::remove_all(runner_.folder(id), ec);
+    }
+  }
+
+  void expire() {
+    for (const std::string& id : store_.ended_before(rfc3339_seconds_ago(options_.retention))) {
+      std::error_code ec;
+      fs::remove_all(runner_.folder(id), ec);
+      store_.remove(id);
+    }
+  }
+
+  void routes(httplib::Server& svr) {
+    svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      if (tokens_.empty()) return httplib::Server::HandlerResponse::Unhandled;
+      const std::string auth = req.get_header_value("Authorization");
+      for (const std::string& t : tokens_)
+        if (auth == "Bearer " + t) return httplib::Server::HandlerResponse::Unhandled;
+      res.set_header("WWW-Authenticate", "Bearer");
+      send_problem(res, "about:blank", 401, "Unauthorized", "a bearer token from --token-file is required");
+      return httplib::Server::HandlerResponse::Handled;
+    });
+    svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+      if (!res.body.empty()) return;
+      const std::string title = res.status == 404   ? "Not Found"
+                                : res.status == 405 ? "Method Not Allowed"
+                                : res.status == 413 ? "Payload Too Large"
+                                : res.status == 400 ? "Bad Request"
+                                                    : "Error";
+      const std::string detail = res.status == 413 ? "the request body is larger than --max-body" : title;
+      send_problem(res, "about:blank", res.status, title, detail);
+    });
+    svr.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr e) {
+      std::string what = "internal error";
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        what = x.what();
+      } catch (...) {
+      }
+      send_problem(res, "about:blank", 500, "Internal Server Error", what);
+    });
+
+    svr.Get("/", [](const httplib::Request& req, httplib::Response& res) {
+      send_document(req, res, landing_page(base_url(req)), "landing", "lsm: landscape metrics");
+    });
+    svr.Get("/conformance", [](const httplib::Request&, httplib::Response& res) {
+      send_json(res, 200, conformance());
+    });
+    svr.Get("/api", [](const httplib::Request& req, httplib::Response& res) {
+      send_json(res, 200, open_api(base_url(req)), "application/vnd.oai.openapi+json;version=3.0");
+    });
+    svr.Get("/processes", [](const httplib::Request& req, httplib::Response& res) {
+      send_document(req, res, process_list(base_url(req)), "processes", "Processes");
+    });
+    svr.Get(R"(/processes/([^/]+))", [](const httplib::Request& req, httplib::Response& res) {
+      const ops::Operation* op = find_service_operation(req.matches[1]);
+      if (!op) return send_problem(res, exception_type::kNoSuchProcess, 404, "No such process",
+                                   "no process '" + std::string(req.matches[1]) + "'");
+      send_document(req, res, process_description(op->spec, base_url(req)), "process", "Process " + op->spec.name);
+    });
+    svr.Post(R"(/processes/([^/]+)/execution)",
+             [this](const httplib::Request& req, httplib::Response& res) { execute(req, res); });
+    svr.Get("/jobs", [this](const httplib::Request& req, httplib::Response& res) {
+      int64_t offset = 0, limit = 50;
+      try {
+        if (req.has_param("offset")) offset = std::max<int64_t>(0, std::stoll(req.get_param_value("offset")));
+        if (req.has_param("limit")) limit = std::min<int64_t>(1000, std::max<int64_t>(1, std::stoll(req.get_param_value("limit"))));
+      } catch (...) {
+        return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", "offset and limit are integers");
+      }
+      send_document(req, res, job_list(store_.list(offset, limit), base_url(req), offset, limit, store_.count()), "jobs",
+                    "Jobs");
+    });
+    svr.Get(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::optional<JobRecord> job = store_.find(req.matches[1]);
+      if (!job) return no_such_job(res, req.matches[1]);
+      send_document(req, res, status_info(*job, base_url(req)), "job", "Job " + job->id);
+    });
+    svr.Delete(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::string id = req.matches[1];
+      const std::optional<JobRecord> job = store_.find(id);
+      if (!job || job->status == "dismissed") return no_such_job(res, id);
+      runner_.dismiss(id);
+      send_json(res, 200, status_info(*store_.find(id), base_url(req)));
+    });
+    svr.Get(R"(/jobs/([^/]+)/results)", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::optional<JobRecord> job = finished_job(res, req.matches[1]);
+      if (!job) return;
+      Json results = Json::object();
+      for (const auto& [output, path] : result_files(runner_.folder(job->id)))
+        results[output] = {{"href", base_url(req) + "/jobs/" + job->id + "/results/" + output},
+                           {"type", media_type_of(path)}};
+      send_json(res, 200, results);
+    });
+    svr.Get(R"(/jobs/([^/]+)/results/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::optional<JobRecord> job = finished_job(res, req.matches[1]);
+      if (!job) return;
+      const auto files = result_files(runner_.folder(job->id));
+      const auto file = files.find(req.matches[2]);
+      if (file == files.end())
+        return send_problem(res, exception_type::kNoSuchJob, 404, "No such output",
+                            "job " + job->id + " has no output '" + std::string(req.matches[2]) + "'");
+      if (req.has_param("f") && req.get_param_value("f") == "json" && file->second.extension() == ".csv")
+        return send_json(res, 200, csv_as_json(file->second));
+      serve_file(file->second, res);
+    });
+  }
+
+ private:
+  void no_such_job(httplib::Response& res, const std::string& id) {
+    send_problem(res, exception_type::kNoSuchJob, 404, "No such job", "no job '" + id + "'");
+  }
+
+  // The job if it succeeded; else the problem is sent and nullopt returned.
+  std::optional<JobRecord> finished_job(httplib::Response& res, const std::string& id) {
+    const std::optional<JobRecord> job = store_.find(id);
+    if (!job || job->status == "dismissed") {
+      no_such_job(res, id);
+      return std::nullopt;
+    }
+    if (job->status == "failed") {
+      send_problem(res, exception_type::kFailed, 500, "Job failed", job->message);
+      return std::nullopt;
+    }
+    if (job->status != "successful") {
+      send_problem(res, exception_type::kResultNotReady, 404, "Result not ready",
+                   "job " + id + " is " + job->status + " (" + std::to_string(job->progress) + " %)");
+      return std::nullopt;
+    }
+    return job;
+  }
+
+  // A file, streamed; cpp-httplib answers range requests (GDAL's /vsicurl/) from it.
+  static void serve_file(const fs::path& path, httplib::Response& res) {
+    const auto size = static_cast<size_t>(fs::file_size(path));
+    auto in = std::make_shared<std::ifstream>(path, std::ios::binary);
+    res.set_content_provider(size, media_type_of(path),
+                             [in](size_t offset, size_t length, httplib::DataSink& sink) {
+                               std::vector<char> buffer(std::min<size_t>(length, 1 << 20));
+                               in->clear();
+                               in->seekg(static_cast<std::streamoff>(offset));
+                               in->read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+                               const std::streamsize got = in->gcount();
+                               if (got <= 0) return false;
+                               sink.write(buffer.data(), static_cast<size_t>(got));
+                               return true;
+                             });
+  }
+
+  void execute(const httplib::Request& req, httplib::Response& res) {
+    const ops::Operation* op = find_service_operation(req.matches[1]);
+    if (!op)
+      return send_problem(res, exception_type::kNoSuchProcess, 404, "No such process",
+                          "no process '" + std::string(req.matches[1]) + "'");
+    Json body;
+    try {
+      body = Json::parse(req.body);
+    } catch (const std::exception& e) {
+      return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request",
+                          std::string("the request body is not JSON: ") + e.what());
+    }
+    if (!body.is_object() || (body.contains("inputs") && !body["inputs"].is_object()))
+      return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request",
+                          "the request body must be an object with an object 'inputs'");
+    const std::string id = new_job_id();
+    ops::ParameterValues values(op->spec, ops::kService);
+    try {
+      if (body.contains("inputs"))
+        for (const auto& [name, value] : body["inputs"].items()) {
+          const ops::ParameterSpec* p = op->spec.find(name);
+          if (!p || !p->shown_in(ops::kService) || p->role == ops::ParameterRole::OutputRaster ||
+              p->role == ops::ParameterRole::OutputFile || p->role == ops::ParameterRole::OutputFolder ||
+              p->role == ops::ParameterRole::OutputTablePrefix)
+            throw Error(ErrorKind::BadInput, "process " + op->spec.name + " has no input '" + name + "'");
+          set_input(values, *p, value, roots_);
+        }
+      set_outputs(values, op->spec, runner_.folder(id));
+      values.check_required();
+      const double cells = cells_of(values);
+      if (cells > options_.max_cells) {
+        std::ostringstream text;
+        text << "the input has " << cells << " cells, more than this server's --max-cells " << options_.max_cells;
+        return send_problem(res, exception_type::kInvalidParameter, 413, "Payload Too Large", text.str());
+      }
+    } catch (const Error& e) {
+      return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", e.what());
+    }
+    if (store_.count_with_status("accepted") >= options_.max_queue) {
+      res.set_header("Retry-After", "5");
+      return send_problem(res, "about:blank", 429, "Too Many Requests",
+                          "the queue holds --max-queue " + std::to_string(options_.max_queue) + " jobs; retry later");
+    }
+    JobRecord job;
+    job.id = id;
+    job.process = op->spec.name;
+    job.status = "accepted";
+    job.message = "queued";
+    job.created = job.updated = now_rfc3339();
+    job.request = body.dump();
+    store_.insert(job);
+    runner_.submit(id, *op, values);
+    const std::string location = base_url(req) + "/jobs/" + id;
+    if (req.get_header_value("Prefer").find("respond-async") != std::string::npos) {
+      res.set_header("Location", location);
+      res.set_header("Preference-Applied", "respond-async");
+      return send_json(res, 201, status_info(*store_.find(id), base_url(req)));
+    }
+    // Synchronous: the request waits for the job (the queue and the workers
+    // apply as for any job) and gets the results document.
+    const auto limit = std::chrono::seconds(options_.job_timeout > 0 ? static_cast<int64_t>(options_.job_timeout) + 60 : 86400);
+    runner_.wait(id, limit);
+    const std::optional<JobRecord> done = store_.find(id);
+    res.set_header("Location", location);
+    if (done && done->status == "successful") {
+      Json results = Json::object();
+      for (const auto& [output, path] : result_files(runner_.folder(id)))
+        results[output] = {{"href", location + "/results/" + output}, {"type", media_type_of(path)}};
+      return send_json(res, 200, results);
+    }
+    if (done && done->status == "failed") return send_problem(res, exception_type::kFailed, 500, "Job failed", done->message);
+    send_json(res, 201, status_info(*done, base_url(req)));
+  }
+
+  Options options_;
+  std::vector<std::string> tokens_;
+  DataRoots roots_;
+  JobStore store_;
+  JobRunner runner_;
+};
+
+}  // namespace
+
+int run_serve(const std::vector<std::string>& args) {
+  Options o;
+  po::options_description desc = options_of(o);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(ErrorKind::BadInput, std::string(e.what()) + " (see --help)");
+  }
+  if (vm.count("help")) {
+    std::cout << kUsage << "\n" << desc << "\n";
+    return 0;
+  }
+  if (o.data_roots.empty()) throw Error(ErrorKind::BadInput, "lsm serve needs --data-root DIR (the folders inputs may come from)");
+  if (o.work_dir.empty()) throw Error(ErrorKind::BadInput, "lsm serve needs --work-dir DIR (the job store and outputs)");
+  if (o.workers < 1) throw Error(ErrorKind::BadInput, "--workers must be at least 1");
+  if (o.max_queue < 1) throw Error(ErrorKind::BadInput, "--max-queue must be at least 1");
+  if (!(o.max_cells > 0) || o.job_timeout < 0 || !(o.retention > 0) || o.max_body < 1)
+    throw Error(ErrorKind::BadInput, "--max-cells, --retention and --max-body must be positive, --job-timeout at least 0");
+  const size_t colon = o.listen.rfind(':');
+  int port = 0;
+  try {
+    port = colon == std::string::npos ? -1 : std::stoi(o.listen.substr(colon + 1));
+  } catch (...) {
+    port = -1;
+  }
+  if (port < 0 || port > 65535) throw Error(ErrorKind::BadInput, "--listen must be HOST:PORT, not '" + o.listen + "'");
+  const std::string host = o.listen.substr(0, colon);
+  const std::vector<std::string> tokens = o.token_file.empty() ? std::vector<std::string>{} : read_tokens(o.token_file);
+  if (tokens.empty() && !loopback(host))
+    throw Error(ErrorKind::BadInput, "--listen " + o.listen + " is not a loopback address: give --token-file");
+  std::error_code ec;
+  fs::create_directories(fs::path(o.work_dir) / "jobs", ec);
+  if (!fs::is_directory(fs::path(o.work_dir) / "jobs"))
+    throw Error(ErrorKind::Io, "cannot create the work folder '" + o.work_dir + "'");
+
+  // SIGINT/SIGTERM end the server through a thread that waits for them
+  // (blocked everywhere else), so the shutdown runs outside a signal handler.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  ops::set_default_raster_output("COG", {"COMPRESS=DEFLATE"});  // results GDAL and QGIS read over HTTP
+  Service service(o, tokens);
+  service.recover();
+  service.expire();
+  httplib::Server svr;
+  svr.set_payload_max_length(static_cast<size_t>(o.max_body));
+  svr.new_task_queue = [] { return new httplib::ThreadPool(8); };
+  service.routes(svr);
+  if (!svr.bind_to_port(host.c_str(), port))
+    throw Error(ErrorKind::Io, "cannot listen on " + o.listen + " (in use, or not an address of this machine)");
+
+  std::mutex janitor_mutex;
+  std::condition_variable janitor_wake;
+  bool stopping = false;
+  std::thread janitor([&] {  // results expire after --retention
+    std::unique_lock<std::mutex> lock(janitor_mutex);
+    const auto period = std::chrono::milliseconds(static_cast<int64_t>(std::min(60.0, o.retention / 2) * 1000) + 1);
+    while (!janitor_wake.wait_for(lock, period, [&] { return stopping; })) service.expire();
+  });
+  std::thread stopper([&] {
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
+    svr.stop();
+  });
+  if (!o.quiet) {
+    std::cout << "lsm serve: listening on http://" << o.listen << "/ (data roots:";
+    for (const std::string& r : o.data_roots) std::cout << " " << r;
+    std::cout << "; work folder " << o.work_dir << ")" << std::endl;
+  }
+  svr.listen_after_bind();
+  {
+    std::lock_guard<std::mutex> lock(janitor_mutex);
+    stopping = true;
+  }
+  janitor_wake.notify_all();
+  janitor.join();
+  if (svr.is_running()) svr.stop();
+  pthread_kill(stopper.native_handle(), SIGTERM);  // if the stop came from elsewhere
+  stopper.join();
+  return 0;
+}
+
+}  // namespace lsm::serve
