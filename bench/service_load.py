@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""Load on lsm serve, on loopback: N metrics jobs from C concurrent clients on
+W workers; jobs per second, and the latency of status requests meanwhile.
+
+    /usr/bin/python3 bench/service_load.py build/lsm sample_rasters/nlm_fbm_400x300.tif \
+        --jobs 200 --clients 8 --workers 2
+
+Prints one Markdown table row (see bench/RESULTS.md, "lsm serve under load").
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(method, url, body=None, headers=None):
+    req = urllib.request.Request(url, data=json.dumps(body).encode() if body else None, method=method)
+    req.add_header("Content-Type", "application/json")
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
+    with urllib.request.urlopen(req, timeout=300) as r:
+        return json.loads(r.read())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("lsm")
+    ap.add_argument("raster")
+    ap.add_argument("--jobs", type=int, default=200)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="lsm_load_")
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    shutil.copy(args.raster, os.path.join(data, "in.tif"))
+    port = free_port()
+    base = "http://127.0.0.1:%d" % port
+    server = subprocess.Popen([args.lsm, "serve", "--data-root", data, "--work-dir", os.path.join(tmp, "work"),
+                               "--listen", "127.0.0.1:%d" % port, "--workers", str(args.workers),
+                               "--max-queue", str(args.jobs + 10), "-q"])
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        latencies, stop = [], threading.Event()
+
+        def poll_status():  # a client watching the job list while the load runs
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                call("GET", base + "/jobs?limit=10")
+                latencies.append((time.perf_counter() - t0) * 1000)
+                time.sleep(0.01)
+
+        def one(_):
+            job = call("POST", base + "/processes/metrics/execution", {"inputs": {"input": "in.tif"}},
+                       {"Prefer": "respond-async"})["jobID"]
+            while True:
+                status = call("GET", base + "/jobs/" + job)["status"]
+                if status in ("successful", "failed", "dismissed"):
+                    return status
+                time.sleep(0.02)
+
+        poller = threading.Thread(target=poll_status)
+        poller.start()
+        start = time.perf_counter()
+        with concurrent.futures.ThreadPoolExecutor(args.clients) as pool:
+            statuses = list(pool.map(one, range(args.jobs)))
+        seconds = time.perf_counter() - start
+        stop.set()
+        poller.join()
+        ok = statuses.count("successful")
+        q = statistics.quantiles(latencies, n=20)
+        print("| %d | %d | %d | %d/%d | %.1f | %.1f | %.1f | %.1f |" % (
+            args.jobs, args.clients, args.workers, ok, args.jobs, seconds, args.jobs / seconds,
+            statistics.median(latencies), q[18]))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
