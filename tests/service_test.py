@@ -188,6 +188,7 @@ def run(tmp, have_schemas):
     section(restart_after_kill, data, work)
     section(tokens, data, tmp)
     section(full_queue, data, tmp)
+    section(timeout_and_retention, data, tmp)
 
 
 def section(fn, *args):
@@ -451,6 +452,30 @@ def full_queue(data, tmp):
             status, headers, info = execute_async(server.base, "synth", {"width": 4000, "height": 4000, "octaves": 16})
             statuses.append((status, headers.get("Retry-After")))
         check("a full queue: 429 with Retry-After", any(s == 429 and r for s, r in statuses), statuses)
+    finally:
+        server.stop()
+
+
+def timeout_and_retention(data, tmp):
+    """A job past --job-timeout is cancelled and failed; ended jobs go after --retention."""
+    work = os.path.join(tmp, "work_limits")
+    server = Server(data, work, "--workers", "1", "--job-timeout", "1", "--retention", "4")
+    try:
+        status, headers, info = execute_async(server.base, "synth", {"width": 12000, "height": 12000, "octaves": 16})
+        done = wait_job(server.base, info["jobID"], 60)
+        check("a job past --job-timeout fails", done["status"] == "failed" and "job-timeout" in done.get("message", ""),
+              done)
+        check("and leaves no files", not os.path.exists(os.path.join(work, "jobs", info["jobID"])))
+        status, headers, body = request("POST", server.base + "/processes/label/execution",
+                                        {"inputs": {"input": "landcover/sample.tif"}})
+        job = headers.get("Location", "").rsplit("/", 1)[-1]
+        check("a quick job succeeds under the time-out", status == 200 and job, (status, body[:200]))
+        check("its results are there", os.path.isdir(os.path.join(work, "jobs", job)))
+        deadline = time.time() + 30
+        while time.time() < deadline and request("GET", server.base + "/jobs/" + job)[0] != 404:
+            time.sleep(0.25)
+        check("after --retention the job is gone", request("GET", server.base + "/jobs/" + job)[0] == 404)
+        check("and so are its files", not os.path.exists(os.path.join(work, "jobs", job)))
     finally:
         server.stop()
 
