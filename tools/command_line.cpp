@@ -61,6 +61,13 @@ ProgressFn terminal_progress(bool quiet) {
 
 }  // namespace
 
+static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+
+std::atomic<bool>& cancel_flag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
 std::string command_help(const ops::OperationSpec& spec) {
   std::ostringstream out;
   out << spec.usage << "\n" << options_of(spec) << "\n";
@@ -95,6 +102,7 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
   }
   values.check_required();
   ops::RunContext context;
+  context.cancel = &cancel_flag();
   context.quiet = spec.find("quiet") && values.flag("quiet");
   context.progress = terminal_progress(context.quiet);
   operation.run(values, context);

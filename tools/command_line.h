@@ -3,6 +3,7 @@
 // (gdal_driver/operations/operation_spec.h) as Boost.Program_options options
 // and --help, parses the arguments through the declaration's validators and
 // runs the operation. No option list and no algorithm here.
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ namespace lsm::cli {
 /// -q). Returns the exit code; throws lsm::Error(BadInput) for bad
 /// arguments, naming the option, and whatever the run throws.
 int run_command(const ops::Operation& operation, const std::vector<std::string>& args);
+
+/// The cancel flag of the command line's runs: main()'s SIGINT/SIGTERM/SIGHUP
+/// handler sets it, and the run stops at its next tile, its outputs removed.
+std::atomic<bool>& cancel_flag();
 
 /// The --help text of an operation: its usage line(s) and every option.
 std::string command_help(const ops::OperationSpec& spec);

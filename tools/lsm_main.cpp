@@ -39,10 +39,24 @@ void print_usage() {
                "(--config KEY VALUE, --debug ON) are accepted before or after the command\n";
 }
 
-// SIGINT, SIGTERM (QGIS's cancel), SIGHUP: no half-written output survives.
-extern "C" void on_termination_signal(int signal) {
+// SIGINT, SIGTERM (QGIS's cancel), SIGHUP: the run's cancel flag is set, and
+// it stops at its next tile, its outputs removed as on any error. Where it
+// does not get there within two seconds (a long step between tiles), or a
+// second signal comes, the temporary outputs are removed and lsm exits at
+// once: no half-written output survives either way.
+volatile sig_atomic_t termination_signal = 0;
+
+extern "C" void exit_now(int) {
   lsm::remove_temporary_outputs_now();
-  ::_exit(128 + signal);
+  ::_exit(128 + termination_signal);
+}
+
+extern "C" void on_termination_signal(int signal) {
+  if (termination_signal) exit_now(signal);
+  termination_signal = signal;
+  lsm::cli::cancel_flag().store(true);
+  std::signal(SIGALRM, exit_now);
+  ::alarm(2);
 }
 
 int run(int argc, char** argv) {
@@ -110,6 +124,7 @@ int main(int argc, char** argv) {
     return run(static_cast<int>(pointers.size()), pointers.data());
   } catch (const std::exception& e) {
     std::cout.flush();
+    if (termination_signal) return 128 + termination_signal;  // stopped by a signal, as asked: no error line
     std::cerr << "lsm: error: " << e.what() << "\n";
     return 1;
   }
