@@ -143,6 +143,8 @@ void run_fuzzy_operation(const ParameterValues& v, const RunContext& context) {
   const int band = static_cast<int>(v.integer("band")), adjacency = static_cast<int>(v.integer("adjacency"));
   const int64_t seed_radius = v.integer("seed-radius");
   const bool volume = v.flag("volume"), quiet = context.quiet, relative = v.flag("relative");
+  if (v.front_end() != kCommandLine && seed_texts.empty())  // --seeds-from is the command line's alone
+    throw Error(ErrorKind::BadInput, "fuzzy needs the " + v.spelled("seed") + " (seeds X,Y or X,Y,Z, 0-based)");
   if (seed_texts.empty() == seeds_from.empty())
     throw Error(ErrorKind::BadInput, "give the seeds with --seed or with --seeds-from (one of the two)");
   if (relative != !background_texts.empty())
