@@ -8,6 +8,7 @@
 #include "cell_geometry.h"
 #include "class_value_columns.h"
 #include "error.h"
+#include "families/metric_families.h"
 #include "metric_catalogue.h"
 #include "metric_selection.h"
 #include "patch_records.h"
@@ -21,29 +22,13 @@ const double kNaN = std::nan("");
 // Patch metrics whose class/landscape distributions FRAGSTATS reports.
 const char* const kDistributed[] = {"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG"};
 const char* const kCoreDistributed[] = {"CORE", "DCORE", "CAI"};
-const char* const kStats[] = {"MN", "AM", "MD", "RA", "SD", "CV"};
-
-// Builds one table row by name, in the order the names are first added.
-class RowBuilder {
- public:
-  void add(const std::string& name, double v) {
-    names.push_back(name);
-    values.push_back(v);
-  }
-  void add_distribution(const std::string& metric, const Distribution& d) {
-    const double v[] = {d.mn, d.am, d.md, d.ra, d.sd, d.cv};
-    for (int i = 0; i < 6; ++i) add(metric + "_" + kStats[i], v[i]);
-  }
-  std::vector<std::string> names;
-  std::vector<double> values;
-};
+using families::ClassSums;
+using families::RowBuilder;
 
 // Per-patch values, kept for the distributions.
 struct PatchValues {
   double area_ha, perim_m, gyrate, para, shape, frac, circle, contig, core_ha, ncore, cai, enn;
 };
-
-double ln_ratio_term(double p) { return p > 0 ? p * std::log(p) : 0; }
 
 }  // namespace
 
@@ -139,7 +124,6 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     }
   });
   const double ta = ha(total);
-  const double zd = static_cast<double>(z);
 
   // ---- Patch level, and each class's sums ----
   // Patches are computed a block at a time (in parallel), handed to `sink`
@@ -181,15 +165,10 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     return v;
   };
 
-  struct ClassSums {
-    uint64_t cells = 0, perim_sides = 0, boundary_sides = 0, patches = 0;
-    double size = 0, largest = 0, edge_m = 0, boundary_m = 0, core_ha = 0, ncore = 0;
-    double sp = 0, spa = 0, sa2 = 0;  // perimeter, perimeter x sqrt(cells), size^2 (COHESION, DIVISION, ...)
-  };
   std::vector<ClassSums> sums(kc);
   auto wanted = [&](const std::string& column) { return !options.wanted || options.wanted(column); };
   auto distribution_wanted = [&](const std::string& metric) {
-    for (const char* stat : kStats)
+    for (const std::string& stat : distribution_statistics())
       if (wanted(metric + "_" + stat)) return true;
     return false;
   };
@@ -298,21 +277,18 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     b.add_distribution("ENN", distribution_wanted("ENN") ? streamed_distribution(replay(ids, kEnn), true, max_gathered)
                                                          : not_computed);
   };
-  auto patches_of = [&](const std::vector<size_t>& ids) {
-    uint64_t n = 0;
-    for (size_t k : ids) n += sums[k].patches;
-    return n;
-  };
   // PAFRAC: 2 / slope of ln(area m2) regressed on ln(perimeter m); undefined under 10 patches.
   auto pafrac = [&](const std::vector<size_t>& ids) {
-    if (patches_of(ids) < 10 || !wanted("PAFRAC")) return kNaN;
+    uint64_t patches = 0;
+    for (size_t k : ids) patches += sums[k].patches;
+    if (patches < 10 || !wanted("PAFRAC")) return kNaN;
     double sx = 0, sy = 0;
     for (size_t k : ids)
       columns.for_each(k, kPerim, kArea, [&](double perim, double area) {
         sx += std::log(perim);
         sy += std::log(area * 10000);
       });
-    const double n = static_cast<double>(patches_of(ids)), mx = sx / n, my = sy / n;
+    const double n = static_cast<double>(patches), mx = sx / n, my = sy / n;
     double sxy = 0, sxx = 0;
     for (size_t k : ids)
       columns.for_each(k, kPerim, kArea, [&](double perim, double area) {
@@ -322,96 +298,33 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
       });
     return sxx > 0 && sxy != 0 ? 2 / (sxy / sxx) : kNaN;
   };
-  // COHESION (in cells, as FRAGSTATS defines it), DIVISION, MESH, SPLIT (in areas) of a set of patches.
-  struct Subdivision { double cohesion, division, mesh, split; };
-  auto subdivision = [&](bool no_patches, double sp, double spa, double sa2) {
-    Subdivision s;
-    s.cohesion = (no_patches || z <= 1) ? kNaN : (1 - sp / spa) / (1 - 1 / std::sqrt(zd)) * 100;
-    s.division = 1 - sa2 / (total * total);
-    s.mesh = ha(sa2 / total);
-    s.split = sa2 > 0 ? total * total / sa2 : kNaN;
-    return s;
-  };
 
-  // ---- Class level ----
-  double land_boundary_m = 0, land_background_m = 0, land_class_edge_m = 0;
-  uint64_t land_perim_sides = 0, land_boundary_sides = 0;
-  double land_ai = 0;
-  double tca_ha = 0, ndca = 0;
-  double lpi_size = 0;
-  double land_sp = 0, land_spa = 0, land_sa2 = 0;
+  // ---- Class and landscape levels: the families (families/metric_families.h) ----
+  families::LevelContext level;
+  level.options = &options;
+  level.adjacency = &adj;
+  level.sums = &sums;
+  level.classes = classes;
+  level.m_classes = m_classes;
+  level.total = total;
+  level.ta = ta;
+  level.z = z;
+  level.landscape_boundary_sides = landscape_boundary_sides;
+  level.cw = cw;
+  level.ch = ch;
+  level.unit_m2 = unit_m2;
+  level.background.resize(kc);
+  for (size_t k = 0; k < kc; ++k) level.background[k] = is_background(codes[k]);
+  level.distributions = distributions;
+  level.enn_distribution = enn_distribution;
+  level.pafrac = pafrac;
   for (size_t k : classes) {
-    const std::vector<size_t> ids{k};
-    const ClassSums& c = sums[k];
-    const uint64_t a = c.cells, perim = c.perim_sides;
-    const double class_size = c.size, largest = c.largest, class_edge_m = c.edge_m, class_boundary_m = c.boundary_m;
-    const double core = c.core_ha, ncore = c.ncore;
-    land_boundary_sides += c.boundary_sides;
-    land_perim_sides += perim;
-    land_sp += c.sp;
-    land_spa += c.spa;
-    land_sa2 += c.sa2;
-    double background_m = 0;
-    for (size_t j = 0; j < kc; ++j)
-      if (is_background(codes[j])) background_m += adj.length_m(k, j, cw, ch);
-    const double ad = static_cast<double>(a), ca = ha(class_size), P = class_size / total;
-    const double te = class_edge_m - background_m + options.boundary_edge * (class_boundary_m + background_m);
-    land_boundary_m += class_boundary_m;
-    land_background_m += background_m;
-    land_class_edge_m += class_edge_m - background_m;
-    lpi_size = std::max(lpi_size, largest);
-    tca_ha += core;
-    ndca += ncore;
-
-    // Adjacencies of class k (double count), over every class and the background.
-    // FRAGSTATS counts the sides on the landscape boundary (raster edge, nodata)
-    // among the adjacencies of PLADJ and CLUMPY (matches its output).
-    double g_all = static_cast<double>(c.boundary_sides);
-    for (size_t j = 0; j < kc; ++j) g_all += static_cast<double>(adj.at(k, j));
-    const double g_like = static_cast<double>(adj.at(k, k));
-    const double min_e = static_cast<double>(min_perimeter_sides(a));
-    // Most edge class k can have: every cell isolated (4 sides each) while it
-    // covers at most half the landscape; beyond, the other cells isolated in
-    // it, plus the whole landscape boundary (matches FRAGSTATS' output).
-    const double max_e = ad <= zd / 2 ? 4 * ad : 4 * (zd - ad) + static_cast<double>(landscape_boundary_sides);
-
     RowBuilder b;
-    b.add("CA", ca);
-    b.add("PLAND", P * 100);
-    b.add("NP", static_cast<double>(c.patches));
-    b.add("PD", static_cast<double>(c.patches) / ta * 100);
-    b.add("LPI", largest / total * 100);
-    b.add("TE", te);
-    b.add("ED", te / ta);
-    b.add("LSI", static_cast<double>(perim) / min_e);
-    distributions(b, ids, true);
-    b.add("PAFRAC", pafrac(ids));
-    b.add("TCA", core);
-    b.add("CPLAND", core / ta * 100);
-    b.add("NDCA", ncore);
-    b.add("DCAD", ncore / ta * 100);
-    distributions(b, ids, false);
-    enn_distribution(b, ids);
-    const double G = g_like / (g_all - min_e);
-    b.add("CLUMPY", (G < P && P < 0.5) ? (G - P) / P : (G - P) / (1 - P));
-    b.add("PLADJ", g_all > 0 ? g_like / g_all * 100 : kNaN);
-    // IJI: edge lengths to each other class (background excluded).
-    double e_total = 0, h = 0;
-    for (size_t j : classes)
-      if (j != k) e_total += adj.length_m(k, j, cw, ch);
-    for (size_t j : classes)
-      if (j != k && e_total > 0) h -= ln_ratio_term(adj.length_m(k, j, cw, ch) / e_total);
-    b.add("IJI", (m_classes >= 3 && e_total > 0) ? h / std::log(m_classes - 1) * 100 : kNaN);
-    const Subdivision s = subdivision(c.patches == 0, c.sp, c.spa, c.sa2);
-    b.add("COHESION", s.cohesion);
-    b.add("DIVISION", s.division);
-    b.add("MESH", s.mesh);
-    b.add("SPLIT", s.split);
-    const double max_g = static_cast<double>(max_like_adjacencies(a));
-    const double ai = max_g > 0 ? g_like / 2 / max_g : kNaN;
-    b.add("AI", ai * 100);
-    if (!std::isnan(ai)) land_ai += ai * P;
-    b.add("NLSI", max_e > min_e ? (static_cast<double>(perim) - min_e) / (max_e - min_e) : kNaN);
+    families::add_class_area_edge(b, level, k);
+    families::add_class_shape(b, level, k);
+    families::add_class_core_area(b, level, k);
+    families::add_class_isolation(b, level, k);
+    families::add_class_aggregation(b, level, k);
     if (out.cls.columns.empty()) out.cls.columns = b.names;
     out.cls.rows.push_back({codes[k], 0, b.values});
   }
@@ -420,73 +333,14 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     for (const char* n : {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI"}) b.add(n, 0);
     out.cls.columns = b.names;
   }
-
-  // ---- Landscape level ----
   RowBuilder b;
-  const double te = land_class_edge_m / 2 + options.boundary_edge * (land_boundary_m + land_background_m);
-  b.add("TA", ta);
-  const std::vector<size_t>& all_ids = classes;  // every class, in order: the landscape's patches
-  const double land_patches = static_cast<double>(patches_of(all_ids));
-  b.add("NP", land_patches);
-  b.add("PD", land_patches / ta * 100);
-  b.add("LPI", lpi_size / total * 100);
-  b.add("TE", te);
-  b.add("ED", te / ta);
-  // LSI: every edge once plus the whole landscape boundary, in cell sides.
-  const double e_star = static_cast<double>(land_perim_sides + land_boundary_sides) / 2;
-  b.add("LSI", e_star / static_cast<double>(min_perimeter_sides(z)));
-  distributions(b, all_ids, true);
-  b.add("PAFRAC", pafrac(all_ids));
-  b.add("TCA", tca_ha);
-  b.add("NDCA", ndca);
-  b.add("DCAD", ndca / ta * 100);
-  distributions(b, all_ids, false);
-  enn_distribution(b, all_ids);
-  // CONTAG and PLADJ over the classes' adjacencies (double count).
-  double contag = 0, like = 0, adjacencies = 0;
-  for (size_t i : classes) {
-    double gi = 0;
-    for (size_t k : classes) gi += static_cast<double>(adj.at(i, k));
-    const double class_size = sums[i].size;
-    const double Pi = class_size / total;
-    for (size_t k : classes)
-      if (gi > 0) contag += ln_ratio_term(Pi * static_cast<double>(adj.at(i, k)) / gi);
-    like += static_cast<double>(adj.at(i, i));
-    adjacencies += gi;
-  }
-  const double pladj_total = adjacencies + static_cast<double>(land_boundary_sides);
-  b.add("CONTAG", m_classes >= 2 ? (1 + contag / (2 * std::log(m_classes))) * 100 : kNaN);
-  b.add("PLADJ", pladj_total > 0 ? like / pladj_total * 100 : kNaN);
-  double e_all = 0, h = 0;
-  for (size_t x = 0; x < classes.size(); ++x)
-    for (size_t y = x + 1; y < classes.size(); ++y) e_all += adj.length_m(classes[x], classes[y], cw, ch);
-  for (size_t x = 0; x < classes.size(); ++x)
-    for (size_t y = x + 1; y < classes.size(); ++y)
-      if (e_all > 0) h -= ln_ratio_term(adj.length_m(classes[x], classes[y], cw, ch) / e_all);
-  b.add("IJI", (m_classes >= 3 && e_all > 0) ? h / std::log(m_classes * (m_classes - 1) / 2) * 100 : kNaN);
-  const Subdivision s = subdivision(land_patches == 0, land_sp, land_spa, land_sa2);
-  b.add("COHESION", s.cohesion);
-  b.add("DIVISION", s.division);
-  b.add("MESH", s.mesh);
-  b.add("SPLIT", s.split);
-  b.add("PR", m_classes);
-  b.add("PRD", m_classes / ta * 100);
-  b.add("RPR", options.max_richness ? m_classes / *options.max_richness * 100 : kNaN);
-  double shdi = 0, simpson = 0;
-  for (size_t i : classes) {
-    const double class_size = sums[i].size;
-    const double Pi = class_size / total;
-    shdi -= ln_ratio_term(Pi);
-    simpson += Pi * Pi;
-  }
-  const double lnm = std::log(m_classes);
-  b.add("SHDI", shdi);
-  b.add("SIDI", 1 - simpson);
-  b.add("MSIDI", -std::log(simpson));
-  b.add("SHEI", m_classes > 1 ? shdi / lnm : kNaN);
-  b.add("SIEI", m_classes > 1 ? (1 - simpson) / (1 - 1 / m_classes) : kNaN);
-  b.add("MSIEI", m_classes > 1 ? -std::log(simpson) / lnm : kNaN);
-  b.add("AI", land_ai * 100);
+  families::add_landscape_area_edge(b, level);
+  families::add_landscape_shape(b, level);
+  families::add_landscape_core_area(b, level);
+  families::add_landscape_isolation(b, level);
+  families::add_landscape_aggregation(b, level);
+  families::add_landscape_diversity(b, level);
+  families::add_landscape_ai(b, level);
   out.land.columns = b.names;
   out.land.rows.push_back({0, 0, b.values});
   if (!rows.second_pass)

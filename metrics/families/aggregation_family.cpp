@@ -1,0 +1,108 @@
+// Aggregation metrics (FRAGSTATS 4.2, "Aggregation Metrics"): CLUMPY, PLADJ,
+// IJI, COHESION, DIVISION, MESH, SPLIT, AI, NLSI, CONTAG, from the class
+// adjacencies (double count) and the classes' sums.
+#include <cmath>
+
+#include "metric_families.h"
+
+namespace lsm::families {
+
+Subdivision subdivision(const LevelContext& c, bool no_patches, double sp, double spa, double sa2) {
+  Subdivision s;
+  const double zd = static_cast<double>(c.z);
+  s.cohesion = (no_patches || c.z <= 1) ? kNaN : (1 - sp / spa) / (1 - 1 / std::sqrt(zd)) * 100;
+  s.division = 1 - sa2 / (c.total * c.total);
+  s.mesh = c.ha(sa2 / c.total);
+  s.split = sa2 > 0 ? c.total * c.total / sa2 : kNaN;
+  return s;
+}
+
+double class_ai(const LevelContext& c, size_t k) {
+  const double max_g = static_cast<double>(max_like_adjacencies(c.sum(k).cells));
+  return max_g > 0 ? static_cast<double>(c.adjacency->at(k, k)) / 2 / max_g : kNaN;
+}
+
+void add_class_aggregation(RowBuilder& b, const LevelContext& c, size_t k) {
+  const ClassAdjacency& adj = *c.adjacency;
+  const size_t kc = adj.class_codes.size();
+  const ClassSums& s = c.sum(k);
+  const double ad = static_cast<double>(s.cells), zd = static_cast<double>(c.z), P = s.size / c.total;
+  // Adjacencies of class k (double count), over every class and the background.
+  // FRAGSTATS counts the sides on the landscape boundary (raster edge, nodata)
+  // among the adjacencies of PLADJ and CLUMPY (matches its output).
+  double g_all = static_cast<double>(s.boundary_sides);
+  for (size_t j = 0; j < kc; ++j) g_all += static_cast<double>(adj.at(k, j));
+  const double g_like = static_cast<double>(adj.at(k, k));
+  const double min_e = static_cast<double>(min_perimeter_sides(s.cells));
+  // Most edge class k can have: every cell isolated (4 sides each) while it
+  // covers at most half the landscape; beyond, the other cells isolated in
+  // it, plus the whole landscape boundary (matches FRAGSTATS' output).
+  const double max_e = ad <= zd / 2 ? 4 * ad : 4 * (zd - ad) + static_cast<double>(c.landscape_boundary_sides);
+  const double G = g_like / (g_all - min_e);
+  b.add("CLUMPY", (G < P && P < 0.5) ? (G - P) / P : (G - P) / (1 - P));
+  b.add("PLADJ", g_all > 0 ? g_like / g_all * 100 : kNaN);
+  // IJI: edge lengths to each other class (background excluded).
+  double e_total = 0, h = 0;
+  for (size_t j : c.classes)
+    if (j != k) e_total += adj.length_m(k, j, c.cw, c.ch);
+  for (size_t j : c.classes)
+    if (j != k && e_total > 0) h -= ln_ratio_term(adj.length_m(k, j, c.cw, c.ch) / e_total);
+  b.add("IJI", (c.m_classes >= 3 && e_total > 0) ? h / std::log(c.m_classes - 1) * 100 : kNaN);
+  const Subdivision sub = subdivision(c, s.patches == 0, s.sp, s.spa, s.sa2);
+  b.add("COHESION", sub.cohesion);
+  b.add("DIVISION", sub.division);
+  b.add("MESH", sub.mesh);
+  b.add("SPLIT", sub.split);
+  b.add("AI", class_ai(c, k) * 100);
+  b.add("NLSI", max_e > min_e ? (static_cast<double>(s.perim_sides) - min_e) / (max_e - min_e) : kNaN);
+}
+
+void add_landscape_aggregation(RowBuilder& b, const LevelContext& c) {
+  const ClassAdjacency& adj = *c.adjacency;
+  // CONTAG and PLADJ over the classes' adjacencies (double count).
+  double contag = 0, like = 0, adjacencies = 0;
+  uint64_t boundary_sides = 0;
+  for (size_t i : c.classes) {
+    double gi = 0;
+    for (size_t k : c.classes) gi += static_cast<double>(adj.at(i, k));
+    const double Pi = c.sum(i).size / c.total;
+    for (size_t k : c.classes)
+      if (gi > 0) contag += ln_ratio_term(Pi * static_cast<double>(adj.at(i, k)) / gi);
+    like += static_cast<double>(adj.at(i, i));
+    adjacencies += gi;
+    boundary_sides += c.sum(i).boundary_sides;
+  }
+  const double pladj_total = adjacencies + static_cast<double>(boundary_sides);
+  b.add("CONTAG", c.m_classes >= 2 ? (1 + contag / (2 * std::log(c.m_classes))) * 100 : kNaN);
+  b.add("PLADJ", pladj_total > 0 ? like / pladj_total * 100 : kNaN);
+  double e_all = 0, h = 0;
+  const std::vector<size_t>& cl = c.classes;
+  for (size_t x = 0; x < cl.size(); ++x)
+    for (size_t y = x + 1; y < cl.size(); ++y) e_all += adj.length_m(cl[x], cl[y], c.cw, c.ch);
+  for (size_t x = 0; x < cl.size(); ++x)
+    for (size_t y = x + 1; y < cl.size(); ++y)
+      if (e_all > 0) h -= ln_ratio_term(adj.length_m(cl[x], cl[y], c.cw, c.ch) / e_all);
+  b.add("IJI", (c.m_classes >= 3 && e_all > 0) ? h / std::log(c.m_classes * (c.m_classes - 1) / 2) * 100 : kNaN);
+  double sp = 0, spa = 0, sa2 = 0;
+  for (size_t k : cl) {
+    sp += c.sum(k).sp;
+    spa += c.sum(k).spa;
+    sa2 += c.sum(k).sa2;
+  }
+  const Subdivision sub = subdivision(c, c.patches_of(cl) == 0, sp, spa, sa2);
+  b.add("COHESION", sub.cohesion);
+  b.add("DIVISION", sub.division);
+  b.add("MESH", sub.mesh);
+  b.add("SPLIT", sub.split);
+}
+
+void add_landscape_ai(RowBuilder& b, const LevelContext& c) {
+  double ai = 0;  // the classes' AI weighted by their share of the landscape
+  for (size_t k : c.classes) {
+    const double class_value = class_ai(c, k);
+    if (!std::isnan(class_value)) ai += class_value * (c.sum(k).size / c.total);
+  }
+  b.add("AI", ai * 100);
+}
+
+}  // namespace lsm::families
