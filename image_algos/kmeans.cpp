@@ -303,25 +303,4 @@ std::vector<float> read_centres_file(const std::string& path, int k, int bands) 
   return centres;
 }
 
-std::string kmeans_result_json(const KMeansResult& r, int selected_class) {
-  std::ostringstream j;
-  j.precision(10);
-  j << "{\n  \"k\": " << r.k << ",\n  \"bands\": " << r.bands << ",\n  \"valid_cells\": " << r.valid_cells
-    << ",\n  \"inertia\": " << r.inertia << ",\n  \"iterations\": " << r.iterations
-    << ",\n  \"converged\": " << (r.converged ? "true" : "false") << ",\n  \"best_run\": " << r.best_run
-    << ",\n  \"run_inertia\": [";
-  for (size_t i = 0; i < r.run_inertia.size(); ++i) j << (i ? ", " : "") << r.run_inertia[i];
-  j << "],\n  \"seconds\": {\"survey\": " << r.survey_seconds << ", \"lloyd\": " << r.lloyd_seconds
-    << ", \"labels\": " << r.labels_seconds << "},\n";
-  if (selected_class > 0) j << "  \"selected_class\": " << selected_class << ",\n";
-  j << "  \"clusters\": [\n";
-  for (int c = 0; c < r.k; ++c) {
-    j << "    {\"class\": " << c + 1 << ", \"count\": " << r.counts[c] << ", \"centre\": [";
-    for (int b = 0; b < r.bands; ++b) j << (b ? ", " : "") << r.centres[c * r.bands + b];
-    j << "]}" << (c + 1 < r.k ? "," : "") << "\n";
-  }
-  j << "  ]\n}\n";
-  return j.str();
-}
-
 }  // namespace lsm

@@ -68,8 +68,5 @@ KMeansResult run_kmeans(FeatureRasterSource& source, const KMeansOptions& option
 /// has the wrong count, or there are not exactly k centres.
 std::vector<float> read_centres_file(const std::string& path, int k, int bands);
 
-/// The result as JSON (centres, counts, inertia, iterations, runs), with
-/// "selected_class" when `selected_class` (1..k) is set.
-std::string kmeans_result_json(const KMeansResult& result, int selected_class = 0);
 
 }  // namespace lsm

@@ -2,6 +2,7 @@
 // 0 = nodata, classes 1..K), or with select=greenest the cleaned vegetation
 // mask of Huo et al. (2014). lsm kmeans INPUT OUTPUT.tif --k K; LSM:kmeans.
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "atomic_output.h"
@@ -31,6 +32,30 @@ std::vector<int> band_list(const std::string& text) {
     }
   }
   return bands;
+}
+
+// The --stats document: centres, counts, inertia, iterations, runs, and
+// "selected_class" when the mask's cluster (1..k) is set.
+std::string result_json(const KMeansResult& r, int selected_class) {
+  nlohmann::ordered_json j;
+  j["k"] = r.k;
+  j["bands"] = r.bands;
+  j["valid_cells"] = r.valid_cells;
+  j["inertia"] = r.inertia;
+  j["iterations"] = r.iterations;
+  j["converged"] = r.converged;
+  j["best_run"] = r.best_run;
+  j["run_inertia"] = r.run_inertia;
+  j["seconds"] = {{"survey", r.survey_seconds}, {"lloyd", r.lloyd_seconds}, {"labels", r.labels_seconds}};
+  if (selected_class > 0) j["selected_class"] = selected_class;
+  j["clusters"] = nlohmann::ordered_json::array();
+  for (int c = 0; c < r.k; ++c) {
+    const auto first = r.centres.begin() + static_cast<std::ptrdiff_t>(c) * r.bands;
+    j["clusters"].push_back({{"class", c + 1},
+                             {"count", r.counts[static_cast<size_t>(c)]},
+                             {"centre", std::vector<double>(first, first + r.bands)}});
+  }
+  return j.dump(2) + "\n";
 }
 
 void write_text_atomically(const std::string& path, const std::string& text) {
@@ -146,7 +171,7 @@ void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
     selected_class = cluster + 1;
   }
   out.commit();
-  if (v.given("stats")) write_text_atomically(v.text("stats"), kmeans_result_json(result, selected_class));
+  if (v.given("stats")) write_text_atomically(v.text("stats"), result_json(result, selected_class));
 }
 
 }  // namespace
