@@ -33,36 +33,18 @@ Json role_name(ParameterRole r) {
   return nullptr;
 }
 
-// A value as its type: 8 and 1.05 as numbers (whole numbers without a
-// fraction, "1" not "1.0"), text as text.
-Json typed(ParameterType type, const std::string& value) {
-  if (type == ParameterType::Integer) return std::stoll(value);
-  if (type == ParameterType::Number) {
-    const double x = std::stod(value);
-    if (x == std::floor(x) && std::fabs(x) < 9e15) return static_cast<long long>(x);
-    return x;
-  }
-  return value;
-}
-
-Json bound(const std::optional<double>& b) {
-  if (!b) return nullptr;
-  if (*b == std::floor(*b) && std::fabs(*b) < 9e15) return static_cast<long long>(*b);
-  return *b;
-}
-
 Json parameter_json(const ParameterSpec& p) {
   Json j;
   j["name"] = p.name;
   j["type"] = type_name(p.type);
   j["required"] = p.required;
   if (p.type == ParameterType::Flag) j["default"] = false;
-  else j["default"] = p.default_value ? typed(p.type, *p.default_value) : Json(nullptr);
+  else j["default"] = p.default_value ? typed_json(p.type, *p.default_value) : Json(nullptr);
   if (p.choices.empty()) {
     j["choices"] = nullptr;
   } else {
     j["choices"] = Json::array();
-    for (const std::string& c : p.choices) j["choices"].push_back(typed(p.type, c));
+    for (const std::string& c : p.choices) j["choices"].push_back(typed_json(p.type, c));
   }
   j["multiple"] = p.repeatable;
   j["positional"] = p.position;
@@ -70,14 +52,29 @@ Json parameter_json(const ParameterSpec& p) {
   j["output"] = role_name(p.role);
   j["short"] = p.short_name ? Json(std::string(1, p.short_name)) : Json(nullptr);
   j["unit"] = p.unit.empty() ? Json(nullptr) : Json(p.unit);
-  j["minimum"] = bound(p.minimum);
-  j["maximum"] = bound(p.maximum);
+  j["minimum"] = p.minimum ? number_json(*p.minimum) : Json(nullptr);
+  j["maximum"] = p.maximum ? number_json(*p.maximum) : Json(nullptr);
   j["driver"] = p.shown_in(kDriver) ? Json(p.driver_name()) : Json(nullptr);
   j["title"] = p.title();
   return j;
 }
 
 }  // namespace
+
+Json number_json(double value) {
+  if (value == std::floor(value) && std::fabs(value) < 9e15) return static_cast<long long>(value);
+  return value;
+}
+
+Json typed_json(ParameterType type, const std::string& value) {
+  switch (type) {
+    case ParameterType::Integer: return std::stoll(value);
+    case ParameterType::Number: return number_json(std::stod(value));
+    case ParameterType::Flag: return value == "yes" || value == "true" || value == "1";
+    case ParameterType::String: break;
+  }
+  return value;
+}
 
 std::string describe_json(const std::vector<Operation>& operations, const std::string& version) {
   Json doc;

@@ -2,6 +2,7 @@
 // The operations' declarations as JSON: `lsm --describe` prints it, the QGIS
 // provider (tools/qgis/) generates its algorithms from it, and the service
 // will describe its processes from it.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@ namespace lsm::ops {
 /// name (the QGIS provider's), "help" its explanation. A last member
 /// "metrics" lists the metric catalogue (metric_catalogue.h): acronym, name,
 /// family, levels, unit, second_pass, distribution.
+/// A parameter's value (a default, a choice) as its JSON type: integers and
+/// numbers as numbers (whole ones without a fraction: "1" not "1.0"), flags
+/// as booleans, text as text. Shared by --describe and the service.
+nlohmann::ordered_json typed_json(ParameterType type, const std::string& value);
+/// A number, whole ones without a fraction.
+nlohmann::ordered_json number_json(double value);
+
 std::string describe_json(const std::vector<Operation>& operations, const std::string& version);
 
 }  // namespace lsm::ops

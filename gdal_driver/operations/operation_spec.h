@@ -75,6 +75,8 @@ struct ParameterSpec {
   /// The label, else the name as words ("edge-depth": "Edge depth").
   std::string title() const;
   bool shown_in(FrontEnd f) const { return (front_ends & f) != 0; }
+  /// True for the roles that name something the run writes.
+  bool is_output() const { return role != ParameterRole::Value && role != ParameterRole::InputRaster; }
 
   // Fluent setters, each returning a copy for chaining.
   ParameterSpec with_default(std::string v) const;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "operation_json.h"
 #include "operations.h"
 
 namespace lsm::serve {
@@ -10,12 +11,8 @@ namespace {
 
 const char* kTiff = "image/tiff; application=geotiff; profile=cloud-optimized";
 
-bool is_output(const ops::ParameterSpec& p) {
-  return p.role != ops::ParameterRole::Value && p.role != ops::ParameterRole::InputRaster;
-}
-
 // The service's inputs: values and input rasters it shows.
-bool is_input(const ops::ParameterSpec& p) { return !is_output(p) && p.shown_in(ops::kService); }
+bool is_input(const ops::ParameterSpec& p) { return !p.is_output() && p.shown_in(ops::kService); }
 
 Json link(const std::string& href, const std::string& rel, const std::string& type, const std::string& title) {
   Json l;
@@ -24,26 +21,6 @@ Json link(const std::string& href, const std::string& rel, const std::string& ty
   l["type"] = type;
   l["title"] = title;
   return l;
-}
-
-// A text value as its JSON type (whole numbers without a fraction).
-Json typed(ops::ParameterType type, const std::string& v) {
-  switch (type) {
-    case ops::ParameterType::Integer: return std::stoll(v);
-    case ops::ParameterType::Number: {
-      const double x = std::stod(v);
-      if (x == std::floor(x) && std::fabs(x) < 9e15) return static_cast<long long>(x);
-      return x;
-    }
-    case ops::ParameterType::Flag: return v == "yes" || v == "true" || v == "1";
-    case ops::ParameterType::String: break;
-  }
-  return v;
-}
-
-Json number(double v) {
-  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<long long>(v);
-  return v;
 }
 
 // The JSON schema of one input (OpenAPI 3.0 schema object, as schema.yaml allows).
@@ -64,12 +41,12 @@ Json input_schema(const ops::ParameterSpec& p) {
   }
   if (!p.choices.empty()) {
     s["enum"] = Json::array();
-    for (const std::string& c : p.choices) s["enum"].push_back(typed(p.type, c));
+    for (const std::string& c : p.choices) s["enum"].push_back(ops::typed_json(p.type, c));
   }
-  if (p.minimum) s["minimum"] = number(*p.minimum);
-  if (p.maximum) s["maximum"] = number(*p.maximum);
+  if (p.minimum) s["minimum"] = ops::number_json(*p.minimum);
+  if (p.maximum) s["maximum"] = ops::number_json(*p.maximum);
   if (p.type == ops::ParameterType::Flag) s["default"] = false;
-  else if (p.default_value) s["default"] = typed(p.type, *p.default_value);
+  else if (p.default_value) s["default"] = ops::typed_json(p.type, *p.default_value);
   return s;
 }
 
@@ -109,7 +86,7 @@ const ops::Operation* find_service_operation(const std::string& id) {
 std::vector<OutputKind> process_outputs(const ops::OperationSpec& spec) {
   std::vector<OutputKind> outputs;
   for (const ops::ParameterSpec& p : spec.parameters) {
-    if (!is_output(p) || !p.shown_in(ops::kService)) continue;
+    if (!p.is_output() || !p.shown_in(ops::kService)) continue;
     switch (p.role) {
       case ops::ParameterRole::OutputTablePrefix:
         outputs.push_back({"patch", "patch table (one row per patch)", "text/csv"});

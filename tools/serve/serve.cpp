@@ -159,8 +159,7 @@ void set_input(ops::ParameterValues& values, const ops::ParameterSpec& p, const 
 // Names every output of the operation inside the job's folder.
 void set_outputs(ops::ParameterValues& values, const ops::OperationSpec& spec, const std::string& folder) {
   for (const ops::ParameterSpec& p : spec.parameters) {
-    if (p.role == ops::ParameterRole::Value || p.role == ops::ParameterRole::InputRaster || !p.shown_in(ops::kService))
-      continue;
+    if (!p.is_output() || !p.shown_in(ops::kService)) continue;
     const fs::path dir(folder);
     switch (p.role) {
       case ops::ParameterRole::OutputTablePrefix: values.set(p.name, (dir / "metrics").string()); break;
@@ -351,11 +350,7 @@ class Service {
     svr.Get(R"(/jobs/([^/]+)/results)", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = finished_job(res, req.matches[1]);
       if (!job) return;
-      Json results = Json::object();
-      for (const auto& [output, path] : result_files(runner_.folder(job->id)))
-        results[output] = {{"href", base_url(req) + "/jobs/" + job->id + "/results/" + output},
-                           {"type", media_type_of(path)}};
-      send_json(res, 200, results);
+      send_json(res, 200, results_document(job->id, base_url(req) + "/jobs/" + job->id));
     });
     svr.Get(R"(/jobs/([^/]+)/results/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = finished_job(res, req.matches[1]);
@@ -374,6 +369,14 @@ class Service {
  private:
   void no_such_job(httplib::Response& res, const std::string& id) {
     send_problem(res, exception_type::kNoSuchJob, 404, "No such job", "no job '" + id + "'");
+  }
+
+  // The results document of job `id` (at `job_url`): every output's link and media type.
+  Json results_document(const std::string& id, const std::string& job_url) const {
+    Json results = Json::object();
+    for (const auto& [output, path] : result_files(runner_.folder(id)))
+      results[output] = {{"href", job_url + "/results/" + output}, {"type", media_type_of(path)}};
+    return results;
   }
 
   // The job if it succeeded; else the problem is sent and nullopt returned.
@@ -433,9 +436,7 @@ class Service {
       if (body.contains("inputs"))
         for (const auto& [name, value] : body["inputs"].items()) {
           const ops::ParameterSpec* p = op->spec.find(name);
-          if (!p || !p->shown_in(ops::kService) || p->role == ops::ParameterRole::OutputRaster ||
-              p->role == ops::ParameterRole::OutputFile || p->role == ops::ParameterRole::OutputFolder ||
-              p->role == ops::ParameterRole::OutputTablePrefix)
+          if (!p || !p->shown_in(ops::kService) || p->is_output())
             throw Error(ErrorKind::BadInput, "process " + op->spec.name + " has no input '" + name + "'");
           set_input(values, *p, value, roots_);
         }
@@ -477,10 +478,7 @@ class Service {
     const std::optional<JobRecord> done = store_.find(id);
     res.set_header("Location", location);
     if (done && done->status == "successful") {
-      Json results = Json::object();
-      for (const auto& [output, path] : result_files(runner_.folder(id)))
-        results[output] = {{"href", location + "/results/" + output}, {"type", media_type_of(path)}};
-      return send_json(res, 200, results);
+      return send_json(res, 200, results_document(id, location));
     }
     if (done && done->status == "failed") return send_problem(res, exception_type::kFailed, 500, "Job failed", done->message);
     send_json(res, 201, status_info(*done, base_url(req)));
