@@ -16,6 +16,7 @@
 #include <omp.h>
 
 #include "error.h"
+#include "gdal_errors.h"
 #include "gdal_open.h"
 #include "geodesic_rows.h"
 
@@ -111,18 +112,18 @@ GDALRasterBand* GdalClassRaster::slab_band(size_t slab) {
     // One decoding thread per handle: the slabs are the parallelism.
     const char* const options[] = {"NUM_THREADS=1", nullptr};
     GDALDataset* d = GDALDataset::Open(path_.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, options);
-    if (!d) throw Error(ErrorKind::Io, "cannot open '" + path_ + "' again for parallel reading: " + CPLGetLastErrorMsg());
+    if (!d) throw Error(ErrorKind::Io, "cannot open '" + path_ + "' again for parallel reading: " + gdal_failure_reason());
     slab_readers_.emplace_back(d);
   }
   return slab_readers_[slab]->GetRasterBand(band_index_);
 }
 
 void GdalClassRaster::read_integers(GDALRasterBand* band, const Window& w, int32_t* out, int64_t line_stride) const {
-  CPLErrorReset();
+  HeldGdalMessages held;  // GDAL's reason goes into lsm's line, from whichever thread reads
   if (band->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), out, int(w.width), int(w.height),
                      GDT_Int32, 0, static_cast<GSpacing>(line_stride) * 4) != CE_None)
     throw Error(ErrorKind::Io, "cannot read rows " + std::to_string(w.y0) + ".." + std::to_string(w.y0 + w.height - 1) +
-                                   " of '" + path_ + "': " + CPLGetLastErrorMsg());
+                                   " of '" + path_ + "': " + gdal_failure_reason());
   const bool nodata_is_code = has_nodata_ && std::floor(nodata_) == nodata_ && nodata_ >= INT32_MIN && nodata_ <= INT32_MAX;
   const int32_t nd = nodata_is_code ? static_cast<int32_t>(nodata_) : 0;
   for (int64_t y = 0; y < w.height; ++y) {
@@ -139,10 +140,11 @@ void GdalClassRaster::read_integers(GDALRasterBand* band, const Window& w, int32
 }
 
 void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
+  HeldGdalMessages held;  // GDAL's reason goes into lsm's line, from whichever thread reads
   const size_t n = static_cast<size_t>(w.width * w.height);
   auto fail = [&]() {
     throw Error(ErrorKind::Io, "cannot read rows " + std::to_string(w.y0) + ".." + std::to_string(w.y0 + w.height - 1) +
-                                   " of '" + path_ + "': " + CPLGetLastErrorMsg());
+                                   " of '" + path_ + "': " + gdal_failure_reason());
   };
   auto bad_value = [&](size_t i, const std::string& what) {
     throw Error(ErrorKind::BadInput, "band " + std::to_string(band_index_) + " of '" + path_ + "' holds " + what +

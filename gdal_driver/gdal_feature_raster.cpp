@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "error.h"
+#include "gdal_errors.h"
 #include "gdal_open.h"
 
 namespace lsm {
@@ -44,6 +45,7 @@ GdalFeatureRaster::GdalFeatureRaster(const std::string& path, std::vector<int> b
 GdalFeatureRaster::~GdalFeatureRaster() = default;
 
 void GdalFeatureRaster::read(const Window& w, float* out) {
+  HeldGdalMessages held;  // GDAL's reason goes into lsm's line, from whichever thread reads
   const int n = info_.bands;
   const GSpacing pixel = sizeof(float) * n, line = pixel * w.width;
   GDALRasterIOExtraArg extra;
@@ -51,7 +53,7 @@ void GdalFeatureRaster::read(const Window& w, float* out) {
   if (dataset_->RasterIO(GF_Read, static_cast<int>(w.x0), static_cast<int>(w.y0), static_cast<int>(w.width),
                          static_cast<int>(w.height), out, static_cast<int>(w.width), static_cast<int>(w.height),
                          GDT_Float32, n, bands_.data(), pixel, line, sizeof(float), &extra) != CE_None)
-    throw Error(ErrorKind::Io, "reading '" + path_ + "' failed: " + CPLGetLastErrorMsg());
+    throw Error(ErrorKind::Io, "reading '" + path_ + "' failed: " + gdal_failure_reason());
   const int64_t cells = w.width * w.height;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int64_t i = 0; i < cells; ++i) {

@@ -6,23 +6,42 @@
 
 #include "error.h"
 #include "gdal_environment.h"
+#include "gdal_errors.h"
+#include "protected_inputs.h"
 
 namespace lsm {
 
+namespace {
+
+// A path as an error line quotes it: its first 200 characters.
+std::string quoted(const std::string& path) {
+  return "'" + (path.size() <= 200 ? path : path.substr(0, 200) + "...") + "'";
+}
+
+}  // namespace
+
 GDALDataset* open_input_raster(const std::string& path) {
   prepare_gdal_for_streaming();
-  CPLErrorReset();
+  forget_gdal_failures();
   VSIStatBufL stat;
   if (VSIStatL(path.c_str(), &stat) != 0 && path.find(':') == std::string::npos)  // "NETCDF:..." etc. are not files
-    throw Error(ErrorKind::BadInput, "cannot open '" + path + "': no such file");
+    throw Error(ErrorKind::BadInput, "cannot open " + quoted(path) + ": no such file");
   GDALDataset* dataset =
       GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR);
   if (!dataset) {
-    std::string why = CPLGetLastErrorMsg();
+    std::string why = gdal_failure_reason();
+    if (why == "GDAL gave no reason") why.clear();
     if (why.empty() || why.find("not recognized as a supported file format") != std::string::npos)
       why = "not a raster format GDAL can read";
-    throw Error(ErrorKind::BadInput, "cannot open '" + path + "' as a raster: " + why);
+    throw Error(ErrorKind::BadInput, "cannot open " + quoted(path) + " as a raster: " + why);
   }
+  forget_gdal_failures();  // what failed while GDAL probed its drivers is not the run's cause
+  // The raster and every sidecar GDAL read with it (.aux.xml, .ovr, world file)
+  // become outputs no run may write.
+  protect_input_file(path);
+  char** files = dataset->GetFileList();
+  for (char** f = files; f && *f; ++f) protect_input_file(*f);
+  CSLDestroy(files);
   return dataset;
 }
 

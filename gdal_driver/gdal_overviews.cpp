@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "error.h"
+#include "gdal_errors.h"
 #include "gdal_open.h"
 
 namespace lsm {
@@ -41,7 +42,7 @@ void fill_level(GDALRasterBand* from, GDALRasterBand* to, OverviewMethod method,
     if (from->RasterIO(GF_Read, 0, static_cast<int>(first), static_cast<int>(g.source_width),
                        static_cast<int>(last - first), in.data(), static_cast<int>(g.source_width),
                        static_cast<int>(last - first), GDT_Float32, 0, 0) != CE_None)
-      throw Error(ErrorKind::Io, std::string("reading for the overviews failed: ") + CPLGetLastErrorMsg());
+      throw Error(ErrorKind::Io, std::string("reading for the overviews failed: ") + gdal_failure_reason());
     if (has_nodata)
       for (float& v : in)
         if (v == nodata_float) v = std::numeric_limits<float>::quiet_NaN();
@@ -51,7 +52,7 @@ void fill_level(GDALRasterBand* from, GDALRasterBand* to, OverviewMethod method,
         if (std::isnan(v)) v = nodata_float;
     if (to->RasterIO(GF_Write, 0, static_cast<int>(y0), static_cast<int>(g.width), static_cast<int>(rows), out.data(),
                      static_cast<int>(g.width), static_cast<int>(rows), GDT_Float32, 0, 0) != CE_None)
-      throw Error(ErrorKind::Io, std::string("writing the overviews failed: ") + CPLGetLastErrorMsg());
+      throw Error(ErrorKind::Io, std::string("writing the overviews failed: ") + gdal_failure_reason());
     if (progress && !progress(static_cast<double>(y0 + rows) / static_cast<double>(g.height)))
       throw Error(ErrorKind::Io, "interrupted");
   }
@@ -73,7 +74,7 @@ std::vector<int> build_overviews(const std::string& path, OverviewMethod method,
   CPLErrorReset();
   if (GDALBuildOverviews(dataset.get(), "NONE", static_cast<int>(factors.size()), factors.data(), 0, nullptr, nullptr,
                          nullptr) != CE_None)
-    throw Error(ErrorKind::Io, "cannot create the overviews of '" + path + "': " + CPLGetLastErrorMsg());
+    throw Error(ErrorKind::Io, "cannot create the overviews of '" + path + "': " + gdal_failure_reason());
   try {
     // Progress by cells written: level k has a quarter of level k-1's cells.
     double total = 0, done = 0;
@@ -94,7 +95,7 @@ std::vector<int> build_overviews(const std::string& path, OverviewMethod method,
     dataset->FlushCache(false);
     dataset.reset();
     if (CPLGetLastErrorType() >= CE_Failure)
-      throw Error(ErrorKind::Io, "writing '" + ovr + "' failed: " + CPLGetLastErrorMsg());
+      throw Error(ErrorKind::Io, "writing '" + ovr + "' failed: " + gdal_failure_reason());
   } catch (...) {
     dataset.reset();
     VSIUnlink(ovr.c_str());

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "error.h"
+#include "gdal_errors.h"
 #include "gdal_open.h"
 
 namespace lsm {
@@ -50,10 +51,10 @@ LoadedVolume read_volume(const std::string& path, bool as_volume, int band, cons
     if (GDALDataTypeIsComplex(raster_band->GetRasterDataType()))
       throw Error(ErrorKind::BadInput, "band " + std::to_string(b) + " of '" + path + "' has a complex type");
     float* slice = v.values.data() + z * plane;
-    CPLErrorReset();
+    HeldGdalMessages held;  // GDAL's reason goes into lsm's line
     if (raster_band->RasterIO(GF_Read, 0, 0, static_cast<int>(v.width), static_cast<int>(v.height), slice,
                               static_cast<int>(v.width), static_cast<int>(v.height), GDT_Float32, 0, 0) != CE_None)
-      throw Error(ErrorKind::Io, "reading '" + path + "' failed: " + CPLGetLastErrorMsg());
+      throw Error(ErrorKind::Io, "reading '" + path + "' failed: " + gdal_failure_reason());
     int has_nodata = 0;
     const double nodata = raster_band->GetNoDataValue(&has_nodata);
     if (has_nodata) {

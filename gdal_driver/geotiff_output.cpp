@@ -5,6 +5,7 @@
 #include <gdal_priv.h>
 
 #include "error.h"
+#include "gdal_errors.h"
 #include "gdal_environment.h"
 
 namespace lsm {
@@ -88,7 +89,7 @@ GeoTiffOutput::GeoTiffOutput(const std::string& path, int64_t width, int64_t hei
   }
   CPLErrorReset();
   dataset_.reset(driver->Create(create_path.c_str(), int(width), int(height), bands, type, options.List()));
-  if (!dataset_) throw Error(ErrorKind::Io, "cannot create '" + path + "': " + CPLGetLastErrorMsg());
+  if (!dataset_) throw Error(ErrorKind::Io, "cannot create '" + path + "': " + gdal_failure_reason());
   if (georef.has_geotransform) dataset_->SetGeoTransform(const_cast<double*>(georef.geotransform));
   if (!georef.wkt.empty()) dataset_->SetProjection(georef.wkt.c_str());
   if (nodata)
@@ -102,7 +103,7 @@ void GeoTiffOutput::write(const Window& w, const void* data, GDALDataType data_t
   if (dataset_->GetRasterBand(band)->RasterIO(GF_Write, int(w.x0), int(w.y0), int(w.width), int(w.height),
                                            const_cast<void*>(data), int(w.width), int(w.height), data_type, 0,
                                            0) != CE_None)
-    throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "': " + CPLGetLastErrorMsg());
+    throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "': " + gdal_failure_reason());
 }
 
 void GeoTiffOutput::write_interleaved(const Window& w, const float* data) {
@@ -111,7 +112,7 @@ void GeoTiffOutput::write_interleaved(const Window& w, const float* data) {
   if (dataset_->RasterIO(GF_Write, int(w.x0), int(w.y0), int(w.width), int(w.height), const_cast<float*>(data),
                          int(w.width), int(w.height), GDT_Float32, bands, nullptr, sizeof(float) * bands,
                          sizeof(float) * bands * w.width, sizeof(float), nullptr) != CE_None)
-    throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "': " + CPLGetLastErrorMsg());
+    throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "': " + gdal_failure_reason());
 }
 
 void GeoTiffOutput::describe_band(int band, const std::string& description) {
@@ -133,12 +134,12 @@ void GeoTiffOutput::commit() {
                             ->CreateCopy(file_.temp_path().c_str(), dataset_.get(), FALSE, options.List(), nullptr, nullptr);
     if (!copy)
       throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "' as " + format.driver + ": " +
-                                     CPLGetLastErrorMsg());
+                                     gdal_failure_reason());
     GDALClose(copy);
   }
   GDALClose(dataset_.release());  // void in GDAL 3.6: failures show in the error state
   if (CPLGetLastErrorType() >= CE_Failure)
-    throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "': " + CPLGetLastErrorMsg());
+    throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "': " + gdal_failure_reason());
   file_.commit();
   staging_.reset();  // removes the staging file
 }

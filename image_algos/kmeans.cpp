@@ -1,15 +1,19 @@
 #include "kmeans.h"
 
 #include <omp.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "error.h"
+#include "protected_inputs.h"
 #include "kmeans_seeding.h"
 #include "kmeans_update.h"
 
@@ -269,12 +273,27 @@ KMeansResult run_kmeans(FeatureRasterSource& source, const KMeansOptions& o, KMe
 }
 
 std::vector<float> read_centres_file(const std::string& path, int k, int bands) {
-  std::ifstream in(path);
+  // A centres file holds k short lines; the limit keeps an endless or huge
+  // file (a device, a wrong path) from growing memory until the run is killed.
+  constexpr std::streamsize kMaxBytes = 16 << 20;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error(ErrorKind::BadInput, "the initial centres file '" + path + "' is a folder");
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::BadInput, "cannot read the initial centres file '" + path + "'");
+  protect_input_file(path);
+  std::string text(static_cast<size_t>(kMaxBytes) + 1, '\0');
+  in.read(&text[0], kMaxBytes + 1);
+  if (in.bad()) throw Error(ErrorKind::BadInput, "cannot read the initial centres file '" + path + "'");
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (in.gcount() > kMaxBytes)
+    throw Error(ErrorKind::BadInput, "the initial centres file '" + path + "' is larger than 16 MiB (" +
+                                         std::to_string(k) + " lines of " + std::to_string(bands) + " numbers expected)");
   std::vector<float> centres;
+  std::istringstream lines(text);
   std::string line;
   int line_no = 0, rows = 0;
-  while (std::getline(in, line)) {
+  while (std::getline(lines, line)) {
     ++line_no;
     line = line.substr(0, line.find('#'));
     std::replace(line.begin(), line.end(), ',', ' ');
@@ -282,20 +301,25 @@ std::vector<float> read_centres_file(const std::string& path, int k, int bands) 
     std::vector<float> row;
     std::string field;
     while (fields >> field) {
-      try {
-        size_t used = 0;
-        row.push_back(std::stof(field, &used));
-        if (used != field.size()) throw std::invalid_argument(field);
-      } catch (const std::exception&) {
-        throw Error(ErrorKind::BadInput, path + ":" + std::to_string(line_no) + ": '" + field + "' is not a number");
-      }
+      const std::string where = path + ":" + std::to_string(line_no) + ": '" + field.substr(0, 40) + "'";
+      char* end = nullptr;
+      errno = 0;
+      const double value = std::strtod(field.c_str(), &end);
+      if (end != field.c_str() + field.size() || field.empty()) throw Error(ErrorKind::BadInput, where + " is not a number");
+      if (!std::isfinite(value) || (errno == ERANGE && value != 0.0))
+        throw Error(ErrorKind::BadInput, where + " is not a finite number");
+      if (std::fabs(value) > std::numeric_limits<float>::max())
+        throw Error(ErrorKind::BadInput, where + " is beyond the 32-bit floating-point range of the centres (3.4e38)");
+      row.push_back(static_cast<float>(value));
     }
     if (row.empty()) continue;
     if (static_cast<int>(row.size()) != bands)
       throw Error(ErrorKind::BadInput, path + ":" + std::to_string(line_no) + ": " + std::to_string(row.size()) +
                                            " values, expected one per band (" + std::to_string(bands) + ")");
+    if (++rows > k)
+      throw Error(ErrorKind::BadInput, path + " holds more than " + std::to_string(k) + " centres, expected --k " +
+                                           std::to_string(k));
     centres.insert(centres.end(), row.begin(), row.end());
-    ++rows;
   }
   if (rows != k)
     throw Error(ErrorKind::BadInput, path + " holds " + std::to_string(rows) + " centres, expected --k " +

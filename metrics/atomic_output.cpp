@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "error.h"
+#include "protected_inputs.h"
 
 namespace lsm {
 
@@ -49,6 +50,7 @@ void remove_temporary_outputs_now() {
 }
 
 AtomicOutput::AtomicOutput(std::string final_path) : final_(std::move(final_path)) {
+  refuse_overwriting_input(final_);
   temp_ = final_ + ".lsm-tmp-" + std::to_string(::getpid());
   std::FILE* f = std::fopen(temp_.c_str(), "wb");
   if (!f) throw Error(ErrorKind::Io, "cannot write '" + final_ + "': " + std::strerror(errno));

@@ -10,7 +10,9 @@ namespace lsm {
 class AtomicOutput {
  public:
   /// Creates the temporary file at once, so an unwritable destination fails
-  /// before any work is done. Throws lsm::Error(Io) naming `final_path`.
+  /// before any work is done. Throws lsm::Error(Io) naming `final_path`, or
+  /// lsm::Error(BadInput) when `final_path` is an input of this process
+  /// (protected_inputs.h).
   explicit AtomicOutput(std::string final_path);
   ~AtomicOutput();
   AtomicOutput(const AtomicOutput&) = delete;

@@ -18,6 +18,7 @@
 #include "atomic_output.h"
 #include "command_line.h"
 #include "error.h"
+#include "gdal_errors.h"
 #include "operation_json.h"
 #include "operations.h"
 #include "serve.h"
@@ -61,7 +62,7 @@ extern "C" void on_termination_signal(int signal) {
 
 int run(int argc, char** argv) {
   // lsm reports GDAL's failures itself, as one line; keep GDAL from printing its own.
-  CPLSetErrorHandler(CPLQuietErrorHandler);
+  CPLSetErrorHandler(lsm::remember_gdal_failure);
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     print_usage();
     return argc < 2 ? 1 : 0;

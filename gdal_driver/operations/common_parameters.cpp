@@ -47,7 +47,7 @@ ParameterSpec quiet_parameter() {
 
 std::vector<ParameterSpec> patch_parameters() {
   return {
-      integer("band", "band of class codes (1-based)").with_default("1").short_option('b').titled("Band of class codes"),
+      integer("band", "band of class codes (1-based)").with_default("1").at_least(1).at_most(65535).short_option('b').titled("Band of class codes"),
       integer("neighbors", "neighbour rule: 8 (FRAGSTATS default) or 4").one_of({"4", "8"}).with_default("8").short_option('n').titled("Neighbour rule"),
       backend_parameter(),
       text("tile-size", "tile size N (N x N) or WxH cells; default: rows from the blocks, 1024 columns on the CPU, all on a GPU")

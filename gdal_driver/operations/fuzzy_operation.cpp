@@ -112,15 +112,16 @@ OperationSpec fuzzy_spec() {
               .only(kCommandLine)
               .checked_by(check_seed_text),
           flag("volume", "read every band as a slice (band k = slice k) and segment in 3-D"),
-          integer("band", "the band of a 2-D image").with_default("1").at_least(1),
+          integer("band", "the band of a 2-D image").with_default("1").at_least(1).at_most(65535),
           integer("adjacency", "4 or 8 (image, default 4); 6 or 26 (volume, default 6)").one_of({"4", "8", "6", "26"}),
           integer("seed-radius", "object statistics from the (2R+1)-voxel boxes around the seeds")
               .with_default("2")
               .at_least(0)
+              .at_most(1000)
               .in("voxels"),
-          number("mean", "object mean m (default: from the seed neighbourhood)").titled("Object mean"),
-          number("sd", "object SD sigma (default: from the seed neighbourhood)").titled("Object SD"),
-          number("sd-diff", "SD sigma_d of half-differences of adjacent voxels (default: from the seeds)").titled("SD of neighbour differences"),
+          number("mean", "object mean m (default: from the seed neighbourhood)").at_least(-3.4e38).at_most(3.4e38).titled("Object mean"),
+          number("sd", "object SD sigma (default: from the seed neighbourhood)").at_least(0).at_most(3.4e38).titled("Object SD"),
+          number("sd-diff", "SD sigma_d of half-differences of adjacent voxels (default: from the seeds)").at_least(0).at_most(3.4e38).titled("SD of neighbour differences"),
           text("voxel-size", "voxel size X,Y,Z in mm, recorded in the output (default: the input's VOXEL_SIZE_MM)")
               .only(kCommandLine),
           number("threshold", "also write the object mask: connectivity >= T").at_least(0).at_most(1).only(kCommandLine),

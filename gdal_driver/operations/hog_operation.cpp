@@ -98,13 +98,14 @@ OperationSpec hog_spec() {
           number("window-sigma", "dalal-triggs: sigma of the block's Gaussian window (0: block * cell / 4, OpenCV's default)")
               .with_default("0")
               .at_least(0)
+              .at_most(1000)
               .in("pixels"),
-          integer("band", "use this band (default: the grey levels of bands 1-3, or band 1 of a 1-band input)").at_least(1),
+          integer("band", "use this band (default: the grey levels of bands 1-3, or band 1 of a 1-band input)").at_least(1).at_most(65535),
           text("pyramid", "LEVELS,SCALE: descriptors of every bilinear pyramid level, to OUTPUT_level_NN (level 00 = the input)")
               .only(kCommandLine)
               .checked_by([](const std::string& v) { parse_pyramid(v); }),
           backend_parameter(),
-          integer("tile-size", "cell rows per streamed strip").with_default("64").at_least(1).only(kCommandLine),
+          integer("tile-size", "cell rows per streamed strip").with_default("64").at_least(1).at_most(1000000).only(kCommandLine),
           quiet_parameter(),
       },
       raster_output_parameters());

@@ -88,12 +88,13 @@ OperationSpec kmeans_spec() {
               .one_of({"none", "lab"})
               .with_default("none"),
           text("init", "initial centres: a text file of K lines of one value per band").titled("Initial centres").only(kCommandLine),
-          integer("seed", "seed of the sample and of k-means++").with_default("0").at_least(0),
-          integer("n-init", "k-means++ runs; the lowest inertia wins").titled("k-means++ runs").with_default("1").at_least(1),
-          integer("max-iter", "Lloyd iterations per run").titled("Iterations per run").with_default("300").at_least(1),
+          integer("seed", "seed of the sample and of k-means++").with_default("0").at_least(0).at_most(9007199254740991),
+          integer("n-init", "k-means++ runs; the lowest inertia wins").titled("k-means++ runs").with_default("1").at_least(1).at_most(1000),
+          integer("max-iter", "Lloyd iterations per run").titled("Iterations per run").with_default("300").at_least(1).at_most(100000),
           number("tol", "stop when no centre moves more than this (feature units); 0 = until no assignment changes")
               .with_default("0")
               .at_least(0)
+              .at_most(1e30)
               .titled("Tolerance")
               .only(kCommandLine),
           output(ParameterRole::OutputFile, "stats", "write centres, counts and inertia as JSON to this file")
@@ -102,13 +103,14 @@ OperationSpec kmeans_spec() {
           text("select", "greenest: output the mask of the cluster with the lowest a* (needs lab)")
               .one_of({"greenest"})
               .only(kCommandLine),
-          integer("open", "opening radius of the --select mask").with_default("0").at_least(0).in("cells").only(kCommandLine),
-          integer("close", "closing radius of the --select mask").with_default("0").at_least(0).in("cells").only(kCommandLine),
+          integer("open", "opening radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine),
+          integer("close", "closing radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine),
           backend_parameter(),
-          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).only(kCommandLine),
+          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).only(kCommandLine),
           integer("memory", "keep the features in memory (and on the GPU) when they take at most this many MB")
               .with_default("4096")
               .at_least(0)
+              .at_most(1 << 20)
               .in("MB")
               .only(kCommandLine),
           quiet_parameter(),

@@ -78,7 +78,7 @@ OperationSpec patchmetric_spec() {
                     if (std::find(names.begin(), names.end(), upper(value)) == names.end())
                       throw Error(ErrorKind::BadInput, "'" + value + "' is not a patch metric (expected one of " + list + ")");
                   }),
-              integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).in("cells")},
+              integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells")},
              patch_parameters()),
       raster_output_parameters());
   return s;

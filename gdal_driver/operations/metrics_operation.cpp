@@ -41,7 +41,7 @@ OperationSpec metrics_spec() {
               .checked_by([](const std::string& v) { MetricLevels::parse(v); }),
           text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
               .checked_by([](const std::string& v) { MetricSelection{v}; }),
-          integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).in("cells"),
+          integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells"),
           text("gyrate", "GYRATE rule: fragstats (mean distance to the patch's area-median point, as FRAGSTATS prints) "
                          "or centroid (mean distance to the centroid, the documented definition)")
               .one_of({"fragstats", "centroid"})
@@ -67,8 +67,8 @@ OperationSpec metrics_spec() {
           text("temp-dir", "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit")
               .titled("Scratch folder")
               .only(kCommandLine),  // a server's folders are not the client's to choose
-          integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1),
-          integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0),
+          integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1).at_most(1000000),
+          integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0).at_most(2147483647),
           text("format", "table layout: fragstats (one column per metric) or tidy (one row per value)")
               .one_of({"fragstats", "tidy"})
               .with_default("fragstats"),

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "error.h"
@@ -18,30 +20,35 @@ std::string lower(std::string s) {
 
 // 1, 1.05, 65534: the shortest text that reads back as `v`.
 std::string number_text(double v) {
+  if (std::fabs(v) < 1e18 && v == std::floor(v)) return std::to_string(static_cast<long long>(v));
   std::ostringstream out;
   out.precision(15);
   out << v;
   return out.str();
 }
 
+// Integers are read as 64-bit and range-checked before any narrowing; a value
+// beyond 64 bits reads as the nearest 64-bit limit, so that the range check
+// names it ("must be in 1..32 (got 99999999999999999999)").
 bool parse_integer(const std::string& v, long long& out) {
-  size_t used = 0;
-  try {
-    out = std::stoll(v, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return used != 0 && used == v.size();
+  if (v.empty() || std::isspace(static_cast<unsigned char>(v[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtoll(v.c_str(), &end, 10);
+  return end == v.c_str() + v.size();
 }
 
+// Numbers beyond a double's range read as +-HUGE_VAL, which every range
+// refuses; NaN and infinities are not numbers a run can use.
 bool parse_number(const std::string& v, double& out) {
-  size_t used = 0;
-  try {
-    out = std::stod(v, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return used != 0 && used == v.size() && std::isfinite(out);
+  if (v.empty() || std::isspace(static_cast<unsigned char>(v[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtod(v.c_str(), &end);
+  if (end != v.c_str() + v.size()) return false;
+  if (std::isnan(out)) return false;
+  if (std::isinf(out) && errno != ERANGE) return false;  // "inf" spelled out
+  return true;
 }
 
 bool parse_flag(const std::string& v, bool& out) {
@@ -67,22 +74,27 @@ std::string with_unit(double v, const std::string& unit) {
   return number_text(v) + " " + (singular ? unit.substr(0, unit.size() - 1) : unit);
 }
 
+// A value as an error line quotes it: at most 60 characters.
+std::string shortened(const std::string& value) {
+  return value.size() <= 60 ? value : value.substr(0, 60) + "...";
+}
+
 // The problem with `value`, or "" when it is good.
 std::string problem_of(const ParameterSpec& p, const std::string& value) {
   double x = 0;
   switch (p.type) {
     case ParameterType::Integer: {
       long long n = 0;
-      if (!parse_integer(value, n)) return "must be an integer, not '" + value + "'";
+      if (!parse_integer(value, n)) return "must be an integer, not '" + shortened(value) + "'";
       x = static_cast<double>(n);
       break;
     }
     case ParameterType::Number:
-      if (!parse_number(value, x)) return "must be a number, not '" + value + "'";
+      if (!parse_number(value, x)) return "must be a finite number, not '" + shortened(value) + "'";
       break;
     case ParameterType::Flag: {
       bool b = false;
-      if (!parse_flag(value, b)) return "must be YES or NO, not '" + value + "'";
+      if (!parse_flag(value, b)) return "must be YES or NO, not '" + shortened(value) + "'";
       return "";
     }
     case ParameterType::String:
@@ -91,17 +103,17 @@ std::string problem_of(const ParameterSpec& p, const std::string& value) {
   // A check function, where there is one, decides instead of the choices
   // (patch metrics are matched in any case, with their own message).
   if (!p.check && !p.choices.empty() && std::find(p.choices.begin(), p.choices.end(), value) == p.choices.end())
-    return "must be " + alternatives(p.choices) + ", not '" + value + "'";
+    return "must be " + alternatives(p.choices) + ", not '" + shortened(value) + "'";
   if (p.type == ParameterType::Integer || p.type == ParameterType::Number) {
     const bool low = p.minimum && x < *p.minimum, high = p.maximum && x > *p.maximum;
     if (low || high) {
       if (p.minimum && p.maximum)
         return p.type == ParameterType::Integer
-                   ? "must be in " + number_text(*p.minimum) + ".." + number_text(*p.maximum) + " (got " + value + ")"
+                   ? "must be in " + number_text(*p.minimum) + ".." + number_text(*p.maximum) + " (got " + shortened(value) + ")"
                    : "must be between " + number_text(*p.minimum) + " and " + number_text(*p.maximum) + " (got " +
                          value + ")";
-      return low ? "must be at least " + with_unit(*p.minimum, p.unit) + " (got " + value + ")"
-                 : "must be at most " + with_unit(*p.maximum, p.unit) + " (got " + value + ")";
+      return low ? "must be at least " + with_unit(*p.minimum, p.unit) + " (got " + shortened(value) + ")"
+                 : "must be at most " + with_unit(*p.maximum, p.unit) + " (got " + shortened(value) + ")";
     }
   }
   if (p.check) {

@@ -41,18 +41,24 @@ void set_option(ops::ParameterValues& values, const ops::ParameterSpec& p, const
   while (std::getline(items, item, ';')) values.set(p.name, item);
 }
 
+// A connection string as an error line quotes it: its first 200 characters.
+std::string quoted(const std::string& text) {
+  return "'" + (text.size() <= 200 ? text : text.substr(0, 200) + "...") + "'";
+}
+
 }  // namespace
 
 Connection parse_connection(const std::string& text, const char* const* open_options) {
   const std::string prefix = kPrefix;
   if (text.size() < prefix.size() || lower(text.substr(0, prefix.size())) != lower(prefix))
-    throw Error(ErrorKind::BadInput, "not an LSM connection string: " + text);
-  std::string rest = text.substr(prefix.size());
-  size_t colon = rest.find(':');
+    throw Error(ErrorKind::BadInput, "not an LSM connection string: " + quoted(text));
+  // One pass over the text (a position, no copies of the rest): linear in its length.
+  size_t at = prefix.size();
+  size_t colon = text.find(':', at);
   if (colon == std::string::npos)
-    throw Error(ErrorKind::BadInput, "LSM connection string '" + text +
-                                         "' has no path: expected LSM:<operation>[:<option>=<value>...]:<path>");
-  const std::string name = lower(rest.substr(0, colon));
+    throw Error(ErrorKind::BadInput, "LSM connection string " + quoted(text) +
+                                         " has no path: expected LSM:<operation>[:<option>=<value>...]:<path>");
+  const std::string name = lower(text.substr(at, std::min<size_t>(colon - at, 64)));
   const ops::Operation* op = driver_operation(name);
   if (!op) {
     std::string known;
@@ -60,25 +66,26 @@ Connection parse_connection(const std::string& text, const char* const* open_opt
       if (o.spec.front_ends & ops::kDriver) known += (known.empty() ? "" : ", ") + o.spec.name;
     throw Error(ErrorKind::BadInput, "unknown LSM operation '" + name + "' (expected " + known + ")");
   }
-  rest = rest.substr(colon + 1);
+  at = colon + 1;
   // Options run up to the first item without '=' (or naming no option of the
   // operation): the rest is the path, which may itself hold ':' or '='.
   std::vector<std::pair<const ops::ParameterSpec*, std::string>> given;
   for (;;) {
-    colon = rest.find(':');
+    colon = text.find(':', at);
     if (colon == std::string::npos) break;
     std::string option, value;
-    if (!split_option(rest.substr(0, colon), option, value)) break;
+    if (!split_option(text.substr(at, colon - at), option, value)) break;
     const ops::ParameterSpec* p = op->spec.find_driver(option);
     if (!p) {
       if (option.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
-        throw Error(ErrorKind::BadInput, "unknown option '" + option + "' of LSM:" + name);
+        throw Error(ErrorKind::BadInput, "unknown option '" + option.substr(0, 64) + "' of LSM:" + name);
       break;  // part of the path
     }
     given.emplace_back(p, value);
-    rest = rest.substr(colon + 1);
+    at = colon + 1;
   }
-  if (rest.empty()) throw Error(ErrorKind::BadInput, "LSM connection string '" + text + "' has no path");
+  const std::string rest = text.substr(at);
+  if (rest.empty()) throw Error(ErrorKind::BadInput, "LSM connection string " + quoted(text) + " has no path");
   Connection c{*op, rest, ops::ParameterValues(op->spec, ops::kDriver)};
   std::map<std::string, bool> from_string;
   for (const auto& [p, value] : given) {

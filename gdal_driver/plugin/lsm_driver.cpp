@@ -12,6 +12,7 @@
 #include "derived_raster.h"
 #include "error.h"
 #include "gdal_environment.h"
+#include "gdal_errors.h"
 
 namespace lsm::gdal_plugin {
 
@@ -66,13 +67,21 @@ LsmBand::LsmBand(LsmDataset* dataset, int band, DerivedRaster& raster) : raster_
 }
 
 CPLErr LsmBand::IReadBlock(int bx, int by, void* data) {
-  try {
-    raster_.read_block(nBand, bx, by, data);
-    return CE_None;
-  } catch (const std::exception& e) {
-    CPLError(CE_Failure, CPLE_AppDefined, "LSM: %s", e.what());
-    return CE_Failure;
+  std::string failure;
+  {
+    HeldGdalMessages held;  // GDAL's inner messages become part of lsm's one line
+    try {
+      raster_.read_block(nBand, bx, by, data);
+      return CE_None;
+    } catch (const std::exception& e) {
+      failure = std::string("LSM: ") + e.what();
+    }
   }
+  // Not printed here: GDAL prints it once, in its "IReadBlock failed ..." line.
+  CPLPushErrorHandler(CPLQuietErrorHandler);
+  CPLError(CE_Failure, CPLE_AppDefined, "%s", failure.c_str());
+  CPLPopErrorHandler();
+  return CE_Failure;
 }
 
 int identify(GDALOpenInfo* info) { return STARTS_WITH_CI(info->pszFilename, kPrefix) ? TRUE : FALSE; }
@@ -83,13 +92,18 @@ GDALDataset* open(GDALOpenInfo* info) {
     CPLError(CE_Failure, CPLE_NotSupported, "LSM: the driver is read-only");
     return nullptr;
   }
-  try {
-    const Connection c = parse_connection(info->pszFilename, info->papszOpenOptions);
-    return new LsmDataset(open_derived_raster(c));
-  } catch (const std::exception& e) {
-    CPLError(CE_Failure, CPLE_OpenFailed, "LSM: %s", e.what());
-    return nullptr;
+  std::string failure;
+  {
+    HeldGdalMessages held;  // GDAL's inner messages become part of lsm's one line
+    try {
+      const Connection c = parse_connection(info->pszFilename, info->papszOpenOptions);
+      return new LsmDataset(open_derived_raster(c));
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
   }
+  CPLError(CE_Failure, CPLE_OpenFailed, "LSM: %s", failure.c_str());
+  return nullptr;
 }
 
 }  // namespace
