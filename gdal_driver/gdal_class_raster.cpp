@@ -3,6 +3,7 @@
 #include <gdal_rat.h>
 
 #include <cmath>
+#include <sstream>
 #include <cpl_conv.h>
 #include <cpl_error.h>
 #include <cpl_vsi.h>
@@ -62,6 +63,12 @@ GdalClassRaster::GdalClassRaster(const std::string& path, int band) : path_(path
   if (has_geotransform) {
     info_.cell_width = std::hypot(gt[1], gt[4]);
     info_.cell_height = std::hypot(gt[2], gt[5]);
+    const double shear = gt[1] * gt[2] + gt[4] * gt[5];  // 0 when the raster's axes are orthogonal
+    for (double size : {info_.cell_width, info_.cell_height})
+      if (!std::isfinite(size) || size <= 0 || size > 1e7)
+        cell_problem_ = "has a cell size of " + (std::ostringstream() << size).str() + " map units (from its geotransform)";
+    if (cell_problem_.empty() && std::fabs(shear) > 1e-9 * info_.cell_width * info_.cell_height)
+      cell_problem_ = "has a sheared geotransform (its cells are not rectangles)";
   }
   if (const OGRSpatialReference* srs = dataset_->GetSpatialRef()) {
     has_crs_ = !srs->IsEmpty();
@@ -92,6 +99,12 @@ void GdalClassRaster::measure_on_ellipsoid(const OGRSpatialReference& srs, const
 }
 
 GdalClassRaster::~GdalClassRaster() = default;
+
+void GdalClassRaster::require_measurable_cells() const {
+  if (!cell_problem_.empty())
+    throw Error(ErrorKind::BadInput, "'" + path_ + "' " + cell_problem_ +
+                                         ": areas and lengths cannot be measured; fix the georeferencing (gdal_edit.py -a_ullr or -tr)");
+}
 
 std::vector<Window> GdalClassRaster::column_slabs(const Window& w) const {
   const int64_t bw = std::max(1, info_.block_width);

@@ -36,6 +36,12 @@ class GdalClassRaster final : public ClassRasterSource {
   const std::string& path() const { return path_; }
   /// The open dataset, to copy georeferencing to derived rasters.
   GDALDataset* dataset() const { return dataset_.get(); }
+  /// Throws lsm::Error(BadInput) naming the problem when the cells cannot be
+  /// measured: a cell size of zero, not finite or above 10^7 map units
+  /// (10,000 km), or a sheared geotransform (rotated ones are measured along
+  /// their axes). Areas and lengths (FRAGSTATS' AREA, PERIM, TA, ED ...) need
+  /// it; labeling alone does not.
+  void require_measurable_cells() const;
   /// True when the CRS is geographic: info() then carries the cell sizes on
   /// the ellipsoid (RasterInfo::geodesic), measured with PROJ.
   bool geographic() const { return geographic_; }
@@ -67,6 +73,7 @@ class GdalClassRaster final : public ClassRasterSource {
   RasterInfo info_;
   bool geographic_ = false;
   std::string ellipsoid_;
+  std::string cell_problem_;  ///< why the cells cannot be measured, or empty
   bool has_crs_ = false;
   bool read_as_int32_ = true;  // integer types that fit int32 are read directly
   bool geotiff_ = false;        // slabs are read in parallel only from GeoTIFFs (files, cheap to reopen)

@@ -1,5 +1,7 @@
 #include "atomic_output.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -19,15 +21,17 @@ namespace {
 enum SlotState : int { kFree = 0, kBusy = 1, kReady = 2 };
 struct Slot {
   std::atomic<int> state{kFree};
+  bool folder;  // an AtomicFolder's temporary folder: emptied, then removed
   char path[4096];
 };
 Slot slots[64];
 
-int register_temporary(const std::string& path) {
+int register_temporary(const std::string& path, bool folder = false) {
   if (path.size() >= sizeof(Slot::path)) return -1;
   for (int i = 0; i < 64; ++i) {
     int expected = kFree;
     if (slots[i].state.compare_exchange_strong(expected, kBusy)) {
+      slots[i].folder = folder;
       std::memcpy(slots[i].path, path.c_str(), path.size() + 1);
       slots[i].state.store(kReady);
       return i;
@@ -40,14 +44,36 @@ void unregister_temporary(int slot) {
   if (slot >= 0) slots[slot].state.store(kFree);
 }
 
+// The files of a temporary folder, then the folder. opendir/readdir are not on
+// POSIX's async-signal-safe list; this runs only on the last-resort path (a
+// run that has not stopped 2 s after a signal), where the process exits next.
+void remove_folder_now(const char* path) {
+  if (DIR* dir = ::opendir(path)) {
+    const int fd = ::dirfd(dir);
+    while (const dirent* entry = ::readdir(dir))
+      if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0) ::unlinkat(fd, entry->d_name, 0);
+    ::closedir(dir);
+  }
+  ::rmdir(path);
+}
+
 }  // namespace
 
+int register_temporary_folder(const std::string& path) { return register_temporary(path, true); }
+void unregister_temporary_folder(int slot) { unregister_temporary(slot); }
+
 void remove_temporary_outputs_now() {
-  for (Slot& s : slots) {
-    int expected = kReady;
-    if (s.state.compare_exchange_strong(expected, kBusy)) ::unlink(s.path);
-  }
+  // Files first: an AtomicOutput inside an AtomicFolder goes before its folder.
+  for (int pass = 0; pass < 2; ++pass)
+    for (Slot& s : slots) {
+      if (s.folder != (pass == 1)) continue;
+      int expected = kReady;
+      if (!s.state.compare_exchange_strong(expected, kBusy)) continue;
+      if (s.folder) remove_folder_now(s.path);
+      else ::unlink(s.path);
+    }
 }
+
 
 AtomicOutput::AtomicOutput(std::string final_path) : final_(std::move(final_path)) {
   refuse_overwriting_input(final_);

@@ -34,4 +34,9 @@ class AtomicOutput {
 /// safe: for handlers of SIGINT/SIGTERM (a cancelled run), which then exit.
 void remove_temporary_outputs_now();
 
+/// For AtomicFolder: a temporary folder that remove_temporary_outputs_now()
+/// empties and removes; the slot to unregister, -1 when none was free.
+int register_temporary_folder(const std::string& path);
+void unregister_temporary_folder(int slot);
+
 }  // namespace lsm

@@ -68,12 +68,15 @@ std::vector<uint32_t> assemble_patch_ids(const PatchTable& table) {
   for (int64_t t = 0; t < tiles; ++t) {
     const Window w = g.tile(t / g.cols, t % g.cols);
     const uint32_t* local = table.tile_labels[static_cast<size_t>(t)].data();
-    const uint32_t* to_pid = table.fragment_pid.data() + table.tile_fragment_base[static_cast<size_t>(t)] - 1;
+    // Fragment v (1-based) of tile t is entry base + v - 1; a tile without
+    // fragments (a raster with no patch) never indexes the empty table.
+    const uint32_t* fragment_pid = table.fragment_pid.data();
+    const size_t base = table.tile_fragment_base[static_cast<size_t>(t)];
     for (int64_t r = 0; r < w.height; ++r) {
       uint32_t* out = pids.data() + (w.y0 + r) * width + w.x0;
       for (int64_t c = 0; c < w.width; ++c) {
         const uint32_t v = local[r * w.width + c];
-        out[c] = v ? to_pid[v] : 0;
+        out[c] = v ? fragment_pid[base + v - 1] : 0;
       }
     }
   }

@@ -1,12 +1,26 @@
 #include "tile_scheduler.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <new>
 #include <string>
 
 #include "error.h"
 
 namespace lsm {
+
+namespace {
+
+std::string gigabytes(size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", double(bytes) / 1e9);
+  return text;
+}
+
+}  // namespace
 
 Window TileGrid::tile(int64_t row, int64_t col) const {
   Window w;
@@ -38,6 +52,16 @@ TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width, int64_t tile_h
   }
   g.tile_width = std::min(g.tile_width, raster.width);
   g.tile_height = std::min(g.tile_height, raster.height);
+  // The scheduler reads whole rows: refuse before any work a raster whose
+  // strips (three of them, with halo rows and columns) exceed the memory.
+  const double strip_bytes = double(g.tile_height + 2) * double(raster.width + 2) * 4;
+  const double memory = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));
+  if (memory > 0 && 3 * strip_bytes > memory)
+    throw Error(ErrorKind::BadInput, "a row of " + std::to_string(raster.width) + " cells needs " +
+                                         gigabytes(static_cast<size_t>(3 * strip_bytes)) + " GB in three strips of " +
+                                         std::to_string(g.tile_height + 2) + " rows, more than this machine's " +
+                                         gigabytes(static_cast<size_t>(memory)) +
+                                         " GB: the raster is too wide (lsm reads whole rows; split it into columns)");
   g.cols = (raster.width + g.tile_width - 1) / g.tile_width;
   g.rows = (raster.height + g.tile_height - 1) / g.tile_height;
   return g;
@@ -58,7 +82,12 @@ class StripPool {
         return s;
       }
     auto fresh = std::make_shared<TileStrip>();
-    fresh->cells.assign(cells, kNoClass);
+    try {
+      fresh->cells.assign(cells, kNoClass);
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorKind::BadInput, "a strip of " + std::to_string(cells) + " cells (" + gigabytes(cells * 4) +
+                                           " GB) does not fit in memory: the raster is too wide for this machine");
+    }
     if (strips_.size() < kKept) strips_.push_back(fresh);
     return fresh;
   }

@@ -12,6 +12,7 @@
 
 #include <csignal>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,14 @@ int main(int argc, char** argv) {
   for (std::string& a : rest) pointers.push_back(a.data());
   try {
     return run(static_cast<int>(pointers.size()), pointers.data());
+  } catch (const std::bad_alloc&) {
+    // Allocations that can be large name their size where they happen; this
+    // is the last word for the others.
+    std::cout.flush();
+    if (termination_signal) return 128 + termination_signal;
+    std::cerr << "lsm: error: out of memory: the run needed more memory than this machine (or its limits, ulimit -v) "
+                 "allows; lower --memory-limit or the tile size, or use a machine with more memory\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cout.flush();
     if (termination_signal) return 128 + termination_signal;  // stopped by a signal, as asked: no error line

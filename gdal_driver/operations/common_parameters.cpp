@@ -1,6 +1,13 @@
 #include "common_parameters.h"
 
+#include <gdal_priv.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
 #include "error.h"
+#include "gdal_open.h"
 #include "geotiff_output.h"
 #include "tile_labeler.h"
 
@@ -117,6 +124,45 @@ void set_default_raster_output(const std::string& driver, const std::vector<std:
 
 bool may_use_gpu(const ParameterValues& values) {
   return values.spec().find("backend") && values.text("backend") != "cpu" && cuda_available();
+}
+
+ParameterSpec max_cells_parameter() {
+  return integer("max-cells", "refuse an input of more cells (width x height x bands) than this; 0 = no limit")
+      .with_default("0")
+      .at_least(0)
+      .at_most(1e15)
+      .in("cells")
+      .titled("Largest input (cells)")
+      .only(kCommandLine | kDriver);
+}
+
+double cells_of_run(const ParameterValues& values) {
+  struct Closer {
+    void operator()(GDALDataset* d) const { GDALClose(d); }
+  };
+  double cells = 0;
+  for (const ParameterSpec& p : values.spec().parameters) {
+    if (p.role != ParameterRole::InputRaster || !values.given(p.name)) continue;
+    std::unique_ptr<GDALDataset, Closer> dataset(open_input_raster(values.text(p.name)));
+    cells = std::max(cells, double(dataset->GetRasterXSize()) * double(dataset->GetRasterYSize()) *
+                                std::max(1, dataset->GetRasterCount()));
+  }
+  if (values.spec().find("width") && values.spec().find("height"))
+    cells = std::max(cells, double(values.integer("width")) * double(values.integer("height")));
+  return cells;
+}
+
+void check_run_size(const ParameterValues& values, const RunContext& context) {
+  const double cells = cells_of_run(values);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f", cells);
+  const long long limit = values.spec().find("max-cells") ? values.integer("max-cells") : 0;
+  if (limit > 0 && cells > double(limit))
+    throw Error(ErrorKind::BadInput, "the input has " + std::string(text) + " cells, more than " +
+                                         values.spelled("max-cells") + " " + std::to_string(limit));
+  if (cells > 1e10 && !context.quiet)
+    std::cerr << "lsm: note: " << text << " cells (" << values.spec().name
+              << "): a long run; progress is reported as it goes\n";
 }
 
 std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more) {

@@ -41,6 +41,19 @@ void set_default_raster_output(const std::string& driver, const std::vector<std:
 /// cuda and CUDA is available (the service runs one such job at a time).
 bool may_use_gpu(const ParameterValues& values);
 
+/// max-cells: refuse an input (or a synth raster) of more cells than this; 0,
+/// the default, is no limit (the service sets its own). Every operation has it.
+ParameterSpec max_cells_parameter();
+/// The cells a run reads or makes: width x height x bands of its input
+/// raster(s), or synth's width x height. Opening the input here also
+/// records it as protected (protected_inputs.h) before any output exists.
+/// Throws lsm::Error(BadInput) when an input cannot be opened.
+double cells_of_run(const ParameterValues& values);
+/// Refuses a run of more cells than max-cells (one error line naming both),
+/// and above 10^10 cells prints one note on stderr (unless quiet) naming
+/// the cells, so a long run does not look like a hang.
+void check_run_size(const ParameterValues& values, const RunContext& context);
+
 /// `list` with `more` appended.
 std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more);
 

@@ -106,6 +106,7 @@ void run_patchmetric(const ParameterValues& v, const RunContext& context) {
   ScanOptions scan = scan_options(v);
   scan.keep_patch_ids = true;
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
+  source.require_measurable_cells();
   auto labeler = make_labeler(parse_backend(v.text("backend")));
   const RasterInfo info = source.info();
   GeoTiffOutput out(v.text("output"), info.width, info.height, GDT_Float64, georeference_of(source.dataset()),

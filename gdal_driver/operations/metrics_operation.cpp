@@ -98,6 +98,7 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   const ProgressFn progress = context.checked_progress();
 
   GdalClassRaster source(input, static_cast<int>(v.integer("band")));
+  source.require_measurable_cells();
   // Notes on stderr stay with -q, which silences only the progress.
   if (source.geographic())
     std::cerr << "lsm: note: '" << input << "' has a geographic CRS; areas and lengths are measured on the "

@@ -1,11 +1,30 @@
 #include "operations.h"
 
+#include "common_parameters.h"
+
 namespace lsm::ops {
+
+namespace {
+
+// Every operation gets max-cells and checks the size of its run first: the
+// limit holds for every front end, and opening the input here protects it
+// from the run's outputs before any exists.
+Operation size_checked(Operation op) {
+  op.spec.parameters.push_back(max_cells_parameter());
+  op.run = [run = op.run](const ParameterValues& values, const RunContext& context) {
+    check_run_size(values, context);
+    run(values, context);
+  };
+  return op;
+}
+
+}  // namespace
 
 const std::vector<Operation>& operations() {
   static const std::vector<Operation> all = {
-      metrics_operation(), label_operation(), patchmetric_operation(), synth_operation(), kmeans_operation(),
-      gradient_operation(), pyramid_operation(), hog_operation(), fuzzy_operation(),
+      size_checked(metrics_operation()), size_checked(label_operation()),   size_checked(patchmetric_operation()),
+      size_checked(synth_operation()),   size_checked(kmeans_operation()),  size_checked(gradient_operation()),
+      size_checked(pyramid_operation()), size_checked(hog_operation()),     size_checked(fuzzy_operation()),
   };
   return all;
 }

@@ -10,6 +10,7 @@
 #include "common_parameters.h"
 #include "error.h"
 #include "gdal_feature_raster.h"
+#include "atomic_folder.h"
 #include "gdal_overviews.h"
 #include "geotiff_output.h"
 #include "operations.h"
@@ -20,10 +21,10 @@ namespace lsm::ops {
 
 namespace {
 
-std::string level_path(const std::string& dir, int level) {
+std::string level_name(int level) {
   char name[32];
   std::snprintf(name, sizeof name, "level_%02d.tif", level);
-  return (std::filesystem::path(dir) / name).string();
+  return name;
 }
 
 OperationSpec pyramid_spec() {
@@ -92,9 +93,9 @@ void run_pyramid_operation(const ParameterValues& v, const RunContext& context) 
   for (size_t l = 1; l < sizes.size(); ++l)  // fails before anything is written
     level_mapping(o.from_previous ? sizes[l - 1].first : info.width, o.from_previous ? sizes[l - 1].second : info.height,
                   sizes[l].first, sizes[l].second, o.resampling);
-  std::error_code ec;
-  std::filesystem::create_directories(outdir, ec);
-  if (!std::filesystem::is_directory(outdir)) throw Error(ErrorKind::Io, "cannot create folder '" + outdir + "'");
+  // The levels appear in OUTDIR together, at the end: a failed or cancelled
+  // run leaves none of them.
+  AtomicFolder levels(outdir);
   auto pass = make_pyramid_pass(parse_backend(v.text("backend")));
   const GeoReference georef = georeference_of(base.dataset());
 
@@ -106,7 +107,7 @@ void run_pyramid_operation(const ParameterValues& v, const RunContext& context) 
     const auto [w, h] = sizes[l];
     FeatureRasterSource& source = o.from_previous && previous ? static_cast<FeatureRasterSource&>(*previous) : base;
     PyramidLevelRaster level(source, w, h, o.resampling, *pass);
-    const std::string path = level_path(outdir, int(l));
+    const std::string path = levels.path_for(level_name(int(l)));
     GeoTiffOutput out(path, w, h, GDT_Float32, scale_cells(georef, double(info.width) / w, double(info.height) / h),
                       std::numeric_limits<double>::quiet_NaN(), info.bands);
     const double share = double(w) * double(h) / total;
@@ -116,6 +117,8 @@ void run_pyramid_operation(const ParameterValues& v, const RunContext& context) 
     out.commit();
     if (o.from_previous) previous = std::make_unique<GdalFeatureRaster>(path, std::vector<int>{});
   }
+  previous.reset();
+  levels.commit();
 }
 
 }  // namespace

@@ -102,7 +102,7 @@ void add_landscape_ai(RowBuilder& b, const LevelContext& c) {
     const double class_value = class_ai(c, k);
     if (!std::isnan(class_value)) ai += class_value * (c.sum(k).size / c.total);
   }
-  b.add("AI", ai * 100);
+  b.add("AI", c.classes.empty() ? kNaN : ai * 100);  // no class: no aggregation to measure
 }
 
 }  // namespace lsm::families

@@ -18,9 +18,12 @@ void add_landscape_diversity(RowBuilder& b, const LevelContext& c) {
     simpson += Pi * Pi;
   }
   const double lnm = std::log(m);
-  b.add("SHDI", shdi);
-  b.add("SIDI", 1 - simpson);
-  b.add("MSIDI", -std::log(simpson));
+  // A landscape without any class (every cell nodata or background) has no
+  // diversity: the indices stay empty instead of 0, 1 and inf.
+  const bool no_class = m == 0;
+  b.add("SHDI", no_class ? kNaN : shdi);
+  b.add("SIDI", no_class ? kNaN : 1 - simpson);
+  b.add("MSIDI", no_class ? kNaN : -std::log(simpson));
   b.add("SHEI", m > 1 ? shdi / lnm : kNaN);
   b.add("SIEI", m > 1 ? (1 - simpson) / (1 - 1 / m) : kNaN);
   b.add("MSIEI", m > 1 ? -std::log(simpson) / lnm : kNaN);

@@ -172,21 +172,6 @@ void set_outputs(ops::ParameterValues& values, const ops::OperationSpec& spec, c
   }
 }
 
-// Cells of the job's input rasters (or of the raster synth makes).
-double cells_of(const ops::ParameterValues& values) {
-  double cells = 0;
-  for (const ops::ParameterSpec& p : values.spec().parameters) {
-    if (p.role != ops::ParameterRole::InputRaster || !values.given(p.name)) continue;
-    GDALDatasetH ds = GDALOpenEx(values.text(p.name).c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
-    if (!ds) throw Error(ErrorKind::BadInput, "input " + p.name + " is not a raster GDAL can open");
-    cells = std::max(cells, double(GDALGetRasterXSize(ds)) * double(GDALGetRasterYSize(ds)) * std::max(1, GDALGetRasterCount(ds)));
-    GDALClose(ds);
-  }
-  if (values.spec().find("width") && values.spec().find("height"))
-    cells = std::max(cells, double(values.integer("width")) * double(values.integer("height")));
-  return cells;
-}
-
 // The files of a successful job, by output ID.
 std::map<std::string, fs::path> result_files(const std::string& folder) {
   std::map<std::string, fs::path> files;
@@ -442,7 +427,9 @@ class Service {
         }
       set_outputs(values, op->spec, runner_.folder(id));
       values.check_required();
-      const double cells = cells_of(values);
+      const double cells = ops::cells_of_run(values);
+      // The job checks the limit again as it starts (every front end's runs do).
+      values.set("max-cells", std::to_string(static_cast<long long>(options_.max_cells)));
       if (cells > options_.max_cells) {
         std::ostringstream text;
         text << "the input has " << cells << " cells, more than this server's --max-cells " << options_.max_cells;
