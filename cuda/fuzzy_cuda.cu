@@ -377,10 +377,11 @@ class CudaFuzzyEngine final : public FuzzyEngine {
           if (tail_changed && s + 1 < slab_count && !dirty[s + 1]) dirty[s + 1] = 1, ++pending;
         }
         ++visited;
-        if (progress) progress(std::min(0.99, static_cast<double>(visited) / static_cast<double>(visited + pending)));
+        if (progress && !progress(std::min(0.99, static_cast<double>(visited) / static_cast<double>(visited + pending))))
+          throw Error(ErrorKind::Io, "interrupted");
       }
     }
-    if (progress) progress(1.0);
+    if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
   }
 
   const char* name() const override { return "cuda"; }

@@ -108,11 +108,41 @@ void GeoTiffOutput::write(const Window& w, const void* data, GDALDataType data_t
 
 void GeoTiffOutput::write_interleaved(const Window& w, const float* data) {
   const int bands = dataset_->GetRasterCount();
+  const int64_t width = dataset_->GetRasterXSize(), height = dataset_->GetRasterYSize();
+  int block_width = 0, block_height = 0;
+  dataset_->GetRasterBand(1)->GetBlockSize(&block_width, &block_height);
+  const int64_t row_values = width * bands;
+  if (w.x0 != 0 || w.width != width || w.y0 != pending_y0_ + pending_rows_ || int64_t(block_height) * row_values > (int64_t(256) << 20)) {
+    // Not the next full-width rows (or blocks too tall to gather): as given.
+    write_pending();
+    pending_y0_ = w.y0 + w.height;
+    CPLErrorReset();
+    if (dataset_->RasterIO(GF_Write, int(w.x0), int(w.y0), int(w.width), int(w.height), const_cast<float*>(data),
+                           int(w.width), int(w.height), GDT_Float32, bands, nullptr, sizeof(float) * bands,
+                           sizeof(float) * bands * w.width, sizeof(float), nullptr) != CE_None)
+      throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "': " + gdal_failure_reason());
+    return;
+  }
+  for (int64_t r = 0; r < w.height; ++r) {
+    pending_.insert(pending_.end(), data + r * row_values, data + (r + 1) * row_values);
+    ++pending_rows_;
+    const int64_t end = pending_y0_ + pending_rows_;
+    if (end % block_height == 0 || end == height) write_pending();
+  }
+}
+
+void GeoTiffOutput::write_pending() {
+  if (pending_rows_ == 0) return;
+  const int bands = dataset_->GetRasterCount();
+  const int width = dataset_->GetRasterXSize();
   CPLErrorReset();
-  if (dataset_->RasterIO(GF_Write, int(w.x0), int(w.y0), int(w.width), int(w.height), const_cast<float*>(data),
-                         int(w.width), int(w.height), GDT_Float32, bands, nullptr, sizeof(float) * bands,
-                         sizeof(float) * bands * w.width, sizeof(float), nullptr) != CE_None)
+  if (dataset_->RasterIO(GF_Write, 0, int(pending_y0_), width, int(pending_rows_), pending_.data(), width,
+                         int(pending_rows_), GDT_Float32, bands, nullptr, sizeof(float) * bands,
+                         sizeof(float) * bands * width, sizeof(float), nullptr) != CE_None)
     throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "': " + gdal_failure_reason());
+  pending_y0_ += pending_rows_;
+  pending_rows_ = 0;
+  pending_.clear();
 }
 
 void GeoTiffOutput::describe_band(int band, const std::string& description) {
@@ -124,6 +154,7 @@ void GeoTiffOutput::set_metadata(const std::string& key, const std::string& valu
 }
 
 void GeoTiffOutput::commit() {
+  write_pending();
   CPLErrorReset();
   dataset_->FlushCache(false);
   if (staging_) {  // a CreateCopy-only format: copy the finished staging GeoTIFF

@@ -58,7 +58,11 @@ class GeoTiffOutput {
   /// `band`. Throws lsm::Error(Io).
   void write(const Window& window, const void* data, GDALDataType data_type, int band = 1);
   /// Writes a window of every band from cell-interleaved floats (`bands`
-  /// values per cell, the output's band count). Throws lsm::Error(Io).
+  /// values per cell, the output's band count). Full-width windows in row
+  /// order are gathered into whole rows of blocks before GDAL sees them, so
+  /// that every block is written once and the file's bytes do not depend on
+  /// the strip height (GDAL rewrites a pixel-interleaved block, at a new
+  /// offset, each time a write leaves it). Throws lsm::Error(Io).
   void write_interleaved(const Window& window, const float* data);
   /// Names 1-based `band` (GDAL's band description, e.g. "gx").
   void describe_band(int band, const std::string& description);
@@ -74,6 +78,9 @@ class GeoTiffOutput {
   AtomicOutput file_;
   std::optional<AtomicOutput> staging_;  ///< the GeoTIFF a CreateCopy-only format is copied from
   std::unique_ptr<GDALDataset, Closer> dataset_;
+  std::vector<float> pending_;  ///< rows of write_interleaved() not yet given to GDAL, from pending_y0_
+  int64_t pending_y0_ = 0, pending_rows_ = 0;
+  void write_pending();
 };
 
 /// Adapter: the engine's patch-ID raster into a UInt32 GeoTiffOutput.

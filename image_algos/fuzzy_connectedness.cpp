@@ -153,7 +153,7 @@ void relative_fuzzy_connectedness(FuzzyEngine* engine, const VolumeView& volume,
   } else {
     fuzzy_connectedness_reference(volume, affinity, object_seeds, scene);
     fuzzy_connectedness_reference(volume, affinity, background_seeds, background.data());
-    if (progress) progress(1.0);
+    if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
   }
   for (int64_t i = 0; i < volume.voxels(); ++i)
     if (!(scene[i] > background[i])) scene[i] = 0.0f;

@@ -66,7 +66,8 @@ class CpuFuzzyEngine final : public FuzzyEngine {
       if (slab_count == 1) break;
       int64_t done = 0;
       for (const Slab& s : slabs_) done += s.popped;
-      if (progress) progress(std::min(0.99, static_cast<double>(done) / static_cast<double>(volume.voxels())));
+      if (progress && !progress(std::min(0.99, static_cast<double>(done) / static_cast<double>(volume.voxels()))))
+        throw Error(ErrorKind::Io, "interrupted");
 #pragma omp parallel for schedule(static, 1)
       for (int64_t s = 0; s < slab_count; ++s) snapshot_borders(slabs_[s]);
       std::atomic<bool> improved{false};
@@ -75,7 +76,7 @@ class CpuFuzzyEngine final : public FuzzyEngine {
         if (exchange_borders(s)) improved = true;
       if (!improved) break;
     }
-    if (progress) progress(1.0);
+    if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
   }
   const char* name() const override { return "cpu"; }
   RunStats stats() const override { return {rounds_, 0.0, 0.0}; }

@@ -139,18 +139,25 @@ TEST_F(Operations, BadValueGetsTheSameMessageFromTheCliAndTheDriver) {
   EXPECT_NE(gdal("gdalinfo LSM:kmeans:" + in).err.find("LSM:kmeans needs the option k=K"), std::string::npos);
 }
 
-// A run whose cancel token is set stops between tiles: no output survives.
+// A run whose cancel token is set stops between tiles: no output survives,
+// for every command (pyramid's levels and metrics' table set included).
 TEST_F(Operations, CancelledRunLeavesNoOutput) {
   GDALAllRegister();
   const auto before = files();
-  for (const char* name : {"label", "patchmetric", "metrics"}) {
+  for (const ops::Operation& op : ops::operations()) {
+    const std::string name = op.spec.name;
     SCOPED_TRACE(name);
-    const ops::Operation& op = *ops::find_operation(name);
     ops::ParameterValues values(op.spec, ops::kCommandLine);
-    values.set("input", sample());
+    if (op.spec.find("input")) values.set("input", sample());
     if (op.spec.find("output")) values.set("output", path("out.tif"));
     if (op.spec.find("out")) values.set("out", path("m"));
+    if (op.spec.find("outdir")) values.set("outdir", path("levels"));
     if (op.spec.find("metric")) values.set("metric", "GYRATE");
+    if (name == "kmeans") values.set("k", "3");
+    if (name == "fuzzy") values.set("seed", "200,150");
+    if (name == "synth") values.set("width", "4000"), values.set("height", "4000");  // long enough to be stopped
+    if (op.spec.find("tile-size") && op.spec.find("tile-size")->type == ops::ParameterType::Integer)
+      values.set("tile-size", "16");  // many progress steps
     std::atomic<bool> cancel{false};
     int calls = 0;
     ops::RunContext context;
@@ -167,6 +174,7 @@ TEST_F(Operations, CancelledRunLeavesNoOutput) {
     }
     EXPECT_GE(calls, 3);
     EXPECT_EQ(files(), before);
+    for (const std::string& f : files()) std::filesystem::remove_all(path(f));
   }
 }
 

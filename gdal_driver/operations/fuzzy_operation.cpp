@@ -224,7 +224,7 @@ void run_fuzzy_operation(const ParameterValues& v, const RunContext& context) {
         mask_slice[i] = std::isnan(slice[i]) ? 255 : slice[i] >= *threshold ? 1 : 0;
       mask->write(whole, mask_slice.data(), GDT_Byte, z + 1);
     }
-    if (progress) progress(0.85 + 0.15 * (z + 1) / bands);
+    if (progress && !progress(0.85 + 0.15 * (z + 1) / bands)) throw Error(ErrorKind::Io, "interrupted");
   }
   out.commit();
   if (mask) mask->commit();

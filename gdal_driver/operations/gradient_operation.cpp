@@ -2,6 +2,7 @@
 // of an RGB photo) as 4 Float32 bands: gx, gy, magnitude, orientation
 // (radians); NaN = nodata. lsm gradient INPUT OUTPUT.tif; LSM:gradient.
 #include <limits>
+#include <vector>
 
 #include "common_parameters.h"
 #include "error.h"
@@ -60,10 +61,15 @@ void run_gradient_operation(const ParameterValues& v, const RunContext& context)
                     std::numeric_limits<double>::quiet_NaN(), kGradientPlanes);
   const char* names[kGradientPlanes] = {"gx", "gy", "magnitude", "orientation"};
   for (int p = 0; p < kGradientPlanes; ++p) out.describe_band(p + 1, names[p]);
+  std::vector<float> interleaved;  // one write per strip, whole blocks at a time (write_interleaved)
   run_gradient(
       source, o, *pass,
       [&](const Window& w, const float* planes) {
-        for (int p = 0; p < kGradientPlanes; ++p) out.write(w, planes + p * w.width * w.height, GDT_Float32, p + 1);
+        const int64_t cells = w.width * w.height;
+        interleaved.resize(static_cast<size_t>(cells * kGradientPlanes));
+        for (int p = 0; p < kGradientPlanes; ++p)
+          for (int64_t i = 0; i < cells; ++i) interleaved[i * kGradientPlanes + p] = planes[p * cells + i];
+        out.write_interleaved(w, interleaved.data());
       },
       context.checked_progress());
   out.commit();

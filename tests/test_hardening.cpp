@@ -1,0 +1,325 @@
+// Regression tests from fuzzing lsm (issue "Hardening"): inputs are never
+// overwritten, every failure names its cause, options are bounded, degenerate
+// rasters are refused or defined, and runs are deterministic.
+#include <cpl_error.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+#include "cli_fixture.h"
+
+namespace lsm::test {
+namespace {
+
+class Hardening : public CliFixture {
+ protected:
+  std::string sample() const { return std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif"; }
+
+  /// A copy of the sample raster in the scratch folder, as `name`.
+  std::string copy_of_sample(const std::string& name) {
+    std::filesystem::create_directories(std::filesystem::path(path(name)).parent_path());
+    std::filesystem::copy_file(sample(), path(name), std::filesystem::copy_options::overwrite_existing);
+    return path(name);
+  }
+
+  /// Writes `width` x `height` Byte cells of `value` (`creation` options).
+  std::string write_filled(const std::string& name, int width, int height, int value, std::vector<const char*> creation,
+                           std::optional<double> nodata = std::nullopt) {
+    GDALAllRegister();
+    creation.push_back(nullptr);
+    GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(
+        path(name).c_str(), width, height, 1, GDT_Byte, const_cast<char**>(creation.data()));
+    const double gt[6] = {0, 30, 0, 0, 0, -30};
+    d->SetGeoTransform(const_cast<double*>(gt));
+    if (nodata) d->GetRasterBand(1)->SetNoDataValue(*nodata);
+    if (value != 0) d->GetRasterBand(1)->Fill(value);
+    GDALClose(d);
+    return path(name);
+  }
+
+  /// The sample written as a striped LZW GeoTIFF (10 rows a strip).
+  std::string striped_lzw(const std::string& name) {
+    GDALAllRegister();
+    GDALDataset* src = GDALDataset::Open(sample().c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY);
+    const char* options[] = {"COMPRESS=LZW", "BLOCKYSIZE=10", nullptr};
+    GDALDataset* d = GetGDALDriverManager()->GetDriverByName("GTiff")->CreateCopy(
+        path(name).c_str(), src, FALSE, const_cast<char**>(options), nullptr, nullptr);
+    GDALClose(d);
+    GDALClose(src);
+    return path(name);
+  }
+};
+
+// The command lines that write one output from INPUT, with OUT for the output.
+std::vector<std::string> commands_with_output() {
+  return {"label INPUT OUT -q",        "patchmetric INPUT OUT --metric AREA -q", "kmeans INPUT OUT --k 3 -q",
+          "gradient INPUT OUT -q",     "hog INPUT OUT -q",                       "fuzzy INPUT OUT --seed 10,10 -q"};
+}
+
+std::string with(std::string command, const std::string& input, const std::string& output) {
+  command.replace(command.find("INPUT"), 5, input);
+  command.replace(command.find("OUT"), 3, output);
+  return command;
+}
+
+TEST_F(Hardening, AnOutputThatIsTheInputIsRefusedForEveryCommand) {
+  const std::string input = copy_of_sample("in.tif");
+  const std::string before = slurp(input);
+  std::filesystem::create_directories(path("sub"));
+  std::filesystem::create_symlink(input, path("link.tif"));
+  // The same file spelled as itself, through a symlink, through "sub/..", and
+  // its .aux.xml sidecar.
+  const std::vector<std::pair<std::string, std::string>> spellings = {
+      {input, input}, {path("link.tif"), input}, {input, path("sub/../in.tif")}, {input, path("link.tif")},
+      {input, input + ".aux.xml"}};
+  for (const std::string& command : commands_with_output())
+    for (const auto& [in, out] : spellings) {
+      SCOPED_TRACE(with(command, in, out));
+      const CliRun r = run_lsm(with(command, in, out));
+      EXPECT_EQ(r.code, 1);
+      EXPECT_NE(r.err.find("lsm never overwrites an input"), std::string::npos) << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+  // pyramid: the input is OUTDIR/level_00.tif; metrics: a table named like the input.
+  std::filesystem::create_directories(path("levels"));
+  std::filesystem::copy_file(input, path("levels/level_00.tif"));
+  const CliRun pyramid = run_lsm("pyramid " + path("levels/level_00.tif") + " " + path("levels") + " -q");
+  EXPECT_EQ(pyramid.code, 1);
+  EXPECT_NE(pyramid.err.find("lsm never overwrites an input"), std::string::npos) << pyramid.err;
+  EXPECT_TRUE(slurp(path("levels/level_00.tif")) == before);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(path("levels")), {}), 1);
+  const CliRun metrics = run_lsm("metrics " + input + " --out " + path("in.tif.aux") + " -q");  // .aux.csv etc.: fine
+  EXPECT_EQ(metrics.code, 0) << metrics.err;
+  EXPECT_TRUE(slurp(input) == before);
+}
+
+// Successful runs leave nothing beside their input (no .aux.xml statistics).
+TEST_F(Hardening, NoCommandWritesASidecarBesideItsInput) {
+  const std::string input = copy_of_sample("in/in.tif");
+  for (const std::string& command : commands_with_output()) {
+    const CliRun r = run_lsm(with(command, input, path("out.tif")));
+    EXPECT_EQ(r.code, 0) << command << ": " << r.err;
+  }
+  EXPECT_EQ(run_lsm("metrics " + input + " --out " + path("m") + " -q").code, 0);
+  EXPECT_EQ(run_lsm("pyramid " + input + " " + path("levels") + " --levels 3 -q").code, 0);
+  std::vector<std::string> beside;
+  for (const auto& e : std::filesystem::directory_iterator(path("in"))) beside.push_back(e.path().filename().string());
+  EXPECT_EQ(beside, std::vector<std::string>{"in.tif"});
+}
+
+// Truncated and corrupted GeoTIFFs: the error line ends with GDAL's reason.
+TEST_F(Hardening, ReadFailuresNameGdalsReason) {
+  const std::string lzw = striped_lzw("lzw.tif");
+  const std::string bytes = slurp(lzw);
+  std::ofstream(path("truncated.tif"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  std::string corrupted = bytes;
+  for (size_t i = 2000; i + 3000 < corrupted.size(); i += 97) corrupted[i] ^= 0x5a;
+  std::ofstream(path("corrupted.tif"), std::ios::binary) << corrupted;
+  for (const char* name : {"truncated.tif", "corrupted.tif"})
+    for (const std::string command : {"metrics " + path(name) + " --out " + path("m") + " -q",
+                                      "label " + path(name) + " " + path("l.tif") + " -q",
+                                      "kmeans " + path(name) + " " + path("k.tif") + " --k 2 -q"}) {
+      SCOPED_TRACE(command);
+      const CliRun r = run_lsm(command);
+      EXPECT_EQ(r.code, 1);
+      ASSERT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      const std::string reason = r.err.substr(r.err.rfind(": ") + 2);
+      EXPECT_GT(reason.size(), 6u) << r.err;  // never "...'x.tif': " with nothing after the colon
+      EXPECT_EQ(reason.find("GDAL gave no reason"), std::string::npos) << r.err;
+    }
+  EXPECT_EQ(files(), (std::vector<std::string>{"corrupted.tif", "lzw.tif", "truncated.tif"}));
+}
+
+// A raster without any patch (all nodata, a single nodata cell) gives
+// tables with their headers and empty values, never inf.
+TEST_F(Hardening, ARasterWithoutPatchesGivesEmptyTables) {
+  write_filled("nodata.tif", 30, 20, 0, {}, 0.0);
+  write_filled("one.tif", 1, 1, 7, {}, 7.0);
+  for (const char* name : {"nodata.tif", "one.tif"}) {
+    SCOPED_TRACE(name);
+    const CliRun r = run_lsm("metrics " + path(name) + " --out " + path("m") + " -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string cls = slurp(path("m.class.csv")), land = slurp(path("m.land.csv"));
+    EXPECT_EQ(std::count(cls.begin(), cls.end(), '\n'), 1) << cls;  // the header alone
+    EXPECT_EQ(slurp(path("m.patch.csv")).find('\n') + 1, slurp(path("m.patch.csv")).size());
+    EXPECT_EQ(land.find("inf"), std::string::npos) << land;
+    EXPECT_EQ(land.find("nan"), std::string::npos) << land;
+    EXPECT_EQ(run_lsm("label " + path(name) + " " + path("l.tif") + " -q").code, 0);
+    EXPECT_EQ(run_lsm("patchmetric " + path(name) + " " + path("p.tif") + " --metric ENN -q").code, 0);
+  }
+}
+
+// A raster too wide for memory is refused before any work, naming the sizes.
+TEST_F(Hardening, ATooWideRasterIsRefusedClearly) {
+  write_filled("wide.tif", 2147483647, 2, 0, {"SPARSE_OK=YES"});
+  const CliRun r = run_lsm("metrics " + path("wide.tif") + " --out " + path("m") + " -q");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("a row of 2147483647 cells needs"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
+}
+
+// Options at and past their limits; 64-bit values are never narrowed.
+TEST_F(Hardening, OptionsAreBoundedAndNeverNarrowed) {
+  const std::string in = sample();
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"metrics " + in + " --out " + path("m") + " --edge-depth 1001", "--edge-depth must be in 1..1000 (got 1001)"},
+      {"gradient " + in + " " + path("g.tif") + " --radius 4294967297", "--radius must be in 1..32 (got 4294967297)"},
+      {"kmeans " + in + " " + path("k.tif") + " --k 3 --n-init 1000000", "--n-init must be in 1..1000"},
+      {"kmeans " + in + " " + path("k.tif") + " --k 4294967299", "--k must be in 1..65534 (got 4294967299)"},
+      {"hog " + in + " " + path("h.tif") + " --bins 99999999999999999999", "--bins must be in 1..180"},
+      {"synth " + path("s.tif") + " --cell-size nan", "--cell-size must be a finite number, not 'nan'"},
+      {"synth " + path("s.tif") + " --cell-size 1e309", "--cell-size must be between"},
+      {"pyramid " + in + " " + path("p") + " --levels 1000000", "--levels must be in 1..1000"},
+      {"metrics " + in + " --out " + path("m") + " --max-cells 1000", "the input has 120000 cells, more than --max-cells 1000"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const CliRun r = run_lsm(c.args);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+  }
+  // Each spec: every number has a range, every integer fits an int64 exactly.
+  const CliRun describe = run_lsm("--describe");
+  size_t unbounded = 0, at = 0;
+  while ((at = describe.out.find("\"type\": \"integer\"", at + 1)) != std::string::npos) {
+    const size_t end = describe.out.find('}', at);
+    const std::string p = describe.out.substr(at, end - at);
+    if (p.find("\"maximum\"") == std::string::npos) ++unbounded;
+  }
+  EXPECT_EQ(unbounded, 0u) << "integer parameters without a maximum in lsm --describe";
+}
+
+// --init files: NaN, beyond float, endless, a folder: one line naming it.
+TEST_F(Hardening, InitialCentresFilesAreReadWithLimits) {
+  std::ofstream(path("nan.txt")) << "1\nnan\n2\n";
+  std::ofstream(path("huge.txt")) << "1\n1e308\n2\n";
+  std::filesystem::create_directories(path("folder"));
+  const std::string kmeans = "kmeans " + sample() + " " + path("k.tif") + " --k 3 --init ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {path("nan.txt"), "'nan' is not a finite number"},
+      {path("huge.txt"), "'1e308' is beyond the 32-bit floating-point range"},
+      {"/dev/zero", "is larger than 16 MiB"},
+      {path("folder"), "is a folder"}};
+  for (const auto& [file, message] : cases) {
+    SCOPED_TRACE(file);
+    const CliRun r = run_lsm(kmeans + file + " -q");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+}
+
+// Cell sizes of zero or 1e308, or a sheared geotransform, cannot be measured;
+// a rotated raster is measured along its axes (same tables as north-up).
+TEST_F(Hardening, DegenerateGeoreferencingIsRefusedOrDefined) {
+  GDALAllRegister();
+  const auto with_geotransform = [&](const std::string& name, std::vector<double> gt) {
+    const std::string p = copy_of_sample(name);
+    GDALDataset* d = GDALDataset::Open(p.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE);
+    d->SetGeoTransform(gt.data());
+    GDALClose(d);
+    return p;
+  };
+  const std::vector<std::pair<std::vector<double>, std::string>> refused = {
+      {{4000000, 0, 0, 3000000, 0, 0}, "has a cell size of 0 map units"},
+      {{0, 1e308, 0, 0, 0, -1e308}, "has a cell size of 1e+308 map units"},
+      {{0, 30, 5, 0, 0, -30}, "has a sheared geotransform"}};
+  for (const auto& [gt, message] : refused) {
+    const CliRun r = run_lsm("metrics " + with_geotransform("bad.tif", gt) + " --out " + path("m") + " -q");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+  const std::string rotated = with_geotransform("rotated.tif", {0, 24, -18, 0, -18, -24});  // 30 m cells, rotated
+  ASSERT_EQ(run_lsm("metrics " + rotated + " --out " + path("r") + " -q").code, 0);
+  ASSERT_EQ(run_lsm("metrics " + sample() + " --out " + path("n") + " -q").code, 0);
+  EXPECT_EQ(slurp(path("r.land.csv")), slurp(path("n.land.csv")));
+}
+
+// The driver reports a failure once, with GDAL's reason, and quotes at most
+// 200 characters of a connection string.
+TEST_F(Hardening, DriverFailuresAreReportedOnceWithTheirReason) {
+  GDALAllRegister();
+  CPLSetConfigOption("GDAL_DRIVER_PATH", LSM_PLUGIN_DIR);
+  GetGDALDriverManager()->AutoLoadDrivers();
+  std::vector<std::string> messages;
+  CPLPushErrorHandlerEx(
+      [](CPLErr level, CPLErrorNum, const char* message) {
+        if (level >= CE_Failure)
+          static_cast<std::vector<std::string>*>(CPLGetErrorHandlerUserData())->push_back(message);
+      },
+      &messages);
+  std::filesystem::create_directories(path("folder"));
+  EXPECT_EQ(GDALOpen(("LSM:label:" + path("folder")).c_str(), GA_ReadOnly), nullptr);
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_NE(messages[0].find("not a raster format GDAL can read"), std::string::npos) << messages[0];
+
+  messages.clear();
+  std::string long_string = "LSM:label:";
+  for (int i = 0; i < 15000; ++i) long_string += "band=1:";
+  long_string += std::string(50000, 'x');
+  EXPECT_EQ(GDALOpen(long_string.c_str(), GA_ReadOnly), nullptr);
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_LT(messages[0].size(), 400u);
+
+  messages.clear();
+  const std::string lzw = striped_lzw("lzw.tif");
+  const std::string bytes = slurp(lzw);
+  std::ofstream(path("truncated.tif"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  GDALDatasetH d = GDALOpen(("LSM:label:" + path("truncated.tif")).c_str(), GA_ReadOnly);
+  ASSERT_NE(d, nullptr);
+  std::vector<uint32_t> block(400 * 300);
+  EXPECT_NE(GDALRasterIO(GDALGetRasterBand(d, 1), GF_Read, 0, 0, 400, 300, block.data(), 400, 300, GDT_UInt32, 0, 0),
+            CE_None);
+  GDALClose(d);
+  CPLPopErrorHandler();
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_NE(messages[0].find("TIFF"), std::string::npos) << messages[0];
+}
+
+// The same run twice, and with two tile sizes, writes the same bytes.
+TEST_F(Hardening, RunsAreDeterministicAcrossRepeatsAndTileSizes) {
+  const std::string in = sample();
+  const std::vector<std::pair<std::string, std::vector<std::string>>> commands = {
+      {"label " + in + " OUT", {"--tile-size 64", "--tile-size 100x37"}},
+      {"patchmetric " + in + " OUT --metric GYRATE", {"--tile-size 64", "--tile-size 100x37"}},
+      {"kmeans " + in + " OUT --k 4 --stats " + path("STATS"), {"--tile-size 7", "--tile-size 300"}},
+      {"gradient " + in + " OUT", {"--tile-size 5", "--tile-size 256"}},
+      {"hog " + in + " OUT", {"--tile-size 1", "--tile-size 64"}}};
+  for (const auto& [command, tiles] : commands) {
+    std::vector<std::string> outputs, stats;
+    for (int i = 0; i < 3; ++i) {
+      const std::string tile = tiles[i == 2 ? 1 : 0];
+      std::string c = command;
+      c.replace(c.find("OUT"), 3, path("out" + std::to_string(i) + ".tif"));
+      if (c.find("STATS") != std::string::npos) c.replace(c.find("STATS"), 5, "stats" + std::to_string(i) + ".json");
+      SCOPED_TRACE(c + " " + tile);
+      ASSERT_EQ(run_lsm(c + " " + tile + " -q").code, 0);
+      outputs.push_back(slurp(path("out" + std::to_string(i) + ".tif")));
+      if (command.find("STATS") != std::string::npos) {
+        std::string s = slurp(path("stats" + std::to_string(i) + ".json"));
+        // Timings aside: the "seconds" object is dropped.
+        std::string kept;
+        std::istringstream lines(s);
+        bool timings = false;
+        for (std::string line; std::getline(lines, line);) {
+          if (line.find("\"seconds\"") != std::string::npos) timings = true;
+          if (!timings) kept += line + "\n";
+          if (timings && line.find('}') != std::string::npos) timings = false;
+        }
+        stats.push_back(kept);
+      }
+    }
+    EXPECT_TRUE(outputs[0] == outputs[1]) << command << ": two runs differ";
+    EXPECT_TRUE(outputs[0] == outputs[2]) << command << ": two tile sizes differ";
+    if (!stats.empty()) {
+      EXPECT_EQ(stats[0], stats[1]);
+      EXPECT_EQ(stats[0], stats[2]);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lsm::test
