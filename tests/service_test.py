@@ -220,8 +220,8 @@ def documents(base, have_schemas):
         if have_schemas:
             valid("process " + pid, doc, "process.yaml")
     _, metrics = get_json(base + "/processes/metrics")
-    check("metrics' inputs come from the declaration (edge-depth: integer, minimum 1, default 1)",
-          metrics["inputs"]["edge-depth"]["schema"] == {"type": "integer", "minimum": 1, "default": 1},
+    check("metrics' inputs come from the declaration (edge-depth: integer, 1..1000, default 1)",
+          metrics["inputs"]["edge-depth"]["schema"] == {"type": "integer", "minimum": 1, "maximum": 1000, "default": 1},
           metrics["inputs"].get("edge-depth"))
     check("no server-side path is an input (temp-dir, out)", "temp-dir" not in metrics["inputs"]
           and "out" not in metrics["inputs"], list(metrics["inputs"]))

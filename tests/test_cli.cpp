@@ -131,7 +131,7 @@ TEST_F(Cli, BandOutOfRange) {
   const auto before = files();
   expect_clean_failure(run_lsm("metrics " + path("r.tif") + " --band 2 --out " + path("m")), "band 2 is out of range",
                        before);
-  expect_clean_failure(run_lsm("label " + path("r.tif") + " " + path("ids.tif") + " --band 0"), "band 0 is out of range",
+  expect_clean_failure(run_lsm("label " + path("r.tif") + " " + path("ids.tif") + " --band 0"), "--band must be in 1..65535 (got 0)",
                        before);
 }
 
@@ -170,7 +170,7 @@ TEST_F(Cli, BadOptions) {
   expect_clean_failure(run_lsm("frobnicate"), "unknown command", before);
   const std::string m = "metrics " + path("r.tif") + " --out " + path("m");
   expect_clean_failure(run_lsm(m + " --metrics AREA,FOO"), "unknown metric 'FOO'", before);
-  expect_clean_failure(run_lsm(m + " --edge-depth 0"), "--edge-depth must be at least 1 cell", before);
+  expect_clean_failure(run_lsm(m + " --edge-depth 0"), "--edge-depth must be in 1..1000 (got 0)", before);
   expect_clean_failure(run_lsm(m + " --boundary-edge 1.5"), "--boundary-edge must be between 0 and 1", before);
   expect_clean_failure(run_lsm(m + " --level patch,region"), "unknown level 'region'", before);
   expect_clean_failure(run_lsm(m + " --format xml"), "--format must be fragstats or tidy, not 'xml'", before);

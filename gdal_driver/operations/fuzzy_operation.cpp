@@ -120,8 +120,8 @@ OperationSpec fuzzy_spec() {
               .at_most(1000)
               .in("voxels"),
           number("mean", "object mean m (default: from the seed neighbourhood)").at_least(-3.4e38).at_most(3.4e38).titled("Object mean"),
-          number("sd", "object SD sigma (default: from the seed neighbourhood)").at_least(0).at_most(3.4e38).titled("Object SD"),
-          number("sd-diff", "SD sigma_d of half-differences of adjacent voxels (default: from the seeds)").at_least(0).at_most(3.4e38).titled("SD of neighbour differences"),
+          number("sd", "object SD sigma (default: from the seed neighbourhood)").at_least(-3.4e38).at_most(3.4e38).titled("Object SD"),
+          number("sd-diff", "SD sigma_d of half-differences of adjacent voxels (default: from the seeds)").at_least(-3.4e38).at_most(3.4e38).titled("SD of neighbour differences"),
           text("voxel-size", "voxel size X,Y,Z in mm, recorded in the output (default: the input's VOXEL_SIZE_MM)")
               .only(kCommandLine),
           number("threshold", "also write the object mask: connectivity >= T").at_least(0).at_most(1).only(kCommandLine),

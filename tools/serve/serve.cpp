@@ -14,6 +14,7 @@
 
 #include "common_parameters.h"
 #include "data_roots.h"
+#include "execute_request.h"
 #include "error.h"
 #include "job_runner.h"
 #include "job_store.h"
@@ -122,38 +123,6 @@ void send_document(const httplib::Request& req, httplib::Response& res, const Js
   } else {
     send_json(res, status, doc);
   }
-}
-
-// Sets one input of an execute request through the operation's validator.
-void set_input(ops::ParameterValues& values, const ops::ParameterSpec& p, const Json& v, const DataRoots& roots) {
-  if (v.is_object() && v.contains("value")) return set_input(values, p, v["value"], roots);  // qualified value
-  if (v.is_array()) {
-    if (!p.repeatable) throw Error(ErrorKind::BadInput, "input " + p.name + " takes one value, not a list");
-    for (const Json& item : v) set_input(values, p, item, roots);
-    return;
-  }
-  if (p.role == ops::ParameterRole::InputRaster) {
-    std::string reference;
-    if (v.is_object() && v.contains("href") && v["href"].is_string()) reference = v["href"].get<std::string>();
-    else if (v.is_string()) reference = v.get<std::string>();
-    else throw Error(ErrorKind::BadInput, "input " + p.name + " must be a file reference {\"href\": \"file:...\"}");
-    values.set(p.name, roots.resolve(reference));
-    return;
-  }
-  if (v.is_boolean()) {
-    if (p.type != ops::ParameterType::Flag) throw Error(ErrorKind::BadInput, "input " + p.name + " is not a boolean");
-    if (v.get<bool>()) values.set(p.name, "yes");
-    return;
-  }
-  if (v.is_number_integer()) return values.set(p.name, std::to_string(v.get<long long>()));
-  if (v.is_number()) {
-    std::ostringstream text;
-    text.precision(17);
-    text << v.get<double>();
-    return values.set(p.name, text.str());
-  }
-  if (v.is_string()) return values.set(p.name, v.get<std::string>());
-  throw Error(ErrorKind::BadInput, "input " + p.name + " has a value of an unsupported JSON type");
 }
 
 // Names every output of the operation inside the job's folder.
@@ -405,26 +374,11 @@ class Service {
     if (!op)
       return send_problem(res, exception_type::kNoSuchProcess, 404, "No such process",
                           "no process '" + std::string(req.matches[1]) + "'");
-    Json body;
-    try {
-      body = Json::parse(req.body);
-    } catch (const std::exception& e) {
-      return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request",
-                          std::string("the request body is not JSON: ") + e.what());
-    }
-    if (!body.is_object() || (body.contains("inputs") && !body["inputs"].is_object()))
-      return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request",
-                          "the request body must be an object with an object 'inputs'");
     const std::string id = new_job_id();
-    ops::ParameterValues values(op->spec, ops::kService);
+    std::optional<ops::ParameterValues> read;
     try {
-      if (body.contains("inputs"))
-        for (const auto& [name, value] : body["inputs"].items()) {
-          const ops::ParameterSpec* p = op->spec.find(name);
-          if (!p || !p->shown_in(ops::kService) || p->is_output())
-            throw Error(ErrorKind::BadInput, "process " + op->spec.name + " has no input '" + name + "'");
-          set_input(values, *p, value, roots_);
-        }
+      read.emplace(read_execute_request(*op, req.body, roots_));
+      ops::ParameterValues& values = *read;
       set_outputs(values, op->spec, runner_.folder(id));
       values.check_required();
       const double cells = ops::cells_of_run(values);
@@ -449,9 +403,9 @@ class Service {
     job.status = "accepted";
     job.message = "queued";
     job.created = job.updated = now_rfc3339();
-    job.request = body.dump();
+    job.request = Json::parse(req.body).dump();  // read_execute_request() has parsed it
     store_.insert(job);
-    runner_.submit(id, *op, values);
+    runner_.submit(id, *op, *read);
     const std::string location = base_url(req) + "/jobs/" + id;
     if (req.get_header_value("Prefer").find("respond-async") != std::string::npos) {
       res.set_header("Location", location);

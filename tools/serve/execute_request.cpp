@@ -1,0 +1,70 @@
+#include "execute_request.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "error.h"
+
+namespace lsm::serve {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// Sets one input of an execute request through the operation's validator.
+void set_input(ops::ParameterValues& values, const ops::ParameterSpec& p, const Json& v, const DataRoots& roots) {
+  if (v.is_object() && v.contains("value")) return set_input(values, p, v["value"], roots);  // qualified value
+  if (v.is_array()) {
+    if (!p.repeatable) throw Error(ErrorKind::BadInput, "input " + p.name + " takes one value, not a list");
+    for (const Json& item : v) set_input(values, p, item, roots);
+    return;
+  }
+  if (p.role == ops::ParameterRole::InputRaster) {
+    std::string reference;
+    if (v.is_object() && v.contains("href") && v["href"].is_string()) reference = v["href"].get<std::string>();
+    else if (v.is_string()) reference = v.get<std::string>();
+    else throw Error(ErrorKind::BadInput, "input " + p.name + " must be a file reference {\"href\": \"file:...\"}");
+    values.set(p.name, roots.resolve(reference));
+    return;
+  }
+  if (v.is_boolean()) {
+    if (p.type != ops::ParameterType::Flag) throw Error(ErrorKind::BadInput, "input " + p.name + " is not a boolean");
+    if (v.get<bool>()) values.set(p.name, "yes");
+    return;
+  }
+  if (v.is_number_integer()) return values.set(p.name, std::to_string(v.get<long long>()));
+  if (v.is_number()) {
+    std::ostringstream text;
+    text.precision(17);
+    text << v.get<double>();
+    return values.set(p.name, text.str());
+  }
+  if (v.is_string()) return values.set(p.name, v.get<std::string>());
+  throw Error(ErrorKind::BadInput, "input " + p.name + " has a value of an unsupported JSON type");
+}
+
+}  // namespace
+
+ops::ParameterValues read_execute_request(const ops::Operation& operation, const std::string& body_text,
+                                          const DataRoots& roots) {
+  Json body;
+  try {
+    body = Json::parse(body_text);
+  } catch (const std::exception& e) {
+    throw Error(ErrorKind::BadInput, std::string("the request body is not JSON: ") + e.what());
+  }
+  if (!body.is_object() || (body.contains("inputs") && !body["inputs"].is_object()))
+    throw Error(ErrorKind::BadInput, "the request body must be an object with an object 'inputs'");
+  ops::ParameterValues values(operation.spec, ops::kService);
+  if (body.contains("inputs"))
+    for (const auto& [name, value] : body["inputs"].items()) {
+      const ops::ParameterSpec* p = operation.spec.find(name);
+      if (!p || !p->shown_in(ops::kService) || p->is_output())
+        throw Error(ErrorKind::BadInput, "process " + operation.spec.name + " has no input '" + name.substr(0, 64) + "'");
+      set_input(values, *p, value, roots);
+    }
+  return values;
+}
+
+}  // namespace lsm::serve
