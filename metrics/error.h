@@ -18,13 +18,21 @@ enum class ErrorKind {
   Internal      ///< a broken invariant inside lsm (a bug)
 };
 
-/// The exception type of lsm. what() is a single line without a trailing newline.
+/// The exception type of lsm. what() is a single line without a trailing
+/// newline or space: control characters of the message (a file name or an
+/// option value that holds a newline, echoed) become '?'.
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(one_line(message)), kind_(kind) {}
   ErrorKind kind() const noexcept { return kind_; }
 
  private:
+  static std::string one_line(std::string text) {
+    for (char& c : text)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return text;
+  }
   ErrorKind kind_;
 };
 

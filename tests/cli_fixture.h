@@ -43,6 +43,15 @@ class CliFixture : public ::testing::Test {
   /// Runs `lsm ARGS` (LSM_BINARY), capturing stdout and stderr.
   CliRun run_lsm(const std::string& args) { return run_shell(std::string(LSM_BINARY) + " " + args); }
 
+  /// Runs one of GDAL's tools (gdalinfo ...) with lsm's plugin driver on its
+  /// path; in the sanitizer suite (tools/run_sanitized_tests.sh) with the
+  /// ASan runtime preloaded, which the instrumented plugin needs.
+  CliRun run_gdal_tool(const std::string& tool_and_args) {
+    const char* preload = std::getenv("LSM_ASAN_PRELOAD");
+    return run_shell((preload && *preload ? std::string("LD_PRELOAD=") + preload + " " : std::string()) +
+                     "GDAL_DRIVER_PATH=" + LSM_PLUGIN_DIR + " " + tool_and_args);
+  }
+
   /// Runs a shell command line, capturing stdout and stderr.
   CliRun run_shell(const std::string& command) {
     const std::string cmd = command + " >" + (dir_ / "stdout.txt").string() + " 2>" + (dir_ / "stderr.txt").string();

@@ -20,9 +20,7 @@ namespace {
 class GdalPlugin : public CliFixture {
  protected:
   // A GDAL tool with the plugin folder on GDAL_DRIVER_PATH.
-  CliRun gdal(const std::string& tool_and_args) {
-    return run_shell(std::string("GDAL_DRIVER_PATH=") + LSM_PLUGIN_DIR + " " + tool_and_args);
-  }
+  CliRun gdal(const std::string& tool_and_args) { return run_gdal_tool(tool_and_args); }
   std::string sample() const { return std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif"; }
   static bool same_bits(const Raster& a, const Raster& b) {
     if (a.bands != b.bands || a.band.size() != b.band.size()) return false;

@@ -26,9 +26,7 @@ using Json = nlohmann::json;
 
 class Operations : public CliFixture {
  protected:
-  CliRun gdal(const std::string& tool_and_args) {
-    return run_shell(std::string("GDAL_DRIVER_PATH=") + LSM_PLUGIN_DIR + " " + tool_and_args);
-  }
+  CliRun gdal(const std::string& tool_and_args) { return run_gdal_tool(tool_and_args); }
   std::string sample() const { return std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif"; }
 };
 

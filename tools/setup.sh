@@ -6,6 +6,8 @@
 #                                    QGIS provider and its tests
 #   --with-browser (with either)     also Chromium, which renders the
 #                                    service's pages in its tests
+#   --with-fuzzing (with either)     also clang, libFuzzer and LLVM's OpenMP,
+#                                    for the fuzz targets (tests/fuzz)
 #   --with-opencv (with either)      also OpenCV's Python bindings
 #                                    (python3-opencv), the reference of the
 #                                    HOG Dalal-Triggs test
@@ -22,6 +24,7 @@ for a in "$@"; do
     --with-qgis) packages+=(qgis python3-qgis) ;;
     --with-opencv) packages+=(python3-opencv) ;;
     --with-browser) packages+=(chromium) ;;
+    --with-fuzzing) packages+=(clang libfuzzer-14-dev libomp-14-dev) ;;
     *) echo "setup.sh: unknown option $a" >&2; exit 1 ;;
   esac
 done

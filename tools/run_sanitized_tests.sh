@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite on a build with AddressSanitizer and
+# UndefinedBehaviorSanitizer (gcc, -O1, CUDA off, no benchmarks) in
+# build-asan/: any out-of-bounds access, use after free or undefined
+# behaviour fails the test that met it (-fno-sanitize-recover). GDAL's own
+# tools, which some tests run on the plugin driver, get the ASan runtime
+# preloaded, as the instrumented plugin needs it first in the process.
+# Leak detection is off: GDAL's driver registry and PROJ's caches live until
+# exit by design.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLSM_WITH_CUDA=OFF -DLSM_BUILD_BENCH=OFF \
+      -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+      -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+cmake --build build-asan -j"$(nproc)"
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSM_ASAN_PRELOAD
+LSM_ASAN_PRELOAD=$(gcc -print-file-name=libasan.so)
+cd build-asan
+ctest --output-on-failure -j"$(nproc)"
