@@ -282,11 +282,14 @@ std::vector<float> read_centres_file(const std::string& path, int k, int bands) 
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::BadInput, "cannot read the initial centres file '" + path + "'");
   protect_input_file(path);
-  std::string text(static_cast<size_t>(kMaxBytes) + 1, '\0');
-  in.read(&text[0], kMaxBytes + 1);
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (static_cast<std::streamsize>(text.size()) > kMaxBytes) break;
+  }
   if (in.bad()) throw Error(ErrorKind::BadInput, "cannot read the initial centres file '" + path + "'");
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (in.gcount() > kMaxBytes)
+  if (static_cast<std::streamsize>(text.size()) > kMaxBytes)
     throw Error(ErrorKind::BadInput, "the initial centres file '" + path + "' is larger than 16 MiB (" +
                                          std::to_string(k) + " lines of " + std::to_string(bands) + " numbers expected)");
   std::vector<float> centres;

@@ -45,7 +45,11 @@ else
 fi
 
 # 3. Raster algorithms: the CLI's rasters (compared by GDAL checksums).
-sample=$source_dir/sample_rasters/nlm_fbm_400x300.tif
+# A copy: QGIS loads an input as a layer and saves the statistics it computes
+# for drawing it as INPUT.aux.xml beside it (how
+# sample_rasters/nlm_fbm_400x300.tif.aux.xml once got into the repository).
+sample=$work/sample.tif
+cp "$source_dir/sample_rasters/nlm_fbm_400x300.tif" "$sample"
 checksums() { gdalinfo -checksum "$1" | grep Checksum; }
 qp run lsm:label -- INPUT="$sample" OUTPUT="$work/label.tif" NEIGHBORS=0 >/dev/null || fail "lsm:label"
 "$LSM_BINARY" label "$sample" "$work/label_cli.tif" --neighbors 4 -q

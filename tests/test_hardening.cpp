@@ -2,6 +2,7 @@
 // overwritten, every failure names its cause, options are bounded, degenerate
 // rasters are refused or defined, and runs are deterministic.
 #include <cpl_error.h>
+#include <sys/resource.h>
 
 #include <cmath>
 #include <cstdint>
@@ -159,6 +160,23 @@ TEST_F(Hardening, ATooWideRasterIsRefusedClearly) {
   EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
 }
 
+// A sparse raster of 604 Mcells (a 2.4 GB patch-ID raster; a few hundred kB
+// on disk) through the driver's LSM:label streams: the first block read does
+// not allocate the whole raster. --max-cells refuses it before any work.
+TEST_F(Hardening, SparseRastersStreamInBoundedMemory) {
+  write_filled("sparse.tif", 24576, 24576, 0, {"SPARSE_OK=YES", "TILED=YES", "COMPRESS=DEFLATE"}, 0.0);
+  const CliRun r = run_gdal_tool("GDAL_CACHEMAX=64 gdal_translate -q -srcwin 0 0 256 256 LSM:label:" + path("sparse.tif") +
+                                 " " + path("block.tif"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  struct rusage usage {};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  EXPECT_LT(usage.ru_maxrss, 1200 * 1024) << "peak resident memory in kB; the whole raster would take 2.4 GB";
+  const CliRun refused = run_lsm("metrics " + path("sparse.tif") + " --out " + path("m") + " --max-cells 100000000");
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("the input has 603979776 cells, more than --max-cells 100000000"), std::string::npos)
+      << refused.err;
+}
+
 // Options at and past their limits; 64-bit values are never narrowed.
 TEST_F(Hardening, OptionsAreBoundedAndNeverNarrowed) {
   const std::string in = sample();
@@ -279,6 +297,15 @@ TEST_F(Hardening, DriverFailuresAreReportedOnceWithTheirReason) {
   EXPECT_NE(messages[0].find("TIFF"), std::string::npos) << messages[0];
 }
 
+// SIGTERM in the middle of a pyramid: none of its levels is left.
+TEST_F(Hardening, ASignalDuringAPyramidLeavesNoLevel) {
+  ASSERT_EQ(run_lsm("synth " + path("big.tif") + " --width 6000 --height 6000 -q").code, 0);
+  const CliRun r = run_shell("(" + std::string(LSM_BINARY) + " pyramid " + path("big.tif") + " " + path("levels") +
+                             " -q & pid=$!; sleep 1.5; kill -TERM $pid; wait $pid)");
+  EXPECT_EQ(r.code, 128 + 15) << "the run ended before the signal: make the raster larger";
+  EXPECT_EQ(files(), std::vector<std::string>{"big.tif"});
+}
+
 // The same run twice, and with two tile sizes, writes the same bytes.
 TEST_F(Hardening, RunsAreDeterministicAcrossRepeatsAndTileSizes) {
   const std::string in = sample();
@@ -287,7 +314,9 @@ TEST_F(Hardening, RunsAreDeterministicAcrossRepeatsAndTileSizes) {
       {"patchmetric " + in + " OUT --metric GYRATE", {"--tile-size 64", "--tile-size 100x37"}},
       {"kmeans " + in + " OUT --k 4 --stats " + path("STATS"), {"--tile-size 7", "--tile-size 300"}},
       {"gradient " + in + " OUT", {"--tile-size 5", "--tile-size 256"}},
-      {"hog " + in + " OUT", {"--tile-size 1", "--tile-size 64"}}};
+      {"hog " + in + " OUT", {"--tile-size 1", "--tile-size 64"}},
+      {"fuzzy " + in + " OUT --seed 10,10", {"", ""}},
+      {"synth OUT --width 300 --height 200", {"", ""}}};
   for (const auto& [command, tiles] : commands) {
     std::vector<std::string> outputs, stats;
     for (int i = 0; i < 3; ++i) {
@@ -319,6 +348,11 @@ TEST_F(Hardening, RunsAreDeterministicAcrossRepeatsAndTileSizes) {
       EXPECT_EQ(stats[0], stats[2]);
     }
   }
+  // A pyramid's levels, with two strip heights.
+  ASSERT_EQ(run_lsm("pyramid " + in + " " + path("p7") + " --levels 4 --tile-size 7 -q").code, 0);
+  ASSERT_EQ(run_lsm("pyramid " + in + " " + path("p256") + " --levels 4 --tile-size 256 -q").code, 0);
+  for (const char* level : {"level_00.tif", "level_01.tif", "level_02.tif", "level_03.tif"})
+    EXPECT_TRUE(slurp(path(std::string("p7/") + level)) == slurp(path(std::string("p256/") + level))) << level;
 }
 
 }  // namespace
