@@ -45,7 +45,8 @@ ParameterSpec backend_parameter(const std::vector<std::string>& extra) {
   choices.insert(choices.end(), extra.begin(), extra.end());
   return text("backend", "where to compute: auto (the GPU when there is one), cpu or cuda")
       .one_of(choices)
-      .with_default("auto");
+      .with_default("auto")
+      .technical();
 }
 
 ParameterSpec quiet_parameter() {
@@ -54,12 +55,13 @@ ParameterSpec quiet_parameter() {
 
 std::vector<ParameterSpec> patch_parameters() {
   return {
-      integer("band", "band of class codes (1-based)").with_default("1").at_least(1).at_most(65535).short_option('b').titled("Band of class codes"),
+      integer("band", "band of class codes (1-based)").with_default("1").at_least(1).at_most(65535).short_option('b').titled("Band of class codes").technical(),
       integer("neighbors", "neighbour rule: 8 (FRAGSTATS default) or 4").one_of({"4", "8"}).with_default("8").short_option('n').titled("Neighbour rule"),
       backend_parameter(),
       text("tile-size", "tile size N (N x N) or WxH cells; default: rows from the blocks, 1024 columns on the CPU, all on a GPU")
           .in("cells")
           .titled("Tile size")
+          .technical()
           .only(kCommandLine)
           .checked_by([](const std::string& v) { tile_size(v); }),
       quiet_parameter(),
@@ -71,8 +73,9 @@ std::vector<ParameterSpec> raster_output_parameters() {
       text("of", "output raster format: a GDAL driver's short name (default GTiff); COG, PNG and other copy-only "
                  "formats are written through a temporary GeoTIFF")
           .titled("Output format")
+          .technical()
           .only(kCommandLine),
-      text("co", "creation option NAME=VALUE of the output format (repeatable)").several().titled("Creation options").only(kCommandLine),
+      text("co", "creation option NAME=VALUE of the output format (repeatable)").several().titled("Creation options").technical().only(kCommandLine),
   };
 }
 
@@ -133,6 +136,7 @@ ParameterSpec max_cells_parameter() {
       .at_most(1e15)
       .in("cells")
       .titled("Largest input (cells)")
+      .technical()
       .only(kCommandLine | kDriver);
 }
 

@@ -33,7 +33,7 @@ OperationSpec gradient_spec() {
           integer("band", "the band to differentiate (default 1)").at_least(1).at_most(65535),
           flag("grey", "differentiate the grey levels of bands 1-3 (R, G, B): 0.2125 R + 0.7154 G + 0.0721 B"),
           backend_parameter(),
-          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).only(kCommandLine),
+          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).technical().only(kCommandLine),
           quiet_parameter(),
       },
       raster_output_parameters());

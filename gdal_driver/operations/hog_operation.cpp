@@ -105,7 +105,7 @@ OperationSpec hog_spec() {
               .only(kCommandLine)
               .checked_by([](const std::string& v) { parse_pyramid(v); }),
           backend_parameter(),
-          integer("tile-size", "cell rows per streamed strip").with_default("64").at_least(1).at_most(1000000).only(kCommandLine),
+          integer("tile-size", "cell rows per streamed strip").with_default("64").at_least(1).at_most(1000000).technical().only(kCommandLine),
           quiet_parameter(),
       },
       raster_output_parameters());

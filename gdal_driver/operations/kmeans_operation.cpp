@@ -99,6 +99,7 @@ OperationSpec kmeans_spec() {
               .only(kCommandLine),
           output(ParameterRole::OutputFile, "stats", "write centres, counts and inertia as JSON to this file")
               .titled("Statistics (JSON)")
+              .technical()
               .only(kCommandLine | kService),  // the service names it itself
           text("select", "greenest: output the mask of the cluster with the lowest a* (needs lab)")
               .one_of({"greenest"})
@@ -106,11 +107,12 @@ OperationSpec kmeans_spec() {
           integer("open", "opening radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine),
           integer("close", "closing radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine),
           backend_parameter(),
-          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).only(kCommandLine),
+          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).technical().only(kCommandLine),
           integer("memory", "keep the features in memory (and on the GPU) when they take at most this many MB")
               .with_default("4096")
               .at_least(0)
               .at_most(1 << 20)
+              .technical()
               .in("MB")
               .only(kCommandLine),
           quiet_parameter(),

@@ -11,6 +11,7 @@
 #include "fragstats_metrics.h"
 #include "fragstats_tables.h"
 #include "gdal_class_raster.h"
+#include "metric_catalogue.h"
 #include "metric_selection.h"
 #include "operations.h"
 #include "patch_records.h"
@@ -20,6 +21,12 @@
 namespace lsm::ops {
 
 namespace {
+
+std::vector<std::string> metric_acronyms() {
+  std::vector<std::string> acronyms;
+  for (const MetricInfo& m : metric_catalogue()) acronyms.push_back(m.acronym);
+  return acronyms;
+}
 
 OperationSpec metrics_spec() {
   OperationSpec s;
@@ -38,8 +45,11 @@ OperationSpec metrics_spec() {
               .titled("Output tables (prefix)")
               .with_metavar("PREFIX"),
           text("level", "levels to report: any of patch,class,land (default all)")
+              .subset_of({"patch", "class", "land"})
+              .titled("Levels")
               .checked_by([](const std::string& v) { MetricLevels::parse(v); }),
           text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
+              .subset_of(metric_acronyms())
               .checked_by([](const std::string& v) { MetricSelection{v}; }),
           integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells"),
           text("gyrate", "GYRATE rule: fragstats (mean distance to the patch's area-median point, as FRAGSTATS prints) "
@@ -63,11 +73,13 @@ OperationSpec metrics_spec() {
                                "values, edge cells) goes to scratch files, and the raster is labeled again instead of kept")
               .with_default("1G")
               .in("bytes")
+              .technical()
               .checked_by([](const std::string& v) { memory_size(v); }),
           text("temp-dir", "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit")
               .titled("Scratch folder")
+              .technical()
               .only(kCommandLine),  // a server's folders are not the client's to choose
-          integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1).at_most(1000000),
+          integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1).at_most(1000000).technical(),
           integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0).at_most(2147483647),
           text("format", "table layout: fragstats (one column per metric) or tidy (one row per value)")
               .one_of({"fragstats", "tidy"})

@@ -56,6 +56,8 @@ Json parameter_json(const ParameterSpec& p) {
   j["maximum"] = p.maximum ? number_json(*p.maximum) : Json(nullptr);
   j["driver"] = p.shown_in(kDriver) ? Json(p.driver_name()) : Json(nullptr);
   j["title"] = p.title();
+  j["advanced"] = p.advanced;
+  j["list"] = p.comma_list;
   return j;
 }
 

@@ -165,6 +165,13 @@ std::string ParameterSpec::title() const {
 }
 
 ParameterSpec ParameterSpec::titled(std::string l) const { auto c = *this; c.label = std::move(l); return c; }
+ParameterSpec ParameterSpec::subset_of(std::vector<std::string> values) const {
+  auto c = *this;
+  c.choices = std::move(values);
+  c.comma_list = true;
+  return c;
+}
+ParameterSpec ParameterSpec::technical() const { auto c = *this; c.advanced = true; return c; }
 ParameterSpec ParameterSpec::with_help(std::string h) const { auto c = *this; c.help = std::move(h); return c; }
 ParameterSpec ParameterSpec::with_metavar(std::string m) const { auto c = *this; c.metavar = std::move(m); return c; }
 ParameterSpec ParameterSpec::checked_by(std::function<void(const std::string&)> f) const {

@@ -62,6 +62,8 @@ struct ParameterSpec {
   std::optional<double> minimum, maximum;    ///< inclusive range of Integer/Number values
   bool required = false;
   bool repeatable = false;                   ///< CLI: given several times; driver: values joined by ';'
+  bool comma_list = false;                   ///< the value is a comma-separated subset of `choices`
+  bool advanced = false;                     ///< technical (backend, tile size, memory, format): dialogs fold it away
   int position = 0;                          ///< 1-based position on the CLI (0 = named only)
   unsigned front_ends = kEveryFrontEnd;
   std::string driver_spelling;               ///< driver name when not the name with '_' for '-'
@@ -93,6 +95,10 @@ struct ParameterSpec {
   ParameterSpec with_metavar(std::string m) const;
   ParameterSpec with_help(std::string h) const;
   ParameterSpec titled(std::string l) const;
+  ParameterSpec technical() const;  ///< marks it advanced
+  /// The value is a comma-separated subset of `values` (listed for dialogs;
+  /// a check function, where given, still decides).
+  ParameterSpec subset_of(std::vector<std::string> values) const;
   ParameterSpec checked_by(std::function<void(const std::string&)> f) const;
 };
 

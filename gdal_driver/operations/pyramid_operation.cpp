@@ -55,7 +55,7 @@ OperationSpec pyramid_spec() {
               .with_default("base")
               .only(kCommandLine),
           backend_parameter(),
-          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).only(kCommandLine),
+          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).technical().only(kCommandLine),
           quiet_parameter(),
       },
       raster_output_parameters());

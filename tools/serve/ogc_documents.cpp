@@ -39,7 +39,7 @@ Json input_schema(const ops::ParameterSpec& p) {
     case ops::ParameterType::Flag: s["type"] = "boolean"; break;
     case ops::ParameterType::String: s["type"] = "string"; break;
   }
-  if (!p.choices.empty()) {
+  if (!p.choices.empty() && !p.comma_list) {  // a comma-separated subset is a plain string here
     s["enum"] = Json::array();
     for (const std::string& c : p.choices) s["enum"].push_back(ops::typed_json(p.type, c));
   }
