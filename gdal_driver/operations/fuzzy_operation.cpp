@@ -91,11 +91,13 @@ OperationSpec fuzzy_spec() {
   OperationSpec s;
   s.name = "fuzzy";
   s.summary = "fuzzy connectedness from seeds (2-D image or 3-D volume)";
+  s.title = "Fuzzy connectedness";
+  s.category = "Segmentation";
   s.usage = "usage: lsm fuzzy INPUT OUTPUT.tif --seed X,Y[,Z] [--seed ...] [--volume] [options]";
   s.parameters = joined(
       {
           input_raster("input", "image or volume (any raster GDAL reads)").needed().at_position(1),
-          output(ParameterRole::OutputRaster, "output", "connectivity scene: Float32 GeoTIFF in [0, 1], NaN = nodata")
+          output(ParameterRole::OutputRaster, "output", "connectivity scene: Float32 GeoTIFF in [0, 1], NaN = nodata").drawn_as(RasterStyle::Continuous)
               .needed()
               .at_position(2)
               .only(kCommandLine | kService),  // the service names it itself
@@ -125,7 +127,7 @@ OperationSpec fuzzy_spec() {
           text("voxel-size", "voxel size X,Y,Z in mm, recorded in the output (default: the input's VOXEL_SIZE_MM)")
               .only(kCommandLine),
           number("threshold", "also write the object mask: connectivity >= T").at_least(0).at_most(1).only(kCommandLine),
-          output(ParameterRole::OutputRaster, "mask", "path of the mask (default: OUTPUT's name with _mask.tif)")
+          output(ParameterRole::OutputRaster, "mask", "path of the mask (default: OUTPUT's name with _mask.tif)").drawn_as(RasterStyle::Classes)
               .only(kCommandLine),
           backend_parameter({"reference"}).with_help("auto, cpu, cuda, or reference (the sequential kFOE)"),
           quiet_parameter(),

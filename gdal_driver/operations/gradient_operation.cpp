@@ -20,11 +20,13 @@ OperationSpec gradient_spec() {
   OperationSpec s;
   s.name = "gradient";
   s.summary = "Gaussian-derivative gradients: gx, gy, magnitude, orientation";
+  s.title = "Gradients";
+  s.category = "Image analysis";
   s.usage = "usage: lsm gradient INPUT OUTPUT.tif [--sigma S] [--radius R] [options]";
   s.parameters = joined(
       {
           input_raster("input", "input raster or photo (any format GDAL reads)").needed().at_position(1),
-          output(ParameterRole::OutputRaster, "output", "output GeoTIFF: bands gx, gy, magnitude, orientation (Float32)")
+          output(ParameterRole::OutputRaster, "output", "output GeoTIFF: bands gx, gy, magnitude, orientation (Float32)").drawn_as(RasterStyle::Continuous)
               .needed()
               .at_position(2)
               .only(kCommandLine | kService),  // the service names it itself

@@ -75,6 +75,8 @@ OperationSpec hog_spec() {
   OperationSpec s;
   s.name = "hog";
   s.summary = "HOG descriptors (GeoTIFF raster or .npy)";
+  s.title = "HOG descriptors";
+  s.category = "Image analysis";
   s.usage = "usage: lsm hog INPUT OUTPUT[.npy] [--cell 8] [--block 3] [--norm L2-Hys] [options]";
   s.parameters = joined(
       {

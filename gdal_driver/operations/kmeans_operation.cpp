@@ -72,11 +72,13 @@ OperationSpec kmeans_spec() {
   OperationSpec s;
   s.name = "kmeans";
   s.summary = "K-means classes of a photo or multiband raster";
+  s.title = "K-means classes";
+  s.category = "Segmentation";
   s.usage = "usage: lsm kmeans INPUT OUTPUT.tif --k K [options]";
   s.parameters = joined(
       {
           input_raster("input", "input raster or photo (any format GDAL reads)").needed().at_position(1),
-          output(ParameterRole::OutputRaster, "output", "output GeoTIFF: classes 1..K (0 = nodata), or the --select mask")
+          output(ParameterRole::OutputRaster, "output", "output GeoTIFF: classes 1..K (0 = nodata), or the --select mask").drawn_as(RasterStyle::Classes)
               .needed()
               .at_position(2)
               .only(kCommandLine | kService),  // the service names it itself

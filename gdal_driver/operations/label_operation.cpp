@@ -26,9 +26,11 @@ OperationSpec label_spec() {
   OperationSpec s;
   s.name = "label";
   s.summary = "patch-ID raster (IDs = PIDs of the patch table)";
+  s.title = "Patch IDs";
+  s.category = "Landscape metrics";
   s.usage = "usage: lsm label INPUT OUTPUT.tif [options]";
   s.parameters = joined(joined({input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
-                                output(ParameterRole::OutputRaster, "output", "output GeoTIFF of patch IDs")
+                                output(ParameterRole::OutputRaster, "output", "output GeoTIFF of patch IDs").drawn_as(RasterStyle::Identifiers).titled("Patch IDs")
                                     .needed()
                                     .at_position(2)
                                     .only(kCommandLine | kService)},  // the service names it itself
@@ -61,13 +63,15 @@ OperationSpec patchmetric_spec() {
   OperationSpec s;
   s.name = "patchmetric";
   s.summary = "a FRAGSTATS patch metric of every cell (Float64, NaN = nodata)";
+  s.title = "Patch metric map";
+  s.category = "Landscape metrics";
   s.usage = "usage: lsm patchmetric INPUT OUTPUT.tif --metric AREA [options]";
   const std::vector<std::string> names = patch_metric_columns();  // the catalogue's patch metrics
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
   s.parameters = joined(
       joined({input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
-              output(ParameterRole::OutputRaster, "output", "output GeoTIFF: the metric of each cell's patch")
+              output(ParameterRole::OutputRaster, "output", "output GeoTIFF: the metric of each cell's patch").drawn_as(RasterStyle::Continuous).titled("Patch metric")
                   .needed()
                   .at_position(2)
                   .only(kCommandLine | kService),  // the service names it itself

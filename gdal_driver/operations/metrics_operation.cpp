@@ -32,6 +32,8 @@ OperationSpec metrics_spec() {
   OperationSpec s;
   s.name = "metrics";
   s.summary = "FRAGSTATS patch, class and landscape tables (CSV)";
+  s.title = "Landscape metrics (FRAGSTATS)";
+  s.category = "Landscape metrics";
   s.usage = "usage: lsm metrics INPUT --out PREFIX [options]";
   s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
   s.parameters = joined(

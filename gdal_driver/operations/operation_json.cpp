@@ -58,6 +58,12 @@ Json parameter_json(const ParameterSpec& p) {
   j["title"] = p.title();
   j["advanced"] = p.advanced;
   j["list"] = p.comma_list;
+  switch (p.style) {
+    case RasterStyle::None: j["style"] = nullptr; break;
+    case RasterStyle::Identifiers: j["style"] = "identifiers"; break;
+    case RasterStyle::Classes: j["style"] = "classes"; break;
+    case RasterStyle::Continuous: j["style"] = "continuous"; break;
+  }
   return j;
 }
 
@@ -88,6 +94,8 @@ std::string describe_json(const std::vector<Operation>& operations, const std::s
     Json c;
     c["name"] = op.spec.name;
     c["summary"] = op.spec.summary;
+    c["title"] = op.spec.title.empty() ? op.spec.name : op.spec.title;
+    c["category"] = op.spec.category;
     c["usage"] = op.spec.usage;
     c["driver"] = (op.spec.front_ends & kDriver) != 0;
     c["parameters"] = Json::array();

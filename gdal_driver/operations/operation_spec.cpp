@@ -171,6 +171,7 @@ ParameterSpec ParameterSpec::subset_of(std::vector<std::string> values) const {
   c.comma_list = true;
   return c;
 }
+ParameterSpec ParameterSpec::drawn_as(RasterStyle s) const { auto c = *this; c.style = s; return c; }
 ParameterSpec ParameterSpec::technical() const { auto c = *this; c.advanced = true; return c; }
 ParameterSpec ParameterSpec::with_help(std::string h) const { auto c = *this; c.help = std::move(h); return c; }
 ParameterSpec ParameterSpec::with_metavar(std::string m) const { auto c = *this; c.metavar = std::move(m); return c; }

@@ -38,6 +38,14 @@ enum class ParameterRole {
   OutputFolder        ///< a folder of outputs
 };
 
+/// How a raster output is best drawn (dialogs style it; docs/QGIS.md).
+enum class RasterStyle {
+  None,        ///< no hint
+  Identifiers, ///< one value per object (patch IDs): random colours
+  Classes,     ///< a few categories (classes, masks): one colour per value
+  Continuous   ///< measurements (metrics, gradients): a colour ramp
+};
+
 /// Which front ends show a parameter or an operation (bit mask).
 enum FrontEnd : unsigned {
   kCommandLine = 1,  ///< lsm <command> and --describe (the QGIS provider)
@@ -64,6 +72,7 @@ struct ParameterSpec {
   bool repeatable = false;                   ///< CLI: given several times; driver: values joined by ';'
   bool comma_list = false;                   ///< the value is a comma-separated subset of `choices`
   bool advanced = false;                     ///< technical (backend, tile size, memory, format): dialogs fold it away
+  RasterStyle style = RasterStyle::None;     ///< of an OutputRaster
   int position = 0;                          ///< 1-based position on the CLI (0 = named only)
   unsigned front_ends = kEveryFrontEnd;
   std::string driver_spelling;               ///< driver name when not the name with '_' for '-'
@@ -96,6 +105,7 @@ struct ParameterSpec {
   ParameterSpec with_help(std::string h) const;
   ParameterSpec titled(std::string l) const;
   ParameterSpec technical() const;  ///< marks it advanced
+  ParameterSpec drawn_as(RasterStyle s) const;
   /// The value is a comma-separated subset of `values` (listed for dialogs;
   /// a check function, where given, still decides).
   ParameterSpec subset_of(std::vector<std::string> values) const;
@@ -113,6 +123,8 @@ ParameterSpec output(ParameterRole role, std::string name, std::string help);
 struct OperationSpec {
   std::string name;     ///< the CLI command and the driver's operation
   std::string summary;  ///< one line
+  std::string title;     ///< a dialog's or a menu's name ("Patch IDs"); the CLI shows `name`
+  std::string category;  ///< "Landscape metrics", "Image analysis" or "Segmentation": a toolbox group
   std::string usage;    ///< the CLI's usage line(s)
   std::vector<ParameterSpec> parameters;
   unsigned front_ends = kEveryFrontEnd;

@@ -31,6 +31,8 @@ OperationSpec pyramid_spec() {
   OperationSpec s;
   s.name = "pyramid";
   s.summary = "image pyramid (31 levels, scale 1.05)";
+  s.title = "Image pyramid";
+  s.category = "Image analysis";
   s.usage =
       "usage: lsm pyramid INPUT OUTDIR [--levels N] [--scale S] [options]\n"
       "       lsm pyramid INPUT --overviews average|mode [--backend B]";

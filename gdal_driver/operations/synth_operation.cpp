@@ -19,11 +19,13 @@ OperationSpec synth_spec() {
   OperationSpec s;
   s.name = "synth";
   s.summary = "neutral landscape model (fractal, classified)";
+  s.title = "Neutral landscape";
+  s.category = "Landscape metrics";
   s.usage = "usage: lsm synth OUTPUT.tif [options]";
   s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
   s.parameters = joined(
       {
-          output(ParameterRole::OutputRaster, "output", "output GeoTIFF").needed().at_position(1),
+          output(ParameterRole::OutputRaster, "output", "output GeoTIFF of class codes 1..N").drawn_as(RasterStyle::Classes).needed().at_position(1),
           integer("width", "columns").with_default("512").at_least(1).at_most(1000000).in("cells"),
           integer("height", "rows").with_default("512").at_least(1).at_most(1000000).in("cells"),
           integer("classes", "number of classes (codes 1..N)").with_default("5").at_least(1).at_most(65535),
