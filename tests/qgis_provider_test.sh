@@ -51,7 +51,7 @@ fi
 sample=$work/sample.tif
 cp "$source_dir/sample_rasters/nlm_fbm_400x300.tif" "$sample"
 checksums() { gdalinfo -checksum "$1" | grep Checksum; }
-qp run lsm:label -- INPUT="$sample" OUTPUT="$work/label.tif" NEIGHBORS=0 >/dev/null || fail "lsm:label"
+qp run lsm:label -- INPUT="$sample" OUTPUT="$work/label.tif" NEIGHBORS=4 >/dev/null || fail "lsm:label"
 "$LSM_BINARY" label "$sample" "$work/label_cli.tif" --neighbors 4 -q
 [ "$(checksums "$work/label.tif")" = "$(checksums "$work/label_cli.tif")" ] || fail "lsm:label differs from the CLI's"
 qp run lsm:fuzzy -- INPUT="$sample" OUTPUT="$work/fuzzy.tif" SEED="10,10;200,150" SEED_RADIUS=3 THRESHOLD=0.5 \

@@ -21,7 +21,7 @@ deps_only=false
 for a in "$@"; do
   case "$a" in
     --deps-only) deps_only=true ;;
-    --with-qgis) packages+=(qgis python3-qgis) ;;
+    --with-qgis) packages+=(qgis python3-qgis xvfb xauth) ;;
     --with-opencv) packages+=(python3-opencv) ;;
     --with-browser) packages+=(chromium) ;;
     --with-fuzzing) packages+=(clang libfuzzer-14-dev libomp-14-dev) ;;

@@ -97,7 +97,7 @@ OperationSpec fuzzy_spec() {
   s.parameters = joined(
       {
           input_raster("input", "image or volume (any raster GDAL reads)").needed().at_position(1),
-          output(ParameterRole::OutputRaster, "output", "connectivity scene: Float32 GeoTIFF in [0, 1], NaN = nodata").drawn_as(RasterStyle::Continuous)
+          output(ParameterRole::OutputRaster, "output", "connectivity scene: Float32 GeoTIFF in [0, 1], NaN = nodata").drawn_as(RasterStyle::Continuous).titled("Connectivity")
               .needed()
               .at_position(2)
               .only(kCommandLine | kService),  // the service names it itself
@@ -127,7 +127,7 @@ OperationSpec fuzzy_spec() {
           text("voxel-size", "voxel size X,Y,Z in mm, recorded in the output (default: the input's VOXEL_SIZE_MM)")
               .only(kCommandLine),
           number("threshold", "also write the object mask: connectivity >= T").at_least(0).at_most(1).only(kCommandLine),
-          output(ParameterRole::OutputRaster, "mask", "path of the mask (default: OUTPUT's name with _mask.tif)").drawn_as(RasterStyle::Classes)
+          output(ParameterRole::OutputRaster, "mask", "path of the mask (default: OUTPUT's name with _mask.tif)").drawn_as(RasterStyle::Classes).titled("Object mask")
               .only(kCommandLine),
           backend_parameter({"reference"}).with_help("auto, cpu, cuda, or reference (the sequential kFOE)"),
           quiet_parameter(),

@@ -26,7 +26,7 @@ OperationSpec gradient_spec() {
   s.parameters = joined(
       {
           input_raster("input", "input raster or photo (any format GDAL reads)").needed().at_position(1),
-          output(ParameterRole::OutputRaster, "output", "output GeoTIFF: bands gx, gy, magnitude, orientation (Float32)").drawn_as(RasterStyle::Continuous)
+          output(ParameterRole::OutputRaster, "output", "output GeoTIFF: bands gx, gy, magnitude, orientation (Float32)").drawn_as(RasterStyle::Continuous).titled("Gradients")
               .needed()
               .at_position(2)
               .only(kCommandLine | kService),  // the service names it itself

@@ -78,7 +78,7 @@ OperationSpec kmeans_spec() {
   s.parameters = joined(
       {
           input_raster("input", "input raster or photo (any format GDAL reads)").needed().at_position(1),
-          output(ParameterRole::OutputRaster, "output", "output GeoTIFF: classes 1..K (0 = nodata), or the --select mask").drawn_as(RasterStyle::Classes)
+          output(ParameterRole::OutputRaster, "output", "output GeoTIFF: classes 1..K (0 = nodata), or the --select mask").drawn_as(RasterStyle::Classes).titled("K-means classes")
               .needed()
               .at_position(2)
               .only(kCommandLine | kService),  // the service names it itself

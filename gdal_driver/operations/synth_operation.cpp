@@ -25,7 +25,7 @@ OperationSpec synth_spec() {
   s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
   s.parameters = joined(
       {
-          output(ParameterRole::OutputRaster, "output", "output GeoTIFF of class codes 1..N").drawn_as(RasterStyle::Classes).needed().at_position(1),
+          output(ParameterRole::OutputRaster, "output", "output GeoTIFF of class codes 1..N").drawn_as(RasterStyle::Classes).titled("Neutral landscape").needed().at_position(1),
           integer("width", "columns").with_default("512").at_least(1).at_most(1000000).in("cells"),
           integer("height", "rows").with_default("512").at_least(1).at_most(1000000).in("cells"),
           integer("classes", "number of classes (codes 1..N)").with_default("5").at_least(1).at_most(65535),

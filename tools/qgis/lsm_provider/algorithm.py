@@ -13,6 +13,7 @@ import re
 
 from qgis.core import (
     QgsBlockingProcess,
+    QgsProcessingParameterDefinition,
     QgsProcessing,
     QgsProcessingAlgorithm,
     QgsProcessingContext,
@@ -26,14 +27,16 @@ from qgis.core import (
     QgsProcessingParameterRasterDestination,
     QgsProcessingParameterRasterLayer,
     QgsProcessingParameterString,
-    QgsVectorLayer,
 )
 
+from .layer_styles import style_for_output, table_layer
 from .lsm_binary import lsm_binary
 
 # Options the provider sets itself.
 HIDDEN = {"quiet", "help"}
 TABLE_SUFFIXES = ("patch", "class", "land", "tidy", "adj")
+TABLE_TITLES = {"patch": "patch metrics", "class": "class metrics", "land": "landscape metrics",
+                "tidy": "metrics (tidy)", "adj": "class adjacencies"}
 
 
 def parameter_name(option):
@@ -46,14 +49,23 @@ def parameter_name(option):
 
 def make_parameter(option):
     """The QgsProcessingParameter* for one option of the description: its
-    title labels the dialog's field, its help is the field's tooltip."""
+    title (with its unit) labels the dialog's field, its help is the field's
+    tooltip, technical options go under "Advanced parameters"."""
     parameter = make_bare_parameter(option)
-    parameter.setHelp(option["help"])
+    parameter.setHelp(option["help"] + ("; several separated by ';'" if option["multiple"] else ""))
+    if option.get("advanced"):
+        parameter.setFlags(parameter.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
     return parameter
 
 
+def field_title(option):
+    text = option.get("title") or option["name"]
+    unit = option.get("unit")
+    return "{} ({})".format(text, unit) if unit and unit not in text else text
+
+
 def make_bare_parameter(option):
-    name, text = parameter_name(option), option.get("title") or option["help"]
+    name, text = parameter_name(option), field_title(option)
     optional = not option["required"]
     default = option["default"]
     kind = option["output"]
@@ -69,50 +81,85 @@ def make_bare_parameter(option):
         return QgsProcessingParameterFileDestination(name, text, "All files (*)", optional=optional,
                                                      createByDefault=not optional)
     if option["choices"]:
+        # The values themselves (static strings): qgis_process takes NEIGHBORS=8,
+        # scripts and models store "8", not an index into the list.
         values = [str(v) for v in option["choices"]]
-        index = values.index(str(default)) if default is not None and str(default) in values else None
+        if option.get("list"):  # a comma-separated subset: several ticks
+            return QgsProcessingParameterEnum(name, text, values, allowMultiple=True, optional=True,
+                                              usesStaticStrings=True)
+        value = str(default) if default is not None and str(default) in values else None
         # A required choice without a default (patchmetric's metric) must be picked.
-        return QgsProcessingParameterEnum(name, text, values, defaultValue=index, optional=optional)
+        return QgsProcessingParameterEnum(name, text, values, defaultValue=value, optional=optional,
+                                          usesStaticStrings=True)
     if option["type"] == "flag":
         return QgsProcessingParameterBoolean(name, text, defaultValue=False, optional=True)
     if option["type"] in ("integer", "number"):
         kind = QgsProcessingParameterNumber.Integer if option["type"] == "integer" else QgsProcessingParameterNumber.Double
         parameter = QgsProcessingParameterNumber(name, text, kind, defaultValue=default,
-                                                 optional=optional or default is None)
+                                                 optional=optional)
         # The declaration's range: the dialog refuses what lsm would.
         if option.get("minimum") is not None:
             parameter.setMinimum(option["minimum"])
         if option.get("maximum") is not None:
             parameter.setMaximum(option["maximum"])
         return parameter
-    if option["multiple"]:
-        text += " (several: separate them with ';')"
-    return QgsProcessingParameterString(name, text, defaultValue=default, optional=optional or default is None)
+    return QgsProcessingParameterString(name, text, defaultValue=default, optional=optional)
+
+
+def help_text(command, catalogue):
+    """The help panel: what the command computes, its outputs and, for the
+    metric commands, the metrics it offers with their units (from the metric
+    catalogue of `lsm --describe`), and the command line it runs."""
+    parts = ["<p>{}.</p>".format(command["summary"][0].upper() + command["summary"][1:])]
+    outputs = [o for o in command["parameters"] if o["output"]]
+    if outputs:
+        parts.append("<p><b>Outputs</b></p><ul>{}</ul>".format(
+            "".join("<li><i>{}</i>: {}</li>".format(field_title(o), o["help"]) for o in outputs)))
+    if command["name"] in ("metrics", "patchmetric") and catalogue:
+        wanted = "patch" if command["name"] == "patchmetric" else None
+        rows = ["<li><b>{}</b> {} ({}; {})</li>".format(m["acronym"], m["name"], m["unit"] or "no unit",
+                                                       ", ".join(m["levels"]))
+                for m in catalogue if wanted is None or wanted in m["levels"]]
+        parts.append("<p><b>Metrics</b> (FRAGSTATS 4.2 acronyms and units)</p><ul>{}</ul>".format("".join(rows)))
+    parts.append("<p><b>Command line</b>: <code>{}</code></p>".format(command["usage"].replace("usage: ", "")))
+    return "".join(parts)
+
+
+def help_url(command):
+    """The section of the documentation next to the provider's source, when it is there."""
+    docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "docs")
+    page = "metrics.md" if command["name"] in ("metrics", "patchmetric") else "QGIS.md"
+    path = os.path.normpath(os.path.join(docs, page))
+    return "file://" + path if os.path.exists(path) else ""
 
 
 class LsmAlgorithm(QgsProcessingAlgorithm):
-    def __init__(self, command):
+    def __init__(self, command, catalogue=None):
         super().__init__()
         self.command = command
+        self.catalogue = catalogue or []
         self.options = [o for o in command["parameters"] if o["name"] not in HIDDEN]
 
     def createInstance(self):  # noqa: N802
-        return LsmAlgorithm(self.command)
+        return LsmAlgorithm(self.command, self.catalogue)
 
     def name(self):
         return self.command["name"]
 
     def displayName(self):  # noqa: N802
-        return "{} — {}".format(self.command["name"], self.command["summary"])
+        return self.command.get("title") or self.command["name"]
 
     def group(self):
-        return "lsm"
+        return self.command.get("category") or "lsm"
 
     def groupId(self):  # noqa: N802
-        return "lsm"
+        return (self.command.get("category") or "lsm").lower().replace(" ", "_")
 
     def shortHelpString(self):  # noqa: N802
-        return "{}\n\n{}".format(self.command["summary"], self.command["usage"])
+        return help_text(self.command, self.catalogue)
+
+    def helpUrl(self):  # noqa: N802
+        return help_url(self.command)
 
     def initAlgorithm(self, config=None):  # noqa: N802
         for option in self.options:
@@ -146,7 +193,10 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
             elif not given:
                 continue
             elif isinstance(param, QgsProcessingParameterEnum):
-                values = [param.options()[self.parameterAsEnum(parameters, name, context)]]
+                chosen = self.parameterAsEnumStrings(parameters, name, context)
+                if not chosen:
+                    continue
+                values = [",".join(chosen)] if option.get("list") else [chosen[0]]
             elif isinstance(param, QgsProcessingParameterBoolean):
                 if self.parameterAsBoolean(parameters, name, context):
                     named.append("--" + option["name"])
@@ -196,14 +246,27 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
             raise QgsProcessingException("lsm {} failed (exit code {}); see the log".format(self.name(), code))
         return self.results(parameters, context, args)
 
+    def input_name(self, parameters, context):
+        layer = self.parameterAsRasterLayer(parameters, "INPUT", context) if "INPUT" in parameters else None
+        return os.path.splitext(os.path.basename(layer.source()))[0] if layer else ""
+
     def results(self, parameters, context, args):
         results = {}
+        source = self.input_name(parameters, context)
         for option in self.options:
             name = parameter_name(option)
             if option["output"] in ("raster", "file", "folder"):
                 param = self.parameterDefinition(name)
                 if isinstance(param, QgsProcessingParameterRasterDestination):
-                    results[name] = self.parameterAsOutputLayer(parameters, name, context)
+                    path = self.parameterAsOutputLayer(parameters, name, context)
+                    results[name] = path
+                    # "augusta_nlcd — Patch IDs", drawn as the declaration says.
+                    if path and context.willLoadLayerOnCompletion(path):
+                        details = context.layerToLoadOnCompletionDetails(path)
+                        details.name = " — ".join(t for t in (source, field_title(option)) if t)
+                        processor = style_for_output(option.get("style"))
+                        if processor:
+                            details.setPostProcessor(processor)
                 else:
                     results[name] = self.parameterAsFileOutput(parameters, name, context)
         if self.command["name"] == "metrics":
@@ -213,7 +276,8 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
                 path = "{}.{}.csv".format(prefix, suffix)
                 if os.path.exists(path):
                     results[suffix.upper() + "_TABLE"] = path
-                    layer = QgsVectorLayer(path, "{} {}".format(os.path.basename(prefix), suffix), "ogr")
+                    layer = table_layer(path, " — ".join(t for t in (source or os.path.basename(prefix),
+                                                                      TABLE_TITLES[suffix]) if t))
                     if layer.isValid():  # a CSV table in the project
                         context.temporaryLayerStore().addMapLayer(layer)
                         context.addLayerToLoadOnCompletion(

@@ -1,8 +1,10 @@
 """The lsm Processing provider: one algorithm per command of `lsm --describe`."""
 import json
+import os
 import subprocess
 
 from qgis.core import QgsMessageLog, QgsProcessingProvider, Qgis
+from qgis.PyQt.QtGui import QIcon
 
 from .algorithm import LsmAlgorithm
 from .lsm_binary import lsm_binary
@@ -30,6 +32,12 @@ class LsmProvider(QgsProcessingProvider):
     def name(self):
         return "lsm"
 
+    def icon(self):
+        return QIcon(os.path.join(os.path.dirname(__file__), "icon.svg"))
+
+    def svgIconPath(self):  # noqa: N802
+        return os.path.join(os.path.dirname(__file__), "icon.svg")
+
     def longName(self):  # noqa: N802
         version = self.description["version"] if self.description else "?"
         return "lsm {} (landscape metrics, image features, fuzzy connectedness)".format(version)
@@ -39,4 +47,4 @@ class LsmProvider(QgsProcessingProvider):
         if not self.description:
             return
         for command in self.description["commands"]:
-            self.addAlgorithm(LsmAlgorithm(command))
+            self.addAlgorithm(LsmAlgorithm(command, self.description.get("metrics")))

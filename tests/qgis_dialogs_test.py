@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+"""The lsm provider as a QGIS user meets it (issue "lsm in QGIS as a landscape
+ecologist expects it"), in a QGIS application under Xvfb:
+
+- every algorithm: short field titles (no "--", no "default"), the spec's
+  defaults in the widgets, required parameters not optional, technical ones
+  under "Advanced parameters", three toolbox groups with readable names;
+- Patch IDs and K-means classes run through Processing load as categorical
+  (paletted) layers named after the input, with a .qml beside the output;
+  Landscape metrics loads its tables with the CSV headers as field names and
+  numbers as numbers;
+- screenshots of the metrics dialog and of the styled patch map, written to
+  the folder given (docs/images/ keeps the ones shown in docs/QGIS.md).
+
+  qgis_dialogs_test.py SOURCE_DIR LSM_BINARY SCREENSHOT_DIR
+Exits 77 (skipped) without QGIS's Python bindings.
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+source_dir, lsm, shots = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    from qgis.core import QgsApplication
+except ImportError:
+    print("SKIP: no QGIS Python bindings (bash tools/setup.sh --with-qgis)")
+    sys.exit(77)
+
+os.environ["LSM_BINARY"] = lsm
+sys.path.insert(0, "/usr/share/qgis/python/plugins")
+sys.path.insert(0, os.path.join(source_dir, "tools", "qgis"))
+app = QgsApplication([], True)
+app.initQgis()
+from processing.core.Processing import Processing  # noqa: E402
+
+Processing.initialize()
+import processing  # noqa: E402
+from qgis.core import (  # noqa: E402
+    QgsMapRendererParallelJob,
+    QgsMapSettings,
+    QgsProcessingContext,
+    QgsProcessingFeedback,
+    QgsProcessingParameterDefinition,
+    QgsProcessingParameterEnum,
+    QgsProcessingParameterNumber,
+    QgsProject,
+)
+from qgis.PyQt.QtCore import QSize  # noqa: E402
+from qgis.PyQt.QtGui import QColor  # noqa: E402
+
+from lsm_provider.algorithm import parameter_name  # noqa: E402
+from lsm_provider.provider import LsmProvider  # noqa: E402
+
+failures = []
+
+
+def check(what, ok, detail=""):
+    print(("ok: " if ok else "FAIL: ") + what + ("" if ok else " — " + str(detail)))
+    if not ok:
+        failures.append(what)
+
+
+provider = LsmProvider()
+QgsApplication.processingRegistry().addProvider(provider)
+describe = json.loads(subprocess.run([lsm, "--describe"], capture_output=True, text=True, check=True).stdout)
+
+# 1. Dialogs from the spec.
+groups = set()
+for command in describe["commands"]:
+    alg = QgsApplication.processingRegistry().algorithmById("lsm:" + command["name"])
+    check("lsm:%s is in the toolbox" % command["name"], alg is not None)
+    if alg is None:
+        continue
+    groups.add(alg.group())
+    check("%s is named '%s', not after the command" % (command["name"], command["title"]),
+          alg.displayName() == command["title"], alg.displayName())
+    for option in command["parameters"]:
+        if option["name"] in ("quiet", "help"):
+            continue
+        param = alg.parameterDefinition(parameter_name(option))
+        if param is None:
+            check("%s --%s has a field" % (command["name"], option["name"]), False)
+            continue
+        title = param.description()
+        where = "%s %s" % (command["name"], option["name"])
+        if "--" in title or "default" in title.lower() or len(title) > 40:
+            check(where + ": a short title", False, title)
+        optional = bool(param.flags() & QgsProcessingParameterDefinition.FlagOptional)
+        if option["required"] and optional:
+            check(where + ": required, not optional", False)
+        advanced = bool(param.flags() & QgsProcessingParameterDefinition.FlagAdvanced)
+        if advanced != bool(option["advanced"]):
+            check(where + ": advanced as the spec says", False, advanced)
+        default = option["default"]
+        if default is not None and not option["output"] and option["type"] != "flag":
+            shown = param.defaultValue()
+            if isinstance(param, QgsProcessingParameterNumber):
+                same = shown is not None and float(shown) == float(default)
+            else:
+                same = str(shown) == str(default)
+            if not same:
+                check(where + ": the widget shows the spec's default %r" % default, False, shown)
+check("every field: short title, required honoured, advanced as declared, spec defaults (see FAIL lines)",
+      not any("title" in f or "optional" in f or "advanced" in f or "default" in f for f in failures))
+check("three toolbox groups", groups == {"Landscape metrics", "Image analysis", "Segmentation"}, groups)
+metrics_alg = QgsApplication.processingRegistry().algorithmById("lsm:metrics")
+metric_field = metrics_alg.parameterDefinition("METRICS")
+check("--metrics is a multiple choice of the catalogue's acronyms",
+      isinstance(metric_field, QgsProcessingParameterEnum) and metric_field.allowMultiple()
+      and "SHDI" in metric_field.options(), metric_field)
+check("the metrics help lists the metrics with their units",
+      "SHDI" in metrics_alg.shortHelpString() and "ha" in metrics_alg.shortHelpString())
+
+# 2. Results that look right.
+work = tempfile.mkdtemp()
+sample = os.path.join(work, "nlm_fbm_400x300.tif")
+shutil.copy(os.path.join(source_dir, "sample_rasters", "nlm_fbm_400x300.tif"), sample)
+project = QgsProject.instance()
+
+
+def run_and_load(alg_id, parameters):
+    context = QgsProcessingContext()
+    context.setProject(project)
+    before = set(project.mapLayers())
+    processing.runAndLoadResults(alg_id, parameters, feedback=QgsProcessingFeedback(), context=context)
+    return [project.mapLayer(i) for i in set(project.mapLayers()) - before]
+
+
+label = os.path.join(work, "patches.tif")
+layers = run_and_load("lsm:label", {"INPUT": sample, "OUTPUT": label, "NEIGHBORS": "8"})
+check("Patch IDs loads one layer", len(layers) == 1, layers)
+patch_layer = layers[0] if layers else None
+if patch_layer:
+    check("the patch layer is named after the input", patch_layer.name() == "nlm_fbm_400x300 — Patch IDs",
+          patch_layer.name())
+    check("the patch layer is drawn in random colours (paletted), not a grey stretch",
+          patch_layer.renderer().type() in ("paletted", "singlebandpseudocolor"), patch_layer.renderer().type())
+    check("its style is saved beside it (patches.qml)", os.path.exists(os.path.join(work, "patches.qml")))
+layers = run_and_load("lsm:kmeans", {"INPUT": sample, "OUTPUT": os.path.join(work, "classes.tif"), "K": 3})
+check("K-means classes load paletted", len(layers) == 1 and layers[0].renderer().type() == "paletted",
+      [l.renderer().type() for l in layers])
+layers = run_and_load("lsm:metrics", {"INPUT": sample, "OUTPUT": os.path.join(work, "m.csv")})
+tables = {l.name().split(" — ")[-1]: l for l in layers}
+check("Landscape metrics loads its tables named after the input",
+      {"class metrics", "landscape metrics", "patch metrics", "class adjacencies"} <= set(tables), list(tables))
+for title, suffix in (("class metrics", "class"), ("class adjacencies", "adj"), ("landscape metrics", "land")):
+    layer = tables.get(title)
+    if not layer:
+        continue
+    with open(os.path.join(work, "m.%s.csv" % suffix)) as f:
+        header = next(csv.reader(f))
+    names = [field.name() for field in layer.fields()]
+    check("the %s table's fields are its CSV header" % suffix, names == header, names[:6])
+    numeric = [field.isNumeric() for field in layer.fields()][1:]
+    check("the %s table's values are numbers" % suffix, numeric and all(numeric) or suffix == "land",
+          [f.typeName() for f in layer.fields()][:6])
+
+# 3. Pictures: the metrics dialog and the styled patch map.
+os.makedirs(shots, exist_ok=True)
+from processing.gui.AlgorithmDialog import AlgorithmDialog  # noqa: E402
+
+dialog = AlgorithmDialog(metrics_alg)
+dialog.resize(900, 760)
+dialog.show()
+app.processEvents()
+check("screenshot of the metrics dialog", dialog.grab().save(os.path.join(shots, "qgis_metrics_dialog.png")))
+dialog.close()
+if patch_layer:
+    settings = QgsMapSettings()
+    settings.setLayers([patch_layer])
+    settings.setExtent(patch_layer.extent())
+    settings.setOutputSize(QSize(800, 600))
+    settings.setBackgroundColor(QColor("white"))
+    job = QgsMapRendererParallelJob(settings)
+    job.start()
+    job.waitForFinished()
+    check("screenshot of the patch map", job.renderedImage().save(os.path.join(shots, "qgis_patch_map.png")))
+project.clear()
+shutil.rmtree(work, ignore_errors=True)
+app.exitQgis()
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
