@@ -18,7 +18,6 @@ in the work folder.
 import argparse
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -50,6 +49,7 @@ class Campaign:
         self.failures = {}
         self.defects = []
         self.slowest = 0.0
+        self.peak = (0.0, "")
         self.env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0", UBSAN_OPTIONS="halt_on_error=1",
                         GDAL_DRIVER_PATH=self.plugins)
         self.preload = asan_preload()
@@ -59,14 +59,27 @@ class Campaign:
         if gdal_tool and self.preload:
             env["LD_PRELOAD"] = self.preload
         start = time.time()
-        try:
-            p = subprocess.run(args, capture_output=True, text=True, errors="replace", env=env, timeout=60)
-        except subprocess.TimeoutExpired:
-            self.defects.append((label, "ran past 60 s", args))
-            return
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as errf:
+            p = subprocess.Popen(args, stdout=out, stderr=errf, env=env)
+            deadline = start + 60
+            while True:
+                pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.time() > deadline:
+                    p.kill()
+                    os.wait4(p.pid, 0)
+                    self.defects.append((label, "ran past 60 s", args))
+                    return
+                time.sleep(0.005)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            errf.seek(0)
+            err = errf.read().decode("utf-8", "replace")
         self.slowest = max(self.slowest, time.time() - start)
+        rss_mb = usage.ru_maxrss / 1024
+        if rss_mb > self.peak[0]:
+            self.peak = (rss_mb, " ".join(args)[:200])
         self.runs += 1
-        err = p.stderr
         if "Sanitizer" in err or "runtime error" in err or p.returncode < 0 or p.returncode > 1:
             self.defects.append((label, "crash or sanitizer report (exit %d): %s" % (p.returncode, err[-400:]), args))
             return
@@ -228,9 +241,9 @@ def main():
     c.connection_strings(a.strings)
     c.boundary_options()
     c.init_files()
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print("runs: %d in %.0f s (slowest %.1f s); peak resident memory of any run: %.0f MB" %
-          (c.runs, time.time() - start, c.slowest, peak))
+    peak = c.peak[0]
+    print("runs: %d in %.0f s (slowest %.1f s); peak resident memory of any run: %.0f MB (%s)" %
+          (c.runs, time.time() - start, c.slowest, peak, c.peak[1]))
     print("refusals by kind: " + "; ".join("%s %d" % (k, v) for k, v in sorted(c.failures.items(), key=lambda x: -x[1])[:12]))
     print("defects: %d" % len(c.defects))
     for label, what, args in c.defects[:30]:

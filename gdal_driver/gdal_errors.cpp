@@ -25,6 +25,8 @@ std::string one_line(std::string text) {
   for (char& c : text)
     if (c == '\n' || c == '\r') c = ' ';
   if (text.size() > 300) text = text.substr(0, 300) + "...";
+  // libtiff ends some messages with a colon and no detail ("ZIPDecode:ZLib error:").
+  while (!text.empty() && (text.back() == ':' || text.back() == ' ')) text.pop_back();
   return text;
 }
 

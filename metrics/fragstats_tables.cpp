@@ -96,13 +96,43 @@ void write_table_rows(std::ostream& out, const MetricTable& table, MetricLevel l
   }
 }
 
-void write_tidy_rows(std::ostream& out, const MetricTable& t, MetricLevel level) {
+namespace {
+
+// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string name_of(const std::map<int32_t, std::string>& names, int32_t type) {
+  const auto it = names.find(type);
+  return it == names.end() ? std::string() : csv_field(it->second);
+}
+
+}  // namespace
+
+void write_named_class_csv(std::ostream& out, const MetricTable& table, const std::map<int32_t, std::string>& names) {
+  out << "TYPE,NAME";
+  for (const std::string& c : table.columns) out << ',' << c;
+  out << '\n';
+  for (const MetricTable::Row& r : table.rows) {
+    out << r.type << ',' << name_of(names, r.type);
+    for (double v : r.values) out << ',' << format_value(v);
+    out << '\n';
+  }
+}
+
+void write_tidy_rows(std::ostream& out, const MetricTable& t, MetricLevel level,
+                     const std::map<int32_t, std::string>* names) {
   const char* name = level == MetricLevel::Patch ? "patch" : level == MetricLevel::Class ? "class" : "landscape";
   for (const MetricTable::Row& r : t.rows)
     for (size_t i = 0; i < t.columns.size(); ++i) {
       out << name << ',';
       if (level != MetricLevel::Landscape) out << r.type;
       out << ',';
+      if (names) out << (level == MetricLevel::Landscape ? std::string() : name_of(*names, r.type)) << ',';
       if (level == MetricLevel::Patch) out << r.pid;
       out << ',' << t.columns[i] << ',' << format_value(r.values[i]) << '\n';
     }
@@ -155,8 +185,8 @@ void MetricTableFiles::write_patch_rows(const MetricTable& rows) {
   patch_rows_streamed_ = true;
   if (format_ == TableFormat::Tidy) {
     std::ofstream& out = stream("tidy");
-    if (first) out << "level,class,id,metric,value\n";
-    write_tidy_rows(out, rows, MetricLevel::Patch);
+    if (first) out << (names_.empty() ? "level,class,id,metric,value\n" : "level,class,name,id,metric,value\n");
+    write_tidy_rows(out, rows, MetricLevel::Patch, names_.empty() ? nullptr : &names_);
   } else {
     std::ofstream& out = stream("patch");
     if (first) write_table_header(out, rows, MetricLevel::Patch);
@@ -168,16 +198,17 @@ void MetricTableFiles::write(const FragstatsMetrics& m, const PatchRowResults& r
   for (auto& [kind, file] : files_) {
     std::ofstream& out = stream(kind);
     if (kind == "tidy") {
-      if (patch_rows_streamed_) {  // the patch rows are there already
-        if (levels_.cls) write_tidy_rows(out, m.cls, MetricLevel::Class);
-        if (levels_.land) write_tidy_rows(out, m.land, MetricLevel::Landscape);
-      } else {
-        write_tidy_csv(out, m, levels_);
-      }
+      const std::map<int32_t, std::string>* names = names_.empty() ? nullptr : &names_;
+      if (!patch_rows_streamed_)
+        out << (names ? "level,class,name,id,metric,value\n" : "level,class,id,metric,value\n");
+      if (levels_.patch && !patch_rows_streamed_) write_tidy_rows(out, m.patch, MetricLevel::Patch, names);
+      if (levels_.cls) write_tidy_rows(out, m.cls, MetricLevel::Class, names);
+      if (levels_.land) write_tidy_rows(out, m.land, MetricLevel::Landscape, names);
     } else if (kind == "patch") {
       if (!patch_rows_streamed_) write_table_csv(out, m.patch, MetricLevel::Patch);
     } else if (kind == "class") {
-      write_table_csv(out, m.cls, MetricLevel::Class);
+      if (names_.empty()) write_table_csv(out, m.cls, MetricLevel::Class);
+      else write_named_class_csv(out, m.cls, names_);
     } else if (kind == "land") {
       write_table_csv(out, m.land, MetricLevel::Landscape);
     } else if (rows.second_pass) {

@@ -41,7 +41,12 @@ void write_table_csv(std::ostream& out, const MetricTable& table, MetricLevel le
 void write_table_header(std::ostream& out, const MetricTable& table, MetricLevel level);
 void write_table_rows(std::ostream& out, const MetricTable& table, MetricLevel level);
 /// The rows of one table as tidy lines (without the header).
-void write_tidy_rows(std::ostream& out, const MetricTable& table, MetricLevel level);
+/// Tidy rows "level,class,id,metric,value"; with `names`, "level,class,name,id,metric,value".
+void write_tidy_rows(std::ostream& out, const MetricTable& table, MetricLevel level,
+                     const std::map<int32_t, std::string>* names = nullptr);
+/// The class table with a NAME column after TYPE (names of `names`, empty
+/// where a class has none; quoted as CSV needs).
+void write_named_class_csv(std::ostream& out, const MetricTable& table, const std::map<int32_t, std::string>& names);
 /// The selected levels as tidy rows: level,class,id,metric,value ("patch"/"class"/"landscape";
 /// class empty at landscape level; id = PID at patch level, else empty).
 void write_tidy_csv(std::ostream& out, const FragstatsMetrics& m, const MetricLevels& levels);
@@ -62,8 +67,13 @@ class MetricTableFiles {
   /// from `m` unless its rows came through write_patch_rows()) and renames
   /// them into place. Throws lsm::Error(Io).
   void write(const FragstatsMetrics& m, const PatchRowResults& rows);
+  /// Class names (the raster's attribute table or category names, or a
+  /// FRAGSTATS class descriptor file): the class and tidy tables get a NAME
+  /// column when there are any. Call before any rows are written.
+  void set_class_names(std::map<int32_t, std::string> names) { names_ = std::move(names); }
 
  private:
+  std::map<int32_t, std::string> names_;
   std::ofstream& stream(const std::string& kind);
   MetricLevels levels_;
   TableFormat format_;

@@ -1,9 +1,11 @@
 // metrics: the FRAGSTATS patch, class and landscape tables and the class
 // adjacency matrix of a categorical raster (lsm metrics INPUT --out PREFIX).
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
 #include "cell_neighbourhood.h"
+#include "class_descriptors.h"
 #include "common_parameters.h"
 #include "error.h"
 #include "fragstats_core_areas.h"
@@ -86,6 +88,11 @@ OperationSpec metrics_spec() {
           text("format", "table layout: fragstats (one column per metric) or tidy (one row per value)")
               .one_of({"fragstats", "tidy"})
               .with_default("fragstats"),
+          text("class-descriptors", "FRAGSTATS class descriptor file (ID, Name, Enabled, IsBackground): class names "
+                                    "for the tables, classes left out of the class table, the background class")
+              .titled("Class descriptors")
+              .with_metavar("FILE")
+              .only(kCommandLine),
           flag("print", "also print key columns of the class and landscape tables on stdout, aligned, with class names")
               .only(kCommandLine),
       },
@@ -100,8 +107,16 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   const TableFormat format = parse_table_format(v.text("format"));
   const MetricSelection selection = v.given("metrics") ? MetricSelection(v.text("metrics")) : MetricSelection();
   const uint64_t memory_limit = memory_size(v.text("memory-limit"));
+  const ClassDescriptors descriptors =
+      v.given("class-descriptors") ? read_class_descriptors(v.text("class-descriptors")) : ClassDescriptors{};
+  if (descriptors.background.size() > 1)
+    throw Error(ErrorKind::BadInput, v.text("class-descriptors") + " marks " + std::to_string(descriptors.background.size()) +
+                                         " classes as background; lsm takes one background class");
+  // --background wins over the descriptor file's IsBackground class.
   const std::optional<int32_t> background =
-      v.given("background") ? std::optional<int32_t>(static_cast<int32_t>(v.integer("background"))) : std::nullopt;
+      v.given("background") ? std::optional<int32_t>(static_cast<int32_t>(v.integer("background")))
+      : descriptors.background.empty() ? std::nullopt
+                                       : std::optional<int32_t>(*descriptors.background.begin());
   MetricOptions metric_options;
   metric_options.background = background;
   metric_options.boundary_edge = v.number("boundary-edge");
@@ -136,6 +151,9 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   // On a GPU (one or several) the second pass's per-cell tests run there too.
   const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);
   MetricTableFiles files(prefix, levels, format, second_pass);  // fails now if PREFIX is not writable
+  // Class names: the descriptor file's, else the raster's attribute table or category names.
+  const std::map<int32_t, std::string> names = descriptors.names.empty() ? source.class_names() : descriptors.names;
+  files.set_class_names(names);
   // Up to two passes over the raster: labeling (the first half of the
   // progress when a second pass follows), then per-cell metrics.
   const double scan_share = second_pass ? 0.5 : 1;
@@ -168,10 +186,13 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   FragstatsMetrics m = compute_fragstats_metrics(
       table, rows, metric_options, [&](const MetricTable& block) { files.write_patch_rows(selection.apply(block)); });
   m.cls = selection.apply(m.cls);
+  // FRAGSTATS leaves classes that are not Enabled out of the class-level output.
+  m.cls.rows.erase(std::remove_if(m.cls.rows.begin(), m.cls.rows.end(),
+                                  [&](const MetricTable::Row& r) { return descriptors.disabled.count(r.type) > 0; }),
+                   m.cls.rows.end());
   m.land = selection.apply(m.land);
   files.write(m, rows);
   if (v.flag("print")) {  // a summary for a person; every column is in the files
-    const std::map<int32_t, std::string> names = source.class_names();
     if (levels.cls) {
       std::cout << "\nClass metrics (key columns; all in " << prefix << ".class.csv)\n";
       write_summary_table(std::cout, m.cls, MetricLevel::Class, names);

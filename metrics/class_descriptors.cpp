@@ -1,0 +1,98 @@
+#include "class_descriptors.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "error.h"
+#include "protected_inputs.h"
+
+namespace lsm {
+
+namespace {
+
+std::string trimmed(const std::string& text) {
+  size_t a = 0, b = text.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(text[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(text[b - 1]))) --b;
+  std::string t = text.substr(a, b - a);
+  if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
+  return t;
+}
+
+// The fields of one line, commas inside double quotes kept ("Grass, dry").
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) fields.emplace_back();
+    else fields.back() += c;
+  }
+  for (std::string& f : fields) f = trimmed(f);
+  return fields;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+}  // namespace
+
+ClassDescriptors read_class_descriptors(const std::string& path) {
+  constexpr std::streamsize kMaxBytes = 1 << 20;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error(ErrorKind::BadInput, "the class descriptor file '" + path + "' is a folder");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::BadInput, "cannot read the class descriptor file '" + path + "'");
+  protect_input_file(path);
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (static_cast<std::streamsize>(text.size()) > kMaxBytes)
+      throw Error(ErrorKind::BadInput, "the class descriptor file '" + path + "' is larger than 1 MiB");
+  }
+  ClassDescriptors d;
+  std::istringstream lines(text);
+  std::string line;
+  int line_no = 0;
+  while (std::getline(lines, line)) {
+    ++line_no;
+    const std::string where = path + ":" + std::to_string(line_no) + ": ";
+    if (trimmed(line).empty()) continue;
+    const std::vector<std::string> fields = csv_fields(line);
+    if (fields.size() != 4)
+      throw Error(ErrorKind::BadInput, where + std::to_string(fields.size()) +
+                                           " fields, expected 4: ID, Name, Enabled, IsBackground");
+    if (lower(fields[0]) == "id") continue;  // the header line
+    char* end = nullptr;
+    errno = 0;
+    const long long id = std::strtoll(fields[0].c_str(), &end, 10);
+    if (fields[0].empty() || *end || errno == ERANGE || id < INT32_MIN || id > INT32_MAX)
+      throw Error(ErrorKind::BadInput, where + "'" + fields[0].substr(0, 40) + "' is not a class code (an int32 integer)");
+    auto flag = [&](const std::string& value, const char* what) {
+      const std::string v = lower(value);
+      if (v == "true" || v == "1" || v == "yes") return true;
+      if (v == "false" || v == "0" || v == "no") return false;
+      throw Error(ErrorKind::BadInput, where + std::string(what) + " must be true or false, not '" + value.substr(0, 40) + "'");
+    };
+    const int32_t code = static_cast<int32_t>(id);
+    if (d.names.count(code)) throw Error(ErrorKind::BadInput, where + "class " + fields[0] + " is described twice");
+    d.names[code] = fields[1];
+    if (!flag(fields[2], "Enabled")) d.disabled.insert(code);
+    if (flag(fields[3], "IsBackground")) d.background.insert(code);
+  }
+  return d;
+}
+
+}  // namespace lsm

@@ -1,0 +1,92 @@
+// Class names in the tables: from the raster's attribute table (or category
+// names), or from a FRAGSTATS class descriptor file (--class-descriptors),
+// with FRAGSTATS' meaning of Enabled and IsBackground.
+#include <gdal_rat.h>
+
+#include "cli_fixture.h"
+
+namespace lsm::test {
+namespace {
+
+class ClassNamesCli : public CliFixture {
+ protected:
+  // 4 x 3 cells: classes 1, 2 and 3.
+  std::string raster() {
+    const double gt[6] = {0, 30, 0, 0, 0, -30};
+    return write_4x3("r.tif", GDT_Byte, gt, 3035, {1, 1, 2, 2, 1, 2, 2, 3, 3, 3, 3, 3});
+  }
+  std::string header(const std::string& file) {
+    const std::string text = slurp(path(file));
+    return text.substr(0, text.find('\n'));
+  }
+};
+
+TEST_F(ClassNamesCli, DescriptorFileNamesClassesAndLeavesOutDisabledOnes) {
+  const std::string in = raster();
+  std::ofstream(path("classes.csv")) << "ID, Name, Enabled, IsBackground\n1, Forest, true, false\n"
+                                        "2, \"Grass, dry\", true, false\n3, Water, false, false\n";
+  const CliRun r = run_lsm("metrics " + in + " --out " + path("m") + " --class-descriptors " + path("classes.csv") + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(header("m.class.csv").substr(0, 13), "TYPE,NAME,CA,");
+  const std::string cls = slurp(path("m.class.csv"));
+  EXPECT_NE(cls.find("\n1,Forest,"), std::string::npos) << cls;
+  EXPECT_NE(cls.find("\n2,\"Grass, dry\","), std::string::npos) << cls;
+  EXPECT_EQ(cls.find("\n3,"), std::string::npos) << "class 3 is not Enabled: no class row";
+  // The landscape still holds class 3 (Enabled only filters the class output).
+  ASSERT_EQ(run_lsm("metrics " + in + " --out " + path("plain") + " -q").code, 0);
+  EXPECT_EQ(slurp(path("m.land.csv")), slurp(path("plain.land.csv")));
+  EXPECT_EQ(header("plain.class.csv").substr(0, 8), "TYPE,CA,");  // no names, no NAME column
+
+  ASSERT_EQ(run_lsm("metrics " + in + " --out " + path("t") + " --format tidy --class-descriptors " +
+                    path("classes.csv") + " -q").code, 0);
+  EXPECT_EQ(header("t.tidy.csv"), "level,class,name,id,metric,value");
+  EXPECT_NE(slurp(path("t.tidy.csv")).find("class,1,Forest,,CA,"), std::string::npos);
+}
+
+TEST_F(ClassNamesCli, IsBackgroundMakesTheClassBackground) {
+  const std::string in = raster();
+  std::ofstream(path("classes.csv")) << "1,Forest,true,false\n2,Grass,true,false\n3,Water,true,true\n";
+  ASSERT_EQ(run_lsm("metrics " + in + " --out " + path("d") + " --class-descriptors " + path("classes.csv") + " -q").code, 0);
+  ASSERT_EQ(run_lsm("metrics " + in + " --out " + path("b") + " --background 3 -q").code, 0);
+  EXPECT_EQ(slurp(path("d.land.csv")), slurp(path("b.land.csv")));
+}
+
+TEST_F(ClassNamesCli, AttributeTableNamesTheClasses) {
+  const std::string in = raster();
+  GDALAllRegister();
+  GDALDataset* d = GDALDataset::Open(in.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE);
+  GDALDefaultRasterAttributeTable rat;
+  rat.CreateColumn("VALUE", GFT_Integer, GFU_MinMax);
+  rat.CreateColumn("CLASS", GFT_String, GFU_Name);
+  rat.SetValue(0, 0, 1);
+  rat.SetValue(0, 1, "deciduous forest");
+  rat.SetValue(1, 0, 3);
+  rat.SetValue(1, 1, "open water");
+  ASSERT_EQ(d->GetRasterBand(1)->SetDefaultRAT(&rat), CE_None);
+  GDALClose(d);
+  const CliRun r = run_lsm("metrics " + in + " --out " + path("m") + " --print -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string cls = slurp(path("m.class.csv"));
+  EXPECT_NE(cls.find("\n1,deciduous forest,"), std::string::npos) << cls;
+  EXPECT_NE(cls.find("\n2,,"), std::string::npos) << "a class without a name has an empty NAME";
+  EXPECT_NE(r.out.find("open water"), std::string::npos) << r.out;
+}
+
+TEST_F(ClassNamesCli, BadDescriptorFilesGetOneLine) {
+  const std::string in = raster();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"1,Forest,true\n", "3 fields, expected 4: ID, Name, Enabled, IsBackground"},
+      {"x,Forest,true,false\n", "'x' is not a class code"},
+      {"1,Forest,maybe,false\n", "Enabled must be true or false, not 'maybe'"},
+      {"1,A,true,false\n1,B,true,false\n", "class 1 is described twice"},
+      {"1,A,true,true\n2,B,true,true\n", "marks 2 classes as background; lsm takes one background class"}};
+  for (const auto& [text, message] : cases) {
+    std::ofstream(path("bad.csv"), std::ios::trunc) << text;
+    const CliRun r = run_lsm("metrics " + in + " --out " + path("m") + " --class-descriptors " + path("bad.csv") + " -q");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace lsm::test
