@@ -27,6 +27,7 @@ Json role_name(ParameterRole r) {
     case ParameterRole::OutputFile: return "file";
     case ParameterRole::OutputTablePrefix: return "table-prefix";
     case ParameterRole::OutputFolder: return "folder";
+    case ParameterRole::OutputVector: return "vector";
     case ParameterRole::Value:
     case ParameterRole::InputRaster: break;
   }

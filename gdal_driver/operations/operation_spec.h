@@ -35,7 +35,8 @@ enum class ParameterRole {
   OutputRaster,       ///< a raster written (GeoTIFF or -of)
   OutputFile,         ///< another file written (.npy, JSON)
   OutputTablePrefix,  ///< the prefix of CSV tables
-  OutputFolder        ///< a folder of outputs
+  OutputFolder,       ///< a folder of outputs
+  OutputVector        ///< a vector dataset written (GeoPackage ...)
 };
 
 /// How a raster output is best drawn (dialogs style it; docs/QGIS.md).

@@ -10,6 +10,7 @@ namespace lsm::ops {
 
 Operation metrics_operation();      ///< FRAGSTATS tables (CSV)
 Operation label_operation();        ///< patch-ID raster
+Operation patches_operation();      ///< patch polygons with their metrics
 Operation patchmetric_operation();  ///< a patch metric of every cell
 Operation synth_operation();        ///< neutral landscape model
 Operation kmeans_operation();       ///< K-means classes

@@ -98,6 +98,9 @@ std::vector<OutputKind> process_outputs(const ops::OperationSpec& spec) {
       case ops::ParameterRole::OutputFolder:
         outputs.push_back({"levels", "pyramid levels level_00 (the input) ... as Cloud Optimized GeoTIFFs", kTiff});
         break;
+      case ops::ParameterRole::OutputVector:
+        outputs.push_back({p.name, p.help, "application/geopackage+sqlite3"});
+        break;
       case ops::ParameterRole::OutputFile:
         if (p.name == "stats") outputs.push_back({"stats", p.help, "application/json"});
         else outputs.push_back({p.name, p.help, kTiff});

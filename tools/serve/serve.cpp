@@ -133,6 +133,7 @@ void set_outputs(ops::ParameterValues& values, const ops::OperationSpec& spec, c
     switch (p.role) {
       case ops::ParameterRole::OutputTablePrefix: values.set(p.name, (dir / "metrics").string()); break;
       case ops::ParameterRole::OutputFolder: values.set(p.name, (dir / "levels").string()); break;
+      case ops::ParameterRole::OutputVector: values.set(p.name, (dir / (p.name + ".gpkg")).string()); break;
       case ops::ParameterRole::OutputFile:
         values.set(p.name, (dir / (p.name == "stats" ? "stats.json" : p.name + ".tif")).string());
         break;
@@ -160,6 +161,7 @@ std::string media_type_of(const fs::path& path) {
   if (ext == ".csv") return "text/csv";
   if (ext == ".json") return "application/json";
   if (ext == ".tif") return "image/tiff; application=geotiff; profile=cloud-optimized";
+  if (ext == ".gpkg") return "application/geopackage+sqlite3";
   return "application/octet-stream";
 }
 

@@ -27,6 +27,7 @@ from qgis.core import (
     QgsProcessingParameterRasterDestination,
     QgsProcessingParameterRasterLayer,
     QgsProcessingParameterString,
+    QgsProcessingParameterVectorDestination,
 )
 
 from .layer_styles import style_for_output, table_layer
@@ -77,6 +78,8 @@ def make_bare_parameter(option):
         return QgsProcessingParameterFolderDestination(name, text, optional=optional)
     if kind == "raster":
         return QgsProcessingParameterRasterDestination(name, text, optional=optional, createByDefault=not optional)
+    if kind == "vector":
+        return QgsProcessingParameterVectorDestination(name, text, QgsProcessing.TypeVectorPolygon, optional=optional)
     if kind == "file":
         return QgsProcessingParameterFileDestination(name, text, "All files (*)", optional=optional,
                                                      createByDefault=not optional)
@@ -180,7 +183,7 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
                 if layer is None:
                     raise QgsProcessingException("no raster for " + name)
                 values = [layer.source()]
-            elif isinstance(param, QgsProcessingParameterRasterDestination):
+            elif isinstance(param, (QgsProcessingParameterRasterDestination, QgsProcessingParameterVectorDestination)):
                 path = self.parameterAsOutputLayer(parameters, name, context) if given or option["required"] else ""
                 if not path:
                     continue
@@ -255,9 +258,9 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
         source = self.input_name(parameters, context)
         for option in self.options:
             name = parameter_name(option)
-            if option["output"] in ("raster", "file", "folder"):
+            if option["output"] in ("raster", "vector", "file", "folder"):
                 param = self.parameterDefinition(name)
-                if isinstance(param, QgsProcessingParameterRasterDestination):
+                if isinstance(param, (QgsProcessingParameterRasterDestination, QgsProcessingParameterVectorDestination)):
                     path = self.parameterAsOutputLayer(parameters, name, context)
                     results[name] = path
                     # "augusta_nlcd — Patch IDs", drawn as the declaration says.

@@ -1,0 +1,90 @@
+// lsm patches: one polygon per patch (GDAL's polygoniser on the patch IDs),
+// whose attributes are the patch table's row and whose area is its AREA.
+#include <ogrsf_frmts.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "cli_fixture.h"
+#include "shared_data.h"
+
+namespace lsm::test {
+namespace {
+
+class PatchPolygons : public CliFixture {
+ protected:
+  std::string sample() const { return std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif"; }
+
+  // Every feature against the patch table of `lsm metrics --level patch`, in
+  // order: PID, TYPE, every metric, and the polygon's area against AREA.
+  void expect_polygons_equal_the_patch_table(const std::string& input, size_t patches, const std::string& extra = "") {
+    ASSERT_EQ(run_lsm("patches " + input + " " + path("p.gpkg") + extra + " -q").code, 0);
+    ASSERT_EQ(run_lsm("metrics " + input + " --out " + path("m") + " --level patch" + extra + " -q").code, 0);
+    std::istringstream table(slurp(path("m.patch.csv")));
+    std::string line;
+    std::getline(table, line);
+    std::vector<std::string> header;
+    for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+    GDALAllRegister();
+    GDALDataset* d = GDALDataset::Open(path("p.gpkg").c_str(), GDAL_OF_VECTOR);
+    ASSERT_NE(d, nullptr);
+    OGRLayer* layer = d->GetLayer(0);
+    EXPECT_EQ(layer->GetFeatureCount(), static_cast<GIntBig>(patches));
+    size_t rows = 0, mismatches = 0;
+    for (auto& f : *layer) {
+      std::getline(table, line);
+      ++rows;
+      std::vector<std::string> fields;
+      for (std::istringstream r(line); std::getline(r, line, ',');) fields.push_back(line);
+      fields.resize(header.size());
+      bool same = std::to_string(f->GetFieldAsInteger64("PID")) == fields[0] &&
+                  std::to_string(f->GetFieldAsInteger("TYPE")) == fields[1];
+      for (size_t i = 2; i < header.size(); ++i) {
+        if (header[i] == "NAME") continue;
+        const double expected = fields[i].empty() ? std::nan("") : std::stod(fields[i]);
+        const bool set = f->IsFieldSetAndNotNull(f->GetFieldIndex(header[i].c_str()));
+        same = same && (std::isnan(expected) ? !set : set && f->GetFieldAsDouble(header[i].c_str()) == expected);
+      }
+      const double area_ha = f->GetGeometryRef()->toPolygon()->get_Area() / 1e4;
+      same = same && std::fabs(area_ha - f->GetFieldAsDouble("AREA")) < 1e-9 * std::max(1.0, area_ha);
+      if (!same && ++mismatches < 5) ADD_FAILURE() << "feature " << rows << " differs from its patch row";
+    }
+    EXPECT_EQ(rows, patches);
+    EXPECT_EQ(mismatches, 0u);
+    GDALClose(d);
+  }
+};
+
+TEST_F(PatchPolygons, OnePolygonPerPatchWithItsRow) {
+  expect_polygons_equal_the_patch_table(sample(), 472);
+  expect_polygons_equal_the_patch_table(sample(), 757, " --neighbors 4");  // NP with the 4-cell rule
+}
+
+TEST_F(PatchPolygons, AugustaNlcd) {
+  const std::string augusta = shared_data_dir() + "/landcover/lsm_augusta_nlcd.tif";
+  LSM_REQUIRE_SHARED_FILE(augusta);
+  expect_polygons_equal_the_patch_table(augusta, 17141);
+}
+
+TEST_F(PatchPolygons, NamesFromADescriptorFile) {
+  std::ofstream(path("classes.csv")) << "1,Forest,true,false\n2,Grass,true,false\n3,Water,true,false\n";
+  ASSERT_EQ(run_lsm("patches " + sample() + " " + path("n.gpkg") + " --class-descriptors " + path("classes.csv") + " -q").code, 0);
+  GDALAllRegister();
+  GDALDataset* d = GDALDataset::Open(path("n.gpkg").c_str(), GDAL_OF_VECTOR);
+  ASSERT_NE(d, nullptr);
+  std::unique_ptr<OGRFeature> f(d->GetLayer(0)->GetNextFeature());
+  ASSERT_TRUE(f);
+  const int type = f->GetFieldAsInteger("TYPE");
+  EXPECT_STREQ(f->GetFieldAsString("NAME"), type == 1 ? "Forest" : type == 2 ? "Grass" : type == 3 ? "Water" : "");
+  GDALClose(d);
+}
+
+TEST_F(PatchPolygons, BadOutputsAreRefused) {
+  const CliRun r = run_lsm("patches " + sample() + " " + path("p.shp"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("must end in .gpkg, .fgb or .geojson"), std::string::npos) << r.err;
+  EXPECT_TRUE(files().empty());
+}
+
+}  // namespace
+}  // namespace lsm::test
