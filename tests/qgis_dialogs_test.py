@@ -31,6 +31,8 @@ except ImportError:
     sys.exit(77)
 
 os.environ["LSM_BINARY"] = lsm
+# lsm's GDAL driver, for LSM: layers (GDAL loads plugins when QGIS starts it).
+os.environ["GDAL_DRIVER_PATH"] = os.path.join(os.path.dirname(lsm), "gdalplugins")
 sys.path.insert(0, "/usr/share/qgis/python/plugins")
 sys.path.insert(0, os.path.join(source_dir, "tools", "qgis"))
 app = QgsApplication([], True)
@@ -159,7 +161,49 @@ for title, suffix in (("class metrics", "class"), ("class adjacencies", "adj"), 
     check("the %s table's values are numbers" % suffix, numeric and all(numeric) or suffix == "land",
           [f.typeName() for f in layer.fields()][:6])
 
-# 3. Pictures: the metrics dialog and the styled patch map.
+# 3. Errors a QGIS user can read: an lsm error reaches the user once, as the
+# algorithm's error; a failed LSM: layer carries the driver's reason.
+from qgis.core import QgsProcessingException, QgsRasterLayer  # noqa: E402
+
+
+class RecordingFeedback(QgsProcessingFeedback):
+    def __init__(self):
+        super().__init__()
+        self.messages = []
+
+    def reportError(self, error, fatalError=False):  # noqa: N802
+        self.messages.append(error)
+
+    def pushWarning(self, warning):  # noqa: N802
+        self.messages.append(warning)
+
+    def pushInfo(self, info):  # noqa: N802
+        self.messages.append(info)
+
+
+feedback = RecordingFeedback()
+try:
+    processing.run("lsm:metrics", {"INPUT": sample, "OUTPUT": os.path.join(work, "e.csv"), "MAX_CELLS": 10},
+                   feedback=feedback)
+    raised = ""
+except QgsProcessingException as e:
+    raised = str(e)
+said = [m for m in feedback.messages + [raised] if "more than --max-cells 10" in m]
+check("an lsm error is shown once, as the algorithm's error", len(said) == 1, said)
+from osgeo import gdal  # noqa: E402
+
+gdal.AllRegister()
+gdal.PushErrorHandler("CPLQuietErrorHandler")
+check("GDAL's last error after a failed LSM: open is the driver's reason",
+      gdal.OpenEx("LSM:patchmetric:" + sample) is None and "needs the option metric=METRIC" in gdal.GetLastErrorMsg(),
+      gdal.GetLastErrorMsg())
+gdal.PopErrorHandler()
+bad_layer = QgsRasterLayer("LSM:patchmetric:" + sample, "bad", "gdal")
+check("QGIS's error for the failed LSM: layer names the driver's reason",
+      not bad_layer.isValid() and "needs the option metric=METRIC" in bad_layer.error().message(),
+      bad_layer.error().message()[:300])
+
+# 4. Pictures: the metrics dialog and the styled patch map.
 os.makedirs(shots, exist_ok=True)
 from processing.gui.AlgorithmDialog import AlgorithmDialog  # noqa: E402
 

@@ -234,10 +234,16 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
                 if line and not re.match(r"^[\d.]+( - done\.)?$", line):
                     feedback.pushInfo(line)
 
+        errors = []
+
         def on_stderr(data):
+            # lsm's error line becomes the algorithm's one error message (the
+            # exception below); notes and warnings go to the log as they come.
             for line in bytes(data).decode("utf-8", "replace").splitlines():
-                if line:
-                    feedback.reportError(line)
+                if line.startswith("lsm: error: "):
+                    errors.append(line[len("lsm: error: "):])
+                elif line:
+                    feedback.pushWarning(line)
 
         process = QgsBlockingProcess(lsm_binary(), args)
         process.setStdOutHandler(on_stdout)
@@ -246,7 +252,8 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
         if feedback.isCanceled():
             raise QgsProcessingException("cancelled: the lsm process was ended")
         if code != 0:
-            raise QgsProcessingException("lsm {} failed (exit code {}); see the log".format(self.name(), code))
+            raise QgsProcessingException(errors[-1] if errors else
+                                         "lsm {} failed (exit code {})".format(self.name(), code))
         return self.results(parameters, context, args)
 
     def input_name(self, parameters, context):
