@@ -90,6 +90,11 @@ TEST_F(Hardening, AnOutputThatIsTheInputIsRefusedForEveryCommand) {
   EXPECT_NE(pyramid.err.find("lsm never overwrites an input"), std::string::npos) << pyramid.err;
   EXPECT_TRUE(slurp(path("levels/level_00.tif")) == before);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(path("levels")), {}), 1);
+  // Through an LSM: string, whose dataset lists its source file (GetFileList).
+  const CliRun through_driver = run_shell(std::string("GDAL_DRIVER_PATH=") + LSM_PLUGIN_DIR + " " + LSM_BINARY +
+                                          " label LSM:label:" + input + " " + input + " -q");
+  EXPECT_EQ(through_driver.code, 1);
+  EXPECT_NE(through_driver.err.find("lsm never overwrites an input"), std::string::npos) << through_driver.err;
   const CliRun metrics = run_lsm("metrics " + input + " --out " + path("in.tif.aux") + " -q");  // .aux.csv etc.: fine
   EXPECT_EQ(metrics.code, 0) << metrics.err;
   EXPECT_TRUE(slurp(input) == before);

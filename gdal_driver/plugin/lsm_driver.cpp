@@ -37,7 +37,7 @@ class LsmBand final : public GDALRasterBand {
 
 class LsmDataset final : public GDALDataset {
  public:
-  explicit LsmDataset(std::unique_ptr<DerivedRaster> raster) : raster_(std::move(raster)) {
+  LsmDataset(std::unique_ptr<DerivedRaster> raster, std::string source) : raster_(std::move(raster)), source_(std::move(source)) {
     nRasterXSize = static_cast<int>(raster_->width);
     nRasterYSize = static_cast<int>(raster_->height);
     for (int b = 1; b <= raster_->bands; ++b) SetBand(b, new LsmBand(this, b, *raster_));
@@ -51,9 +51,17 @@ class LsmDataset final : public GDALDataset {
     return CE_None;
   }
   const OGRSpatialReference* GetSpatialRef() const override { return srs_.IsEmpty() ? nullptr : &srs_; }
+  // The source raster is the file this dataset depends on: a program that
+  // reads LSM:label:in.tif (lsm, in its own process) then knows in.tif as an
+  // input and refuses to write over it.
+  char** GetFileList() override {
+    VSIStatBufL stat;
+    return VSIStatL(source_.c_str(), &stat) == 0 ? CSLAddString(nullptr, source_.c_str()) : nullptr;
+  }
 
  private:
   std::unique_ptr<DerivedRaster> raster_;
+  std::string source_;
   OGRSpatialReference srs_;
 };
 
@@ -97,7 +105,7 @@ GDALDataset* open(GDALOpenInfo* info) {
     HeldGdalMessages held;  // GDAL's inner messages become part of lsm's one line
     try {
       const Connection c = parse_connection(info->pszFilename, info->papszOpenOptions);
-      return new LsmDataset(open_derived_raster(c));
+      return new LsmDataset(open_derived_raster(c), c.path);
     } catch (const std::exception& e) {
       failure = e.what();
     }
