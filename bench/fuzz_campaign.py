@@ -79,6 +79,8 @@ class Campaign:
         rss_mb = usage.ru_maxrss / 1024
         if rss_mb > self.peak[0]:
             self.peak = (rss_mb, " ".join(args)[:200])
+        if rss_mb > 2048:
+            self.defects.append((label, "took %.0f MB" % rss_mb, args))
         self.runs += 1
         if "Sanitizer" in err or "runtime error" in err or p.returncode < 0 or p.returncode > 1:
             self.defects.append((label, "crash or sanitizer report (exit %d): %s" % (p.returncode, err[-400:]), args))
@@ -233,14 +235,16 @@ def main():
     ap.add_argument("--seed", type=int, default=38)
     ap.add_argument("--files", type=int, default=478)
     ap.add_argument("--strings", type=int, default=320)
+    ap.add_argument("--files-only", action="store_true", help="only the mutated GeoTIFFs")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="lsm-campaign-")
     c = Campaign(os.path.abspath(a.build), work, random.Random(a.seed))
     start = time.time()
     c.files(a.files)
-    c.connection_strings(a.strings)
-    c.boundary_options()
-    c.init_files()
+    if not a.files_only:
+        c.connection_strings(a.strings)
+        c.boundary_options()
+        c.init_files()
     peak = c.peak[0]
     print("runs: %d in %.0f s (slowest %.1f s); peak resident memory of any run: %.0f MB (%s)" %
           (c.runs, time.time() - start, c.slowest, peak, c.peak[1]))

@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*"; find "$prefix" -maxdepth 6 | head -40; exit 1; }
 plugin=$(find "$prefix" -name gdal_LSM.so | head -1)
 [ -n "$plugin" ] && [[ $plugin == */gdalplugins/gdal_LSM.so ]] || fail "no <libdir>/gdalplugins/gdal_LSM.so"
 [ ! -e "$(dirname "$plugin")/3.6" ] || fail "an empty gdalplugins/3.6 would hide the plugin from GDAL"
-${LSM_ASAN_PRELOAD:+env LD_PRELOAD=$LSM_ASAN_PRELOAD} GDAL_DRIVER_PATH=$(dirname "$plugin") gdalinfo --formats >"$prefix/formats.txt"
+env ${LSM_ASAN_PRELOAD:+LD_PRELOAD=$LSM_ASAN_PRELOAD} GDAL_DRIVER_PATH=$(dirname "$plugin") gdalinfo --formats >"$prefix/formats.txt"
 grep -q "LSM -raster- (ro)" "$prefix/formats.txt" || fail "GDAL does not find the installed driver"
 qgis=$(find "$prefix" -type d -name lsm_provider | head -1)
 [ -f "$qgis/metadata.txt" ] && [ -f "$qgis/algorithm.py" ] || fail "no QGIS plugin"

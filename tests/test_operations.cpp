@@ -147,7 +147,7 @@ TEST_F(Operations, CancelledRunLeavesNoOutput) {
     SCOPED_TRACE(name);
     ops::ParameterValues values(op.spec, ops::kCommandLine);
     if (op.spec.find("input")) values.set("input", sample());
-    if (op.spec.find("output")) values.set("output", path("out.tif"));
+    if (op.spec.find("output")) values.set("output", path(name == "patches" ? "out.gpkg" : "out.tif"));
     if (op.spec.find("out")) values.set("out", path("m"));
     if (op.spec.find("outdir")) values.set("outdir", path("levels"));
     if (op.spec.find("metric")) values.set("metric", "GYRATE");

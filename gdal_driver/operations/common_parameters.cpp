@@ -164,9 +164,13 @@ void check_run_size(const ParameterValues& values, const RunContext& context) {
   if (limit > 0 && cells > double(limit))
     throw Error(ErrorKind::BadInput, "the input has " + std::string(text) + " cells, more than " +
                                          values.spelled("max-cells") + " " + std::to_string(limit));
-  if (cells > 1e10 && !context.quiet)
-    std::cerr << "lsm: note: " << text << " cells (" << values.spec().name
-              << "): a long run; progress is reported as it goes\n";
+  if (cells > 1e10 && !context.quiet) {
+    const int passes = values.spec().passes;
+    std::cerr << "lsm: note: " << text << " cells, "
+              << (passes > 0 ? "read " + std::to_string(passes) + (passes == 1 ? " time" : " times")
+                             : std::string("read once per iteration"))
+              << " by lsm " << values.spec().name << ": a long run; progress is reported as it goes\n";
+  }
 }
 
 std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more) {

@@ -74,6 +74,7 @@ OperationSpec kmeans_spec() {
   s.summary = "K-means classes of a photo or multiband raster";
   s.title = "K-means classes";
   s.category = "Segmentation";
+  s.passes = 0;
   s.usage = "usage: lsm kmeans INPUT OUTPUT.tif --k K [options]";
   s.parameters = joined(
       {
