@@ -1,7 +1,6 @@
 #include "kmeans.h"
 
 #include <omp.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +12,7 @@
 #include <sstream>
 
 #include "error.h"
-#include "protected_inputs.h"
+#include "small_text_file.h"
 #include "kmeans_seeding.h"
 #include "kmeans_update.h"
 
@@ -273,25 +272,8 @@ KMeansResult run_kmeans(FeatureRasterSource& source, const KMeansOptions& o, KMe
 }
 
 std::vector<float> read_centres_file(const std::string& path, int k, int bands) {
-  // A centres file holds k short lines; the limit keeps an endless or huge
-  // file (a device, a wrong path) from growing memory until the run is killed.
-  constexpr std::streamsize kMaxBytes = 16 << 20;
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw Error(ErrorKind::BadInput, "the initial centres file '" + path + "' is a folder");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::BadInput, "cannot read the initial centres file '" + path + "'");
-  protect_input_file(path);
-  std::string text;
-  char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (static_cast<std::streamsize>(text.size()) > kMaxBytes) break;
-  }
-  if (in.bad()) throw Error(ErrorKind::BadInput, "cannot read the initial centres file '" + path + "'");
-  if (static_cast<std::streamsize>(text.size()) > kMaxBytes)
-    throw Error(ErrorKind::BadInput, "the initial centres file '" + path + "' is larger than 16 MiB (" +
-                                         std::to_string(k) + " lines of " + std::to_string(bands) + " numbers expected)");
+  // A centres file holds k short lines.
+  const std::string text = read_small_text_file(path, "the initial centres file", 16 << 20);
   std::vector<float> centres;
   std::istringstream lines(text);
   std::string line;

@@ -1,18 +1,15 @@
 #include "class_descriptors.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "error.h"
-#include "protected_inputs.h"
+#include "small_text_file.h"
 
 namespace lsm {
 
@@ -48,20 +45,7 @@ std::string lower(std::string s) {
 }  // namespace
 
 ClassDescriptors read_class_descriptors(const std::string& path) {
-  constexpr std::streamsize kMaxBytes = 1 << 20;
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw Error(ErrorKind::BadInput, "the class descriptor file '" + path + "' is a folder");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::BadInput, "cannot read the class descriptor file '" + path + "'");
-  protect_input_file(path);
-  std::string text;
-  char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (static_cast<std::streamsize>(text.size()) > kMaxBytes)
-      throw Error(ErrorKind::BadInput, "the class descriptor file '" + path + "' is larger than 1 MiB");
-  }
+  const std::string text = read_small_text_file(path, "the class descriptor file", 1 << 20);
   ClassDescriptors d;
   std::istringstream lines(text);
   std::string line;
