@@ -3,8 +3,10 @@
 # UndefinedBehaviorSanitizer (gcc, -O1, CUDA off, no benchmarks) in
 # build-asan/: any out-of-bounds access, use after free or undefined
 # behaviour fails the test that met it (-fno-sanitize-recover). GDAL's own
-# tools, which some tests run on the plugin driver, get the ASan runtime
-# preloaded, as the instrumented plugin needs it first in the process.
+# tools (and the Python of the QGIS test), which some tests run with the
+# plugin driver, get the ASan runtime preloaded, as the instrumented plugin
+# needs it first in the process; libstdc++ with it, so that ASan's exception
+# interceptor finds its target in a program that is not C++ (python3).
 # Leak detection is off: GDAL's driver registry and PROJ's caches live until
 # exit by design.
 set -euo pipefail
@@ -17,6 +19,6 @@ cmake --build build-asan -j"$(nproc)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSM_ASAN_PRELOAD
-LSM_ASAN_PRELOAD=$(gcc -print-file-name=libasan.so)
+LSM_ASAN_PRELOAD=$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libstdc++.so)  # ':' separates in LD_PRELOAD
 cd build-asan
 ctest --output-on-failure -j"$(nproc)"
