@@ -16,6 +16,8 @@ env ${LSM_ASAN_PRELOAD:+LD_PRELOAD=$LSM_ASAN_PRELOAD} GDAL_DRIVER_PATH=$(dirname
 grep -q "LSM -raster- (ro)" "$prefix/formats.txt" || fail "GDAL does not find the installed driver"
 qgis=$(find "$prefix" -type d -name lsm_provider | head -1)
 [ -f "$qgis/metadata.txt" ] && [ -f "$qgis/algorithm.py" ] || fail "no QGIS plugin"
+[ -f "$qgis/docs/metrics.md" ] && [ -f "$qgis/docs/images/qgis_patch_map.png" ] && [ -f "$qgis/icon.svg" ] ||
+  fail "the plugin's help pages or icon are missing"
 [ "$(cat "$qgis/installed_binary.txt")" = "$prefix/bin/lsm" ] || fail "installed_binary.txt: $(cat "$qgis/installed_binary.txt")"
 "$prefix/bin/lsm" --describe >"$prefix/describe.json"
 grep -q '"name":"fuzzy"' "$prefix/describe.json" || fail "the installed lsm does not describe itself"

@@ -129,11 +129,15 @@ def help_text(command, catalogue):
 
 
 def help_url(command):
-    """The section of the documentation next to the provider's source, when it is there."""
-    docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "docs")
-    page = "metrics.md" if command["name"] in ("metrics", "patchmetric") else "QGIS.md"
-    path = os.path.normpath(os.path.join(docs, page))
-    return "file://" + path if os.path.exists(path) else ""
+    """The page of the documentation for the help button: installed with the
+    plugin (lsm_provider/docs), or in the source tree beside it."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    page = "metrics.md" if command["name"] in ("metrics", "patchmetric", "patches") else "QGIS.md"
+    for docs in (os.path.join(here, "docs"), os.path.join(here, "..", "..", "..", "docs")):
+        path = os.path.normpath(os.path.join(docs, page))
+        if os.path.exists(path):
+            return "file://" + path
+    return ""
 
 
 class LsmAlgorithm(QgsProcessingAlgorithm):
