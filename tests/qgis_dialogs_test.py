@@ -145,6 +145,10 @@ if patch_layer:
 layers = run_and_load("lsm:kmeans", {"INPUT": sample, "OUTPUT": os.path.join(work, "classes.tif"), "K": 3})
 check("K-means classes load paletted", len(layers) == 1 and layers[0].renderer().type() == "paletted",
       [l.renderer().type() for l in layers])
+layers = run_and_load("lsm:patches", {"INPUT": sample, "OUTPUT": os.path.join(work, "polygons.gpkg")})
+check("Patch polygons loads a polygon layer of the 472 patches with their metrics",
+      len(layers) == 1 and layers[0].featureCount() == 472 and "AREA" in layers[0].fields().names(),
+      [(l.name(), l.featureCount()) for l in layers])
 layers = run_and_load("lsm:metrics", {"INPUT": sample, "OUTPUT": os.path.join(work, "m.csv")})
 tables = {l.name().split(" — ")[-1]: l for l in layers}
 check("Landscape metrics loads its tables named after the input",
