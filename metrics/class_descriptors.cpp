@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "csv_fields.h"
 #include "error.h"
 #include "small_text_file.h"
 
@@ -22,19 +23,6 @@ std::string trimmed(const std::string& text) {
   std::string t = text.substr(a, b - a);
   if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
   return t;
-}
-
-// The fields of one line, commas inside double quotes kept ("Grass, dry").
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') quoted = !quoted;
-    if (c == ',' && !quoted) fields.emplace_back();
-    else fields.back() += c;
-  }
-  for (std::string& f : fields) f = trimmed(f);
-  return fields;
 }
 
 std::string lower(std::string s) {
@@ -54,7 +42,8 @@ ClassDescriptors read_class_descriptors(const std::string& path) {
     ++line_no;
     const std::string where = path + ":" + std::to_string(line_no) + ": ";
     if (trimmed(line).empty()) continue;
-    const std::vector<std::string> fields = csv_fields(line);
+    std::vector<std::string> fields = split_csv_line(line);
+    for (std::string& f : fields) f = trimmed(f);
     if (fields.size() != 4)
       throw Error(ErrorKind::BadInput, where + std::to_string(fields.size()) +
                                            " fields, expected 4: ID, Name, Enabled, IsBackground");

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "csv_fields.h"
 #include "error.h"
 
 namespace lsm {
@@ -98,17 +99,9 @@ void write_table_rows(std::ostream& out, const MetricTable& table, MetricLevel l
 
 namespace {
 
-// A CSV field: quoted when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 std::string name_of(const std::map<int32_t, std::string>& names, int32_t type) {
   const auto it = names.find(type);
-  return it == names.end() ? std::string() : csv_field(it->second);
+  return it == names.end() ? std::string() : quote_csv_field(it->second);
 }
 
 }  // namespace

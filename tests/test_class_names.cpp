@@ -1,8 +1,7 @@
 // Class names in the tables: from the raster's attribute table (or category
 // names), or from a FRAGSTATS class descriptor file (--class-descriptors),
 // with FRAGSTATS' meaning of Enabled and IsBackground.
-#include <gdal_rat.h>
-
+#include "attribute_table.h"
 #include "cli_fixture.h"
 
 namespace lsm::test {
@@ -53,17 +52,7 @@ TEST_F(ClassNamesCli, IsBackgroundMakesTheClassBackground) {
 
 TEST_F(ClassNamesCli, AttributeTableNamesTheClasses) {
   const std::string in = raster();
-  GDALAllRegister();
-  GDALDataset* d = GDALDataset::Open(in.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE);
-  GDALDefaultRasterAttributeTable rat;
-  rat.CreateColumn("VALUE", GFT_Integer, GFU_MinMax);
-  rat.CreateColumn("CLASS", GFT_String, GFU_Name);
-  rat.SetValue(0, 0, 1);
-  rat.SetValue(0, 1, "deciduous forest");
-  rat.SetValue(1, 0, 3);
-  rat.SetValue(1, 1, "open water");
-  ASSERT_EQ(d->GetRasterBand(1)->SetDefaultRAT(&rat), CE_None);
-  GDALClose(d);
+  write_class_name_table(in, {{1, "deciduous forest"}, {3, "open water"}});
   const CliRun r = run_lsm("metrics " + in + " --out " + path("m") + " --print -q");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string cls = slurp(path("m.class.csv"));

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "attribute_table.h"
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "gtest/gtest.h"
@@ -106,18 +107,7 @@ TEST_F(GdalClassRasterSlabs, ClassNamesFromTheAttributeTableOrCategories) {
   const fs::path path = dir_ / "named.tif";
   write_tiled_geotiff(path, std::vector<int32_t>(32 * 32, 11), 32, 32, GDT_Byte, nullptr);
   EXPECT_TRUE(GdalClassRaster(path.string(), 1).class_names().empty());
-  {
-    GDALDataset* d = GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE);
-    GDALDefaultRasterAttributeTable rat;
-    rat.CreateColumn("VALUE", GFT_Integer, GFU_MinMax);
-    rat.CreateColumn("CLASS", GFT_String, GFU_Name);
-    rat.SetValue(0, 0, 11);
-    rat.SetValue(0, 1, "open water");
-    rat.SetValue(1, 0, 42);
-    rat.SetValue(1, 1, "evergreen forest");
-    ASSERT_EQ(d->GetRasterBand(1)->SetDefaultRAT(&rat), CE_None);
-    GDALClose(d);
-  }
+  write_class_name_table(path.string(), {{11, "open water"}, {42, "evergreen forest"}});
   const std::map<int32_t, std::string> from_rat = GdalClassRaster(path.string(), 1).class_names();
   EXPECT_EQ(from_rat, (std::map<int32_t, std::string>{{11, "open water"}, {42, "evergreen forest"}}));
 

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "csv_fields.h"
 #include "error.h"
 #include "fragstats_tables.h"
 #include "metric_selection.h"
@@ -9,6 +10,16 @@
 
 namespace lsm::test {
 namespace {
+
+// Class names with commas and quotes survive a write and a read back.
+TEST(Tables, CsvFieldsQuoteAndSplitBack) {
+  const std::vector<std::string> fields = {"2", "Grass, dry", "say \"hi\"", "", "plain"};
+  std::string line;
+  for (size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + quote_csv_field(fields[i]);
+  EXPECT_EQ(line, "2,\"Grass, dry\",\"say \"\"hi\"\"\",,plain");
+  EXPECT_EQ(split_csv_line(line), fields);
+  EXPECT_EQ(split_csv_line("a,,"), (std::vector<std::string>{"a", "", ""}));
+}
 
 TEST(Tables, FullPrecisionRoundTrips) {
   for (double v : {0.09, 37.44, 1.0 / 3.0, 63.842738281931, 5485470.0, 1e-7}) {

@@ -18,6 +18,7 @@
 
 #include "atomic_output.h"
 #include "common_parameters.h"
+#include "csv_fields.h"
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "gdal_errors.h"
@@ -94,34 +95,17 @@ struct PatchTable {
   std::vector<std::vector<double>> values;   // [pid - 1][column]
 };
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '"') {
-      if (quoted && i + 1 < line.size() && line[i + 1] == '"') fields.back() += '"', ++i;
-      else quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
-
 PatchTable read_patch_table(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   if (!std::getline(in, line)) throw Error(ErrorKind::Internal, "empty patch table " + path);
   PatchTable t;
-  const std::vector<std::string> header = split_csv(line);
+  const std::vector<std::string> header = split_csv_line(line);
   const bool named = header.size() > 2 && header[2] == "NAME";
   const size_t first = named ? 3 : 2;
   t.columns.assign(header.begin() + static_cast<std::ptrdiff_t>(first), header.end());
   while (std::getline(in, line)) {
-    const std::vector<std::string> f = split_csv(line);
+    const std::vector<std::string> f = split_csv_line(line);
     if (f.size() != header.size()) throw Error(ErrorKind::Internal, "a patch table row of the wrong width");
     t.types.push_back(static_cast<int32_t>(std::stol(f[1])));
     if (named) t.names.push_back(f[2]);

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common_parameters.h"
+#include "csv_fields.h"
 #include "data_roots.h"
 #include "execute_request.h"
 #include "error.h"
@@ -171,16 +172,9 @@ Json csv_as_json(const fs::path& path) {
   std::string line;
   std::vector<std::string> header;
   Json rows = Json::array();
-  auto split = [](const std::string& text) {
-    std::vector<std::string> cells;
-    std::stringstream s(text);
-    for (std::string cell; std::getline(s, cell, ',');) cells.push_back(cell);
-    if (!text.empty() && text.back() == ',') cells.emplace_back();
-    return cells;
-  };
-  if (std::getline(in, line)) header = split(line);
+  if (std::getline(in, line)) header = split_csv_line(line);
   while (std::getline(in, line)) {
-    const std::vector<std::string> cells = split(line);
+    const std::vector<std::string> cells = split_csv_line(line);  // class names may be quoted
     Json row = Json::object();
     for (size_t i = 0; i < header.size(); ++i) {
       const std::string cell = i < cells.size() ? cells[i] : "";
