@@ -114,8 +114,6 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   const bool keep_labels = options.keep_patch_ids && label_bytes <= options.keep_labels_max_bytes;
   // Three stages overlap: the scheduler reads row r + 1 while the backend
   // labels row r and the seam merge takes row r - 1 (rows merge in order).
-  // Declared after what the merge uses, so that it ends before they go.
-  std::future<void> merging;
   auto merge_row = [&](int64_t row, const std::vector<Window>& windows, std::vector<TileLabels>& labels) {
     frontier.add_tile_row(windows, labels, row + 1 == table.grid.rows);
     if (keep_labels)
@@ -128,6 +126,10 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
     frontier.closed().clear();
     if (patches.size() * sizeof(PatchStats) > options.max_record_bytes) spill_closed();
   };
+  // Declared after everything the merge uses, merge_row included: when a read
+  // fails mid-scan, its destructor waits for the merge in flight before they
+  // go (found by fuzz_class_raster under ASan: stack-use-after-scope).
+  std::future<void> merging;
   stream_tile_rows(
       source, table.grid,
       [&](int64_t row, std::vector<TileInput>& tiles) {
