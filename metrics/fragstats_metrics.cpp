@@ -80,7 +80,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   const RasterInfo& r = table.raster;
   const CellGeometry geometry(r);
   const bool geodesic = geometry.geodesic();
-  if (!rows.second_pass && (geodesic || options.background))
+  if (!rows.second_pass && (geodesic || !options.background.empty()))
     throw Error(ErrorKind::Internal, "metrics of geographic rasters or with a background need the second pass");
   const double cw = r.cell_width, ch = r.cell_height;
   // A patch's size: its cell count, or for geographic rasters its area in m2
@@ -105,7 +105,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   const ClassAdjacency& adj = rows.adjacency;
   const std::vector<int32_t>& codes = adj.class_codes;
   const size_t kc = codes.size();
-  auto is_background = [&](int32_t code) { return options.background && *options.background == code; };
+  auto is_background = [&](int32_t code) { return options.background.count(code) > 0; };
   auto class_index = [&](int32_t code) {
     return static_cast<size_t>(std::lower_bound(codes.begin(), codes.end(), code) - codes.begin());
   };

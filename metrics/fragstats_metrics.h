@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,11 @@ namespace lsm {
 
 /// FRAGSTATS run parameters that change metric values.
 struct MetricOptions {
-  /// FRAGSTATS background class: its cells are inside the landscape (TA, and
-  /// the denominators of PLAND, PD, ...) but form no patches and no class.
-  std::optional<int32_t> background;
+  /// FRAGSTATS background classes (none, one or several: FRAGSTATS' class
+  /// descriptors may mark several IsBackground): their cells are inside the
+  /// landscape (TA, and the denominators of PLAND, PD, ...) but form no
+  /// patches and no class; edges between two background classes are no edge.
+  std::set<int32_t> background;
   /// Proportion (0..1) of the landscape boundary and of background edges that
   /// TE/ED count as edge (FRAGSTATS "count boundary/background as edge"; 0 = none).
   double boundary_edge = 0;

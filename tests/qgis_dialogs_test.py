@@ -216,6 +216,22 @@ dialog.resize(900, 760)
 dialog.show()
 app.processEvents()
 check("screenshot of the metrics dialog", dialog.grab().save(os.path.join(shots, "qgis_metrics_dialog.png")))
+# Choices show their labels and store their values (what qgis_process takes).
+wrappers = dialog.mainWidget().wrappers
+neighbours = wrappers["NEIGHBORS"].widget
+check("the neighbour rule shows '8 — edges and corners, FRAGSTATS' default' and stores 8",
+      neighbours.currentText() == "8 — edges and corners, FRAGSTATS' default"
+      and wrappers["NEIGHBORS"].value() == "8", (neighbours.currentText(), wrappers["NEIGHBORS"].value()))
+wrappers["GYRATE"].setValue("centroid")
+check("GYRATE's rule stores 'centroid' behind its label",
+      wrappers["GYRATE"].value() == "centroid" and "documented definition" in wrappers["GYRATE"].widget.currentText(),
+      wrappers["GYRATE"].widget.currentText())
+wrappers["METRICS"].setValue("AREA,SHDI")
+values = dialog.mainWidget().createProcessingParameters() if hasattr(dialog.mainWidget(), "createProcessingParameters") \
+    else dialog.createProcessingParameters()
+check("the dialog's parameters carry the values: NEIGHBORS 8, GYRATE centroid, METRICS AREA and SHDI",
+      str(values.get("NEIGHBORS")) == "8" and values.get("GYRATE") == "centroid"
+      and sorted(values.get("METRICS") or []) == ["AREA", "SHDI"], values)
 dialog.close()
 if patch_layer:
     settings = QgsMapSettings()

@@ -50,6 +50,20 @@ TEST_F(ClassNamesCli, IsBackgroundMakesTheClassBackground) {
   EXPECT_EQ(slurp(path("d.land.csv")), slurp(path("b.land.csv")));
 }
 
+// FRAGSTATS allows several IsBackground classes. With 2 and 3 background,
+// class 1 (3 cells, one patch) is the only class: its sides on the raster's
+// edge (4) and towards the background (4, the 2|3 sides are no edge) count
+// fully with --boundary-edge 1: TE = 8 x 30 m; TA still holds all 12 cells.
+TEST_F(ClassNamesCli, SeveralBackgroundClasses) {
+  const std::string in = raster();
+  std::ofstream(path("classes.csv")) << "1,Forest,true,false\n2,Grass,true,true\n3,Water,true,true\n";
+  const CliRun r = run_lsm("metrics " + in + " --out " + path("m") + " --class-descriptors " + path("classes.csv") +
+                           " --boundary-edge 1 --metrics TA,CA,NP,PR,TE --level class,land -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("m.land.csv")), "TA,NP,TE,PR\n1.08,1,240,1\n");
+  EXPECT_EQ(slurp(path("m.class.csv")), "TYPE,NAME,CA,NP,TE\n1,Forest,0.27,1,240\n");
+}
+
 TEST_F(ClassNamesCli, AttributeTableNamesTheClasses) {
   const std::string in = raster();
   write_class_name_table(in, {{1, "deciduous forest"}, {3, "open water"}});
@@ -67,8 +81,7 @@ TEST_F(ClassNamesCli, BadDescriptorFilesGetOneLine) {
       {"1,Forest,true\n", "3 fields, expected 4: ID, Name, Enabled, IsBackground"},
       {"x,Forest,true,false\n", "'x' is not a class code"},
       {"1,Forest,maybe,false\n", "Enabled must be true or false, not 'maybe'"},
-      {"1,A,true,false\n1,B,true,false\n", "class 1 is described twice"},
-      {"1,A,true,true\n2,B,true,true\n", "marks 2 classes as background; lsm takes one background class"}};
+      {"1,A,true,false\n1,B,true,false\n", "class 1 is described twice"}};
   for (const auto& [text, message] : cases) {
     std::ofstream(path("bad.csv"), std::ios::trunc) << text;
     const CliRun r = run_lsm("metrics " + in + " --out " + path("m") + " --class-descriptors " + path("bad.csv") + " -q");

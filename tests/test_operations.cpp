@@ -81,6 +81,9 @@ TEST_F(Operations, DescribeHelpAndDriverOptionsRenderTheSpec) {
         Json choices = p.choices.empty() ? Json(nullptr) : Json::array();
         for (const std::string& c : p.choices) choices.push_back(typed(p, c));
         EXPECT_EQ((*j)["choices"], choices);
+        // Labels: none, or one per choice, as declared.
+        EXPECT_TRUE(p.choice_labels.empty() || p.choice_labels.size() == p.choices.size());
+        EXPECT_EQ((*j)["choice_labels"], p.choice_labels.empty() ? Json(nullptr) : Json(p.choice_labels));
         EXPECT_EQ((*j)["driver"], p.shown_in(ops::kDriver) ? Json(p.driver_name()) : Json(nullptr));
       }
       if (p.shown_in(ops::kDriver) && (spec.front_ends & ops::kDriver)) {

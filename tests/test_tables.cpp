@@ -128,7 +128,7 @@ TEST(Tables, RecordsOnlyMetricsEqualTheFullRun) {
   EXPECT_EQ(kept, 5u + (8u + 24u + 6u) + (7u + 24u + 5u + 3u + 6u));
   EXPECT_GT(missing, 50u);
   MetricOptions with_background;
-  with_background.background = 1;
+  with_background.background = {1};
   EXPECT_THROW(compute_fragstats_metrics(t, rows, with_background), Error);
 }
 

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "gdal_open.h"
+#include "metric_catalogue.h"
 #include "geotiff_output.h"
 #include "tile_labeler.h"
 
@@ -40,13 +41,24 @@ std::pair<int64_t, int64_t> tile_size(const std::string& text) {
 
 }  // namespace
 
-ParameterSpec backend_parameter(const std::vector<std::string>& extra) {
-  std::vector<std::string> choices{"auto", "cpu", "cuda"};
+ParameterSpec backend_parameter(const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::pair<std::string, std::string>> choices{
+      {"auto", "the GPU when there is one"}, {"cpu", "CPU threads"}, {"cuda", "an NVIDIA GPU"}};
   choices.insert(choices.end(), extra.begin(), extra.end());
   return text("backend", "where to compute: auto (the GPU when there is one), cpu or cuda")
-      .one_of(choices)
+      .one_of_labelled(choices)
       .with_default("auto")
       .technical();
+}
+
+std::vector<std::string> metric_choice_labels(unsigned levels) {
+  std::vector<std::string> labels;
+  for (const MetricInfo& m : metric_catalogue()) {
+    if (levels != (kPatchLevel | kClassLevel | kLandscapeLevel) && !(m.levels & levels)) continue;
+    const std::string unit = m.unit;
+    labels.push_back(std::string(m.name) + (unit == "none" ? "" : " (" + unit + ")"));
+  }
+  return labels;
 }
 
 ParameterSpec quiet_parameter() {
@@ -56,7 +68,7 @@ ParameterSpec quiet_parameter() {
 std::vector<ParameterSpec> patch_parameters() {
   return {
       integer("band", "band of class codes (1-based)").with_default("1").at_least(1).at_most(65535).short_option('b').titled("Band of class codes").technical(),
-      integer("neighbors", "neighbour rule: 8 (FRAGSTATS default) or 4").one_of({"4", "8"}).with_default("8").short_option('n').titled("Neighbour rule"),
+      integer("neighbors", "neighbour rule: 8 (FRAGSTATS default) or 4").one_of_labelled({{"4", "edges only"}, {"8", "edges and corners, FRAGSTATS' default"}}).with_default("8").short_option('n').titled("Neighbour rule"),
       backend_parameter(),
       text("tile-size", "tile size N (N x N) or WxH cells; default: rows from the blocks, 1024 columns on the CPU, all on a GPU")
           .in("cells")

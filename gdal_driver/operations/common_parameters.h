@@ -10,8 +10,11 @@
 
 namespace lsm::ops {
 
-/// backend: auto, cpu or cuda (plus `extra` choices, e.g. fuzzy's reference).
-ParameterSpec backend_parameter(const std::vector<std::string>& extra = {});
+/// backend: auto, cpu or cuda (plus `extra` (value, label) choices, e.g. fuzzy's reference).
+ParameterSpec backend_parameter(const std::vector<std::pair<std::string, std::string>>& extra = {});
+/// Labels of the catalogue's metrics at `levels` (MetricLevelMask), in the
+/// catalogue's order, for the choices of metric options: "Patch area (ha)".
+std::vector<std::string> metric_choice_labels(unsigned levels);
 /// -q: no progress and no notes (command line only; the driver is silent).
 ParameterSpec quiet_parameter();
 /// band, neighbors, backend, tile-size and quiet of the operations that label patches.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include "cell_neighbourhood.h"
 #include "class_descriptors.h"
@@ -55,17 +56,19 @@ OperationSpec metrics_spec() {
               .checked_by([](const std::string& v) { MetricLevels::parse(v); }),
           text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
               .subset_of(metric_acronyms())
+              .labelled(metric_choice_labels(kPatchLevel | kClassLevel | kLandscapeLevel))
               .checked_by([](const std::string& v) { MetricSelection{v}; }),
           integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells"),
           text("gyrate", "GYRATE rule: fragstats (mean distance to the patch's area-median point, as FRAGSTATS prints) "
                          "or centroid (mean distance to the centroid, the documented definition)")
-              .one_of({"fragstats", "centroid"})
+              .one_of_labelled({{"fragstats", "to the area-median point, as FRAGSTATS prints"},
+                       {"centroid", "to the centroid, the documented definition"}})
               .titled("GYRATE rule")
               .with_default("fragstats"),
           text("core-areas", "disjunct core areas: fragstats (as FRAGSTATS counts them, missing some) or all (every "
                              "8-connected core area, the documented definition); changes NCORE, CORE, CAI and the "
                              "class/landscape core metrics")
-              .one_of({"fragstats", "all"})
+              .one_of_labelled({{"fragstats", "as FRAGSTATS counts them"}, {"all", "every 8-connected core area"}})
               .with_default("fragstats"),
           integer("background", "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
               .at_least(-2147483648.0)
@@ -87,10 +90,10 @@ OperationSpec metrics_spec() {
           integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1).at_most(1000000).technical(),
           integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0).at_most(2147483647),
           text("format", "table layout: fragstats (one column per metric) or tidy (one row per value)")
-              .one_of({"fragstats", "tidy"})
+              .one_of_labelled({{"fragstats", "one column per metric"}, {"tidy", "one row per value"}})
               .with_default("fragstats"),
           text("class-descriptors", "FRAGSTATS class descriptor file (ID, Name, Enabled, IsBackground): class names "
-                                    "for the tables, classes left out of the class table, the background class")
+                                    "for the tables, classes left out of the class table, the background classes")
               .titled("Class descriptors")
               .with_metavar("FILE")
               .only(kCommandLine),
@@ -110,14 +113,10 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   const uint64_t memory_limit = memory_size(v.text("memory-limit"));
   const ClassDescriptors descriptors =
       v.given("class-descriptors") ? read_class_descriptors(v.text("class-descriptors")) : ClassDescriptors{};
-  if (descriptors.background.size() > 1)
-    throw Error(ErrorKind::BadInput, v.text("class-descriptors") + " marks " + std::to_string(descriptors.background.size()) +
-                                         " classes as background; lsm takes one background class");
-  // --background wins over the descriptor file's IsBackground class.
-  const std::optional<int32_t> background =
-      v.given("background") ? std::optional<int32_t>(static_cast<int32_t>(v.integer("background")))
-      : descriptors.background.empty() ? std::nullopt
-                                       : std::optional<int32_t>(*descriptors.background.begin());
+  // --background wins over the descriptor file's IsBackground classes.
+  const std::set<int32_t> background = v.given("background")
+                                           ? std::set<int32_t>{static_cast<int32_t>(v.integer("background"))}
+                                           : descriptors.background;
   MetricOptions metric_options;
   metric_options.background = background;
   metric_options.boundary_edge = v.number("boundary-edge");
@@ -137,7 +136,7 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
     std::cerr << "lsm: warning: '" << input << "' has no CRS; map units are taken as metres\n";
   // The second pass (shape, core, ENN, class adjacencies) runs only when a
   // wanted metric needs it; area/edge metrics come from the scan's records.
-  const bool second_pass = selection.needs_second_pass() || background.has_value() || source.geographic();
+  const bool second_pass = selection.needs_second_pass() || !background.empty() || source.geographic();
   ScanOptions scan = scan_options(v);
   scan.keep_patch_ids = second_pass;
   // Closed patch records beyond an eighth of the limit wait on a scratch file

@@ -47,6 +47,7 @@ Json parameter_json(const ParameterSpec& p) {
     j["choices"] = Json::array();
     for (const std::string& c : p.choices) j["choices"].push_back(typed_json(p.type, c));
   }
+  j["choice_labels"] = p.choice_labels.empty() ? Json(nullptr) : Json(p.choice_labels);
   j["multiple"] = p.repeatable;
   j["positional"] = p.position;
   j["help"] = p.help;

@@ -147,6 +147,17 @@ std::string ParameterSpec::driver_name() const {
 
 ParameterSpec ParameterSpec::with_default(std::string v) const { auto c = *this; c.default_value = std::move(v); return c; }
 ParameterSpec ParameterSpec::one_of(std::vector<std::string> values) const { auto c = *this; c.choices = std::move(values); return c; }
+ParameterSpec ParameterSpec::one_of_labelled(std::vector<std::pair<std::string, std::string>> values_and_labels) const {
+  auto c = *this;
+  c.choices.clear();
+  c.choice_labels.clear();
+  for (auto& [value, label] : values_and_labels) {
+    c.choices.push_back(std::move(value));
+    c.choice_labels.push_back(std::move(label));
+  }
+  return c;
+}
+ParameterSpec ParameterSpec::labelled(std::vector<std::string> labels) const { auto c = *this; c.choice_labels = std::move(labels); return c; }
 ParameterSpec ParameterSpec::at_least(double v) const { auto c = *this; c.minimum = v; return c; }
 ParameterSpec ParameterSpec::at_most(double v) const { auto c = *this; c.maximum = v; return c; }
 ParameterSpec ParameterSpec::in(std::string unit_name) const { auto c = *this; c.unit = std::move(unit_name); return c; }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,10 @@ struct ParameterSpec {
   std::string metavar;                       ///< placeholder in messages ("K"); default: upper-case name
   std::optional<std::string> default_value;  ///< as text; none = absent unless given
   std::vector<std::string> choices;          ///< allowed values (empty = any)
+  /// A few words per choice, in the order of `choices`, that dialogs show
+  /// beside the value ("8 — edges and corners, FRAGSTATS' default"); the
+  /// value stays what is stored and typed. Empty = the values alone.
+  std::vector<std::string> choice_labels;
   std::optional<double> minimum, maximum;    ///< inclusive range of Integer/Number values
   bool required = false;
   bool repeatable = false;                   ///< CLI: given several times; driver: values joined by ';'
@@ -93,6 +98,10 @@ struct ParameterSpec {
   // Fluent setters, each returning a copy for chaining.
   ParameterSpec with_default(std::string v) const;
   ParameterSpec one_of(std::vector<std::string> values) const;
+  /// Choices with labels: (value, label) pairs, in the order shown.
+  ParameterSpec one_of_labelled(std::vector<std::pair<std::string, std::string>> values_and_labels) const;
+  /// Labels for the choices already set (same order, one each).
+  ParameterSpec labelled(std::vector<std::string> labels) const;
   ParameterSpec at_least(double v) const;
   ParameterSpec at_most(double v) const;
   ParameterSpec in(std::string unit_name) const;

@@ -30,6 +30,7 @@ from qgis.core import (
     QgsProcessingParameterVectorDestination,
 )
 
+from .choice_widgets import attach_labels
 from .layer_styles import style_for_output, table_layer
 from .lsm_binary import lsm_binary
 
@@ -56,6 +57,8 @@ def make_parameter(option):
     parameter.setHelp(option["help"] + ("; several separated by ';'" if option["multiple"] else ""))
     if option.get("advanced"):
         parameter.setFlags(parameter.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
+    if option["choices"] and not option["output"]:
+        attach_labels(parameter, option.get("choice_labels"), bool(option.get("list")))
     return parameter
 
 
