@@ -9,7 +9,10 @@ ecologist expects it"), in a QGIS application under Xvfb:
   (paletted) layers named after the input, with a .qml beside the output;
   Landscape metrics loads its tables with the CSV headers as field names and
   numbers as numbers;
-- screenshots of the metrics dialog and of the styled patch map, written to
+- choices show "value — label" and store the value; patch polygons are drawn
+  by class in the input's colour table;
+- screenshots of the metrics dialog, of the styled patch map and of the patch
+  polygons, written to
   the folder given (docs/images/ keeps the ones shown in docs/QGIS.md).
 
   qgis_dialogs_test.py SOURCE_DIR LSM_BINARY SCREENSHOT_DIR
@@ -145,10 +148,33 @@ if patch_layer:
 layers = run_and_load("lsm:kmeans", {"INPUT": sample, "OUTPUT": os.path.join(work, "classes.tif"), "K": 3})
 check("K-means classes load paletted", len(layers) == 1 and layers[0].renderer().type() == "paletted",
       [l.renderer().type() for l in layers])
-layers = run_and_load("lsm:patches", {"INPUT": sample, "OUTPUT": os.path.join(work, "polygons.gpkg")})
+# The input with a colour table (a land-cover palette): the patch polygons
+# are drawn one colour per class, in the table's colours.
+from osgeo import gdal  # noqa: E402
+
+polygon_layer = None
+coloured = os.path.join(work, "coloured.tif")
+copy = gdal.Translate(coloured, sample)
+table = gdal.ColorTable()
+palette = {1: (28, 99, 48, 255), 2: (104, 171, 95, 255), 3: (220, 202, 143, 255), 4: (70, 107, 159, 255),
+           5: (179, 172, 159, 255)}
+for code, rgba in palette.items():
+    table.SetColorEntry(code, rgba)
+copy.GetRasterBand(1).SetRasterColorTable(table)
+copy = None
+layers = run_and_load("lsm:patches", {"INPUT": coloured, "OUTPUT": os.path.join(work, "polygons.gpkg")})
 check("Patch polygons loads a polygon layer of the 472 patches with their metrics",
       len(layers) == 1 and layers[0].featureCount() == 472 and "AREA" in layers[0].fields().names(),
       [(l.name(), l.featureCount()) for l in layers])
+if layers:
+    renderer = layers[0].renderer()
+    colours = {c.value(): c.symbol().color().getRgb()[:3] for c in getattr(renderer, "categories", lambda: [])()}
+    check("the patch polygons are drawn by class (TYPE), in the input's colour table",
+          renderer.type() == "categorizedSymbol" and renderer.classAttribute() == "TYPE"
+          and sorted(colours) == [1, 2, 3, 4, 5] and all(colours[c] == palette[c][:3] for c in palette),
+          (renderer.type(), colours))
+    check("that style is saved beside it (polygons.qml)", os.path.exists(os.path.join(work, "polygons.qml")))
+    polygon_layer = layers[0]
 layers = run_and_load("lsm:metrics", {"INPUT": sample, "OUTPUT": os.path.join(work, "m.csv")})
 tables = {l.name().split(" — ")[-1]: l for l in layers}
 check("Landscape metrics loads its tables named after the input",
@@ -233,16 +259,24 @@ check("the dialog's parameters carry the values: NEIGHBORS 8, GYRATE centroid, M
       str(values.get("NEIGHBORS")) == "8" and values.get("GYRATE") == "centroid"
       and sorted(values.get("METRICS") or []) == ["AREA", "SHDI"], values)
 dialog.close()
-if patch_layer:
+
+
+def map_picture(layer, file_name):
     settings = QgsMapSettings()
-    settings.setLayers([patch_layer])
-    settings.setExtent(patch_layer.extent())
+    settings.setLayers([layer])
+    settings.setExtent(layer.extent())
     settings.setOutputSize(QSize(800, 600))
     settings.setBackgroundColor(QColor("white"))
     job = QgsMapRendererParallelJob(settings)
     job.start()
     job.waitForFinished()
-    check("screenshot of the patch map", job.renderedImage().save(os.path.join(shots, "qgis_patch_map.png")))
+    return job.renderedImage().save(os.path.join(shots, file_name))
+
+
+if patch_layer:
+    check("screenshot of the patch map", map_picture(patch_layer, "qgis_patch_map.png"))
+if polygon_layer:
+    check("screenshot of the patch polygons by class", map_picture(polygon_layer, "qgis_patch_polygons.png"))
 project.clear()
 shutil.rmtree(work, ignore_errors=True)
 app.exitQgis()

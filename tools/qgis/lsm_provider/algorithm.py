@@ -31,7 +31,7 @@ from qgis.core import (
 )
 
 from .choice_widgets import attach_labels
-from .layer_styles import style_for_output, table_layer
+from .layer_styles import class_style_for, style_for_output, table_layer
 from .lsm_binary import lsm_binary
 
 # Options the provider sets itself.
@@ -263,9 +263,12 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
                                          "lsm {} failed (exit code {})".format(self.name(), code))
         return self.results(parameters, context, args)
 
-    def input_name(self, parameters, context):
+    def input_path(self, parameters, context):
         layer = self.parameterAsRasterLayer(parameters, "INPUT", context) if "INPUT" in parameters else None
-        return os.path.splitext(os.path.basename(layer.source()))[0] if layer else ""
+        return layer.source() if layer else ""
+
+    def input_name(self, parameters, context):
+        return os.path.splitext(os.path.basename(self.input_path(parameters, context)))[0]
 
     def results(self, parameters, context, args):
         results = {}
@@ -281,7 +284,8 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
                     if path and context.willLoadLayerOnCompletion(path):
                         details = context.layerToLoadOnCompletionDetails(path)
                         details.name = " — ".join(t for t in (source, field_title(option)) if t)
-                        processor = style_for_output(option.get("style"))
+                        processor = (class_style_for(self.input_path(parameters, context)) if option["output"] == "vector"
+                                     else style_for_output(option.get("style")))
                         if processor:
                             details.setPostProcessor(processor)
                 else:

@@ -6,20 +6,30 @@ neutral landscapes) one colour per value, continuous outputs (patch metrics,
 gradients, connectivity) the viridis ramp over their range. The style is also
 saved as OUTPUT.qml beside the raster, which any QGIS applies when it opens
 the file. Tables load through the delimited-text provider so that their
-header gives the field names and numeric columns are numbers.
+header gives the field names and numeric columns are numbers. Vector outputs
+with a TYPE field (patch polygons) are drawn one colour per class: the input
+raster's colour table where it has one, labelled with the class names.
 """
+import os
+
 from qgis.core import (
+    QgsCategorizedSymbolRenderer,
     QgsColorRampShader,
+    QgsFeatureRequest,
     QgsPalettedRasterRenderer,
     QgsProcessingLayerPostProcessorInterface,
     QgsRandomColorRamp,
     QgsRasterBandStats,
+    QgsRasterLayer,
     QgsRasterShader,
+    QgsRendererCategory,
     QgsSingleBandPseudoColorRenderer,
     QgsStyle,
+    QgsSymbol,
     QgsVectorLayer,
 )
 from qgis.PyQt.QtCore import QUrl
+from qgis.PyQt.QtGui import QColor
 
 # Above this many distinct values a paletted renderer is too slow to build
 # and to draw; patch IDs then get a random ramp over their range instead.
@@ -73,6 +83,56 @@ class OutputStyle(QgsProcessingLayerPostProcessorInterface):
         layer.saveDefaultStyle()  # OUTPUT.qml beside the raster
 
 
+def class_colours(raster_path):
+    """The colour table of the raster's first band as {class code: QColor};
+    empty when it has none."""
+    layer = QgsRasterLayer(raster_path, "classes", "gdal")
+    if not layer.isValid():
+        return {}
+    return {int(item.value): QColor(item.color) for item in layer.dataProvider().colorTable(1)}
+
+
+def class_renderer(layer, colours):
+    """One symbol per TYPE of `layer`, coloured from `colours` (else from the
+    Spectral ramp) and labelled "code — NAME"."""
+    fields = layer.fields()
+    names = {}
+    request = QgsFeatureRequest().setFlags(QgsFeatureRequest.NoGeometry)
+    request.setSubsetOfAttributes([n for n in ("TYPE", "NAME") if fields.indexOf(n) >= 0], fields)
+    for feature in layer.getFeatures(request):
+        code = int(feature["TYPE"])
+        if code not in names:
+            names[code] = feature["NAME"] if fields.indexOf("NAME") >= 0 and feature["NAME"] else ""
+    ramp = QgsStyle.defaultStyle().colorRamp("Spectral")
+    categories = []
+    for i, code in enumerate(sorted(names)):
+        symbol = QgsSymbol.defaultSymbol(layer.geometryType())
+        symbol.setColor(colours.get(code) or ramp.color(i / max(1, len(names) - 1)))
+        symbol.symbolLayer(0).setStrokeColor(QColor(0, 0, 0, 70))  # patch outlines, faint
+        label = "{} — {}".format(code, names[code]) if names[code] else str(code)
+        categories.append(QgsRendererCategory(code, symbol, label))
+    return QgsCategorizedSymbolRenderer("TYPE", categories)
+
+
+class ClassStyle(QgsProcessingLayerPostProcessorInterface):
+    """Draws a vector output with a TYPE field one colour per class (the
+    input's colour table where present) and saves that style with it."""
+
+    def __init__(self, input_path):
+        super().__init__()
+        self.input_path = input_path
+
+    def postProcessLayer(self, layer, context, feedback):  # noqa: N802
+        if not layer or not layer.isValid() or layer.type() != layer.VectorLayer or layer.fields().indexOf("TYPE") < 0:
+            return
+        layer.setRenderer(class_renderer(layer, class_colours(self.input_path) if self.input_path else {}))
+        layer.triggerRepaint()
+        # OUTPUT.qml beside the output (not inside a GeoPackage: QGIS 3.22
+        # writes that while the layer holds the file open, and SQLite refuses).
+        path = layer.source().split("|")[0]
+        layer.saveNamedStyle(os.path.splitext(path)[0] + ".qml")
+
+
 # Processing keeps only a pointer to a post-processor: keep them alive here.
 _kept = []
 
@@ -82,6 +142,14 @@ def style_for_output(style):
     if style not in ("identifiers", "classes", "continuous"):
         return None
     processor = OutputStyle(style)
+    _kept.append(processor)
+    del _kept[:-64]
+    return processor
+
+
+def class_style_for(input_path):
+    """The post-processor that draws a vector output by class (TYPE)."""
+    processor = ClassStyle(input_path)
     _kept.append(processor)
     del _kept[:-64]
     return processor
