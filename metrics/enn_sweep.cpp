@@ -8,8 +8,9 @@
 
 namespace lsm {
 
-EnnSweep::EnnSweep(const std::vector<uint32_t>& class_of_pid, const std::vector<uint64_t>& patches_in_class,
-                   int64_t width, double cell_width, double cell_height, const std::string& temp_dir)
+EnnSweep::EnnSweep(const uint32_t* class_of_pid, size_t n_patches, const std::vector<uint64_t>& patches_in_class,
+                   int64_t width, double cell_width, double cell_height, const std::string& temp_dir,
+                   const PagedPolicy& paged)
     : class_of_pid_(class_of_pid),
       width_(width),
       cell_width_(cell_width),
@@ -17,7 +18,7 @@ EnnSweep::EnnSweep(const std::vector<uint32_t>& class_of_pid, const std::vector<
       columns_(patches_in_class.size()),
       first_label_(patches_in_class.size(), 0),
       mixed_(patches_in_class.size(), 0),
-      best2_(class_of_pid.empty() ? 0 : class_of_pid.size() - 1, std::numeric_limits<double>::infinity()),
+      best2_(n_patches, paged),
       spill_(temp_folder(temp_dir)) {
   if (width > int64_t(kColumnMask)) throw Error(ErrorKind::BadInput, "ENN: raster wider than 2^30 cells");
   for (uint64_t n : patches_in_class) wanted_.push_back(n >= 2);
@@ -78,7 +79,9 @@ void EnnSweep::sweep_row(int64_t y, const Site* first, const Site* last, uint32_
     // Another part's class, one patch of the class seen so far, or a cell searched in the other sweep.
     if (k % parts != part || !mixed_[k] || !(s.flags & query)) continue;
     double& best = best2_[s.pid - 1];
-    best = nearest_other(k, static_cast<int64_t>(s.column()), y, s.pid, best);
+    const double found = nearest_other(k, static_cast<int64_t>(s.column()), y, s.pid,
+                                       best > 0 ? best : std::numeric_limits<double>::infinity());
+    if (std::isfinite(found)) best = found;
   }
 }
 
@@ -135,10 +138,13 @@ void EnnSweep::distances(const std::function<void(size_t, double)>& put) {
                   block.data() + (row_start_[static_cast<size_t>(y) + 1] - offset), part, parts, kQueryUp);
     }
     block_end = block_first;
+    release_paged_memory();
   }
-  for (size_t i = 0; i < best2_.size(); ++i)
-    put(i, std::isfinite(best2_[i]) ? std::sqrt(best2_[i]) : std::numeric_limits<double>::quiet_NaN());
-  std::vector<double>().swap(best2_);
+  for (size_t i = 0; i < best2_.size(); ++i) {
+    put(i, best2_[i] > 0 ? std::sqrt(best2_[i]) : std::numeric_limits<double>::quiet_NaN());
+    if ((i & 0xFFFFF) == 0xFFFFF) release_paged_memory();
+  }
+  best2_.clear();
   std::vector<std::vector<ColumnSites>>().swap(columns_);
 }
 

@@ -39,8 +39,9 @@
 // its only neighbour (LongEdgeFarFromItsNeighbour).
 //
 // Memory: 16 bytes per column and class with two patches or more (allocated
-// when the class's first edge cell arrives), 8 bytes per patch, 8 per row;
-// the edge cells (8 bytes each) go to the scratch file. Planar rasters only:
+// when the class's first edge cell arrives), 8 bytes per patch (on a scratch
+// file beyond the paged policy's budget, paged_array.h), 8 per row; the edge
+// cells (8 bytes each) go to the scratch file. Planar rasters only:
 // geographic rasters keep nearest_neighbour.h (the nearest row of a column
 // is not always the nearest point on the ellipsoid).
 #include <cstdint>
@@ -48,18 +49,21 @@
 #include <string>
 #include <vector>
 
+#include "paged_array.h"
 #include "spill_file.h"
 
 namespace lsm {
 
 class EnnSweep {
  public:
-  /// `class_of_pid[pid]` = class index of each patch (index 0 unused; must
-  /// outlive the sweep); `patches_in_class[k]` = patches of class index k;
-  /// cell sizes in m; `temp_dir` as temp_folder(). Throws lsm::Error(Io)
-  /// when no scratch file can be made there.
-  EnnSweep(const std::vector<uint32_t>& class_of_pid, const std::vector<uint64_t>& patches_in_class, int64_t width,
-           double cell_width, double cell_height, const std::string& temp_dir);
+  /// `class_of_pid[pid]` = class index of each of the `n_patches` patches
+  /// (index 0 unused; must outlive the sweep); `patches_in_class[k]` =
+  /// patches of class index k; cell sizes in m; `temp_dir` as temp_folder();
+  /// `paged`: where the per-patch distances go. Throws lsm::Error(Io) when no
+  /// scratch file can be made there.
+  EnnSweep(const uint32_t* class_of_pid, size_t n_patches, const std::vector<uint64_t>& patches_in_class,
+           int64_t width, double cell_width, double cell_height, const std::string& temp_dir,
+           const PagedPolicy& paged = {});
 
   /// Row `y` of patch IDs with the rows above and below (nullptr beyond the
   /// raster's edge); rows in order 0, 1, ...
@@ -90,14 +94,16 @@ class EnnSweep {
   void sweep_row(int64_t y, const Site* first, const Site* last, uint32_t part, uint32_t parts, uint32_t query);
   double nearest_other(uint32_t k, int64_t x, int64_t y, uint32_t pid, double best) const;
 
-  const std::vector<uint32_t>& class_of_pid_;
+  const uint32_t* class_of_pid_;
   std::vector<uint8_t> wanted_;                    // per class: at least two patches
   int64_t width_;
   double cell_width_, cell_height_;
   std::vector<std::vector<ColumnSites>> columns_;  // per class (empty until its first site)
   std::vector<uint32_t> first_label_;              // per class: the first patch seen in this sweep
   std::vector<uint8_t> mixed_;                     // per class: a second patch seen in this sweep
-  std::vector<double> best2_;                      // per PID-1: squared ENN so far (m2)
+  // Per PID-1: squared ENN so far (m2), 0 = none yet (patches are distinct
+  // cells, so a found distance is never 0; zero is what a new page holds).
+  PagedArray<double> best2_;
   std::vector<Site> sites_;                        // the current row's edge cells
   SpillFile spill_;
   std::vector<uint64_t> row_start_;                // sites before each row in the scratch file

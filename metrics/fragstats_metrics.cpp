@@ -226,6 +226,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     }
     if (sink) sink(batch);
     else out.patch.rows.insert(out.patch.rows.end(), batch.rows.begin(), batch.rows.end());
+    release_paged_memory();  // the second pass's results, when on scratch files, are read once in this order
   });
   std::vector<size_t> classes;  // class indices that are classes (not background)
   for (size_t k = 0; k < kc; ++k)

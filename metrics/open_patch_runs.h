@@ -9,17 +9,18 @@
 #include <vector>
 
 #include "error.h"
+#include "paged_array.h"
 
 namespace lsm {
 
 /// Per-patch state held only while a patch is open: a slot per open patch,
 /// reused once the patch closes, found through a PID-indexed table of slot
-/// numbers (4 bytes a patch).
+/// numbers (4 bytes a patch, on a scratch file beyond `paged`'s budget).
 template <class T>
 class OpenPatchSlots {
  public:
   /// `n_patches`: the largest PID that will be opened.
-  explicit OpenPatchSlots(size_t n_patches) : slot_of_pid_(n_patches + 1, 0), slots_(1) {}
+  explicit OpenPatchSlots(size_t n_patches, const PagedPolicy& paged = {}) : slot_of_pid_(n_patches + 1, paged), slots_(1) {}
   /// True while patch `pid` holds a slot.
   bool has(uint32_t pid) const { return slot_of_pid_[pid] != 0; }
   /// Patch `pid`'s state, made (default) at the first call.
@@ -48,7 +49,7 @@ class OpenPatchSlots {
   }
 
  private:
-  std::vector<uint32_t> slot_of_pid_;  // [pid]: slot, 0 = none
+  PagedArray<uint32_t> slot_of_pid_;  // [pid]: slot, 0 = none
   std::vector<T> slots_;               // slot 0 unused
   std::vector<uint32_t> free_;
 };
@@ -62,7 +63,7 @@ struct CellRun {
 class OpenPatchRuns {
  public:
   /// `n_patches`: the largest PID that will be added.
-  explicit OpenPatchRuns(size_t n_patches) : slots_(n_patches) {}
+  explicit OpenPatchRuns(size_t n_patches, const PagedPolicy& paged = {}) : slots_(n_patches, paged) {}
 
   /// Appends the run [x0, x1] of row `row` to patch `pid` (runs arrive in raster order).
   void add(uint32_t pid, int64_t row, int64_t x0, int64_t x1) {

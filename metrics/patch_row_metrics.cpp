@@ -20,13 +20,13 @@ namespace {
 // and last row, the class codes of the adjacency matrix and, for GYRATE's
 // centroid rule, the centroids.
 struct PatchClasses {
-  PatchClasses(const PatchTable& table, bool centroids) {
+  PatchClasses(const PatchTable& table, bool centroids, const PagedPolicy& paged) {
     codes = class_codes(table);
     const size_t n = patch_count(table);
-    class_of_pid.assign(n + 1, 0);
-    last_row_of_pid.assign(n + 1, 0);
+    class_of_pid.assign(n + 1, paged);
+    last_row_of_pid.assign(n + 1, paged);
     patches_in_class.assign(codes.size(), 0);
-    if (centroids) centroid_x.resize(n + 1), centroid_y.resize(n + 1), cells.resize(n + 1);
+    if (centroids) centroid_x.assign(n + 1, paged), centroid_y.assign(n + 1, paged), cells.assign(n + 1, paged);
     for_each_patch_block(table, size_t(1) << 16, [&](size_t first, const PatchStats* records, size_t count) {
       for (size_t j = 0; j < count; ++j) {
         const PatchStats& p = records[j];
@@ -41,14 +41,16 @@ struct PatchClasses {
           cells[pid] = p.cells;
         }
       }
+      release_paged_memory();
     });
   }
+  // Per-PID arrays, on scratch files beyond the paged policy's budget.
   std::vector<int32_t> codes;           // ascending
-  std::vector<uint32_t> class_of_pid;   // [pid], index 0 unused
-  std::vector<uint32_t> last_row_of_pid;  // [pid]: the patch's last row (PatchStats::row_max)
+  PagedArray<uint32_t> class_of_pid;    // [pid], index 0 unused
+  PagedArray<uint32_t> last_row_of_pid;  // [pid]: the patch's last row (PatchStats::row_max)
   std::vector<uint64_t> patches_in_class;
-  std::vector<double> centroid_x, centroid_y;  // [pid], cells; centroid rule only
-  std::vector<uint64_t> cells;                 // [pid]; centroid rule only
+  PagedArray<double> centroid_x, centroid_y;  // [pid], cells; centroid rule only
+  PagedArray<uint64_t> cells;                 // [pid]; centroid rule only
 };
 
 // GYRATE, CONTIG's diagonal pairs, the class adjacencies, CIRCLE's hulls and,
@@ -63,14 +65,14 @@ class ShapeVisitor : public PatchRowVisitor {
   // `count_neighbourhoods` false: CONTIG's diagonal pairs and the adjacency
   // counts come from a NeighbourhoodCounter instead.
   ShapeVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry,
-               PatchRowResults& out, bool count_neighbourhoods, bool centroid_gyrate)
+               PatchRowResults& out, bool count_neighbourhoods, bool centroid_gyrate, const PagedPolicy& paged)
       : table_(table),
         width_(table.raster.width),
         out_(out),
         geometry_(geometry),
         classes_(classes),
         class_of_pid_(classes.class_of_pid),
-        hulls_(patch_count(table)),
+        hulls_(patch_count(table), paged),
         count_neighbourhoods_(count_neighbourhoods),
         centroid_gyrate_(centroid_gyrate) {
     const size_t k = classes.codes.size();
@@ -219,7 +221,7 @@ class ShapeVisitor : public PatchRowVisitor {
   PatchRowResults& out_;
   const CellGeometry& geometry_;
   const PatchClasses& classes_;
-  const std::vector<uint32_t>& class_of_pid_;
+  const PagedArray<uint32_t>& class_of_pid_;
   OpenPatchSlots<OpenHull> hulls_;
   std::vector<uint32_t> prev_;
   int64_t last_y_ = -1;
@@ -232,8 +234,8 @@ class ShapeVisitor : public PatchRowVisitor {
 class GyrateVisitor : public PatchRowVisitor {
  public:
   GyrateVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry,
-                PatchRowResults& out)
-      : table_(table), classes_(classes), geometry_(geometry), out_(out), open_(patch_count(table)) {}
+                PatchRowResults& out, const PagedPolicy& paged)
+      : table_(table), classes_(classes), geometry_(geometry), out_(out), open_(patch_count(table), paged) {}
 
   void row(int64_t y, const uint32_t* pids) override {
     const int64_t width = table_.raster.width;
@@ -272,7 +274,7 @@ class GyrateVisitor : public PatchRowVisitor {
 class CoreVisitor : public PatchRowVisitor {
  public:
   CoreVisitor(const PatchTable& table, const PatchClasses& classes, const RowMetricOptions& options,
-              const CellGeometry& geometry, PatchRowResults& out)
+              const CellGeometry& geometry, PatchRowResults& out, const PagedPolicy& paged)
       : core_(
             table.raster.width, table.raster.height, options.edge_depth,
             [&out, &classes](uint32_t pid, uint64_t cells, double area_m2) {
@@ -289,7 +291,7 @@ class CoreVisitor : public PatchRowVisitor {
         out_(out),
         width_(table.raster.width) {
     if (options.core_areas == CoreAreaRule::Fragstats) {
-      open_.emplace(patch_count(table));
+      open_.emplace(patch_count(table), paged);
       core_.send_core_rows_to([this](int64_t row, const uint8_t* core, const uint32_t* pids) { fragstats_row(row, core, pids); });
     }
   }
@@ -349,17 +351,18 @@ class CoreVisitor : public PatchRowVisitor {
 class EnnVisitor : public PatchRowVisitor {
  public:
   EnnVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry,
-             const RowMetricOptions& options, PatchRowResults& out)
+             const RowMetricOptions& options, PatchRowResults& out, const PagedPolicy& paged)
       : width_(table.raster.width),
         geometry_(geometry),
         out_(out),
         prev_(static_cast<size_t>(width_), 0),
         prev2_(static_cast<size_t>(width_), 0) {
     if (geometry.geodesic())
-      index_.emplace(classes.class_of_pid, classes.patches_in_class);
+      index_.emplace(std::vector<uint32_t>(classes.class_of_pid.begin(), classes.class_of_pid.end()),
+                     classes.patches_in_class);
     else
-      sweep_.emplace(classes.class_of_pid, classes.patches_in_class, width_, table.raster.cell_width,
-                     table.raster.cell_height, options.temp_dir);
+      sweep_.emplace(classes.class_of_pid.data(), patch_count(table), classes.patches_in_class, width_,
+                     table.raster.cell_width, table.raster.cell_height, options.temp_dir, paged);
   }
 
   void row(int64_t y, const uint32_t* pids) override {
@@ -412,24 +415,25 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
                                           const RowMetricOptions& options, LabelRasterSink* also_write,
                                           const ProgressFn& progress) {
   PatchRowResults out;
-  const PatchClasses classes(table, options.gyrate == GyrateRule::Centroid);
+  const PagedPolicy paged{options.max_patch_array_bytes, options.temp_dir};
+  const PatchClasses classes(table, options.gyrate == GyrateRule::Centroid, paged);
   const CellGeometry geometry(table.raster);
-  out.patches.assign(patch_count(table), PatchShape{});
-  if (geometry.geodesic()) out.geodesic.assign(patch_count(table), PatchGeodesic{});
+  out.patches.assign(patch_count(table), paged);
+  if (geometry.geodesic()) out.geodesic.assign(patch_count(table), paged);
   out.adjacency.class_codes = classes.codes;
   const bool in_memory = !also_write && has_kept_labels(table);
   NeighbourhoodCounter* counter = in_memory ? options.counter : nullptr;
   // Independent visitors: in memory they run concurrently, the ENN search (the longest) first.
-  ShapeVisitor shape(table, classes, geometry, out, counter == nullptr, options.gyrate == GyrateRule::Centroid);
+  ShapeVisitor shape(table, classes, geometry, out, counter == nullptr, options.gyrate == GyrateRule::Centroid, paged);
   // Disjunct core areas go to a scratch file: there may be millions.
   out.core_areas = std::make_shared<ClassValueColumns>(classes.codes.size(), 2, options.temp_dir, uint64_t(16) << 20);
-  CoreVisitor core(table, classes, options, geometry, out);
+  CoreVisitor core(table, classes, options, geometry, out, paged);
   std::optional<EnnVisitor> enn;
   std::optional<GyrateVisitor> gyrate;
   std::vector<PatchRowVisitor*> visitors{&core, &shape};
-  if (options.gyrate == GyrateRule::Fragstats) visitors.push_back(&gyrate.emplace(table, classes, geometry, out));
+  if (options.gyrate == GyrateRule::Fragstats) visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
   if (options.want_enn) {
-    enn.emplace(table, classes, geometry, options, out);
+    enn.emplace(table, classes, geometry, options, out, paged);
     visitors.insert(visitors.begin(), &*enn);
   } else {
     for (PatchShape& s : out.patches) s.enn_m = std::nan("");
@@ -443,7 +447,9 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   const std::vector<uint32_t> pids = assemble_patch_ids(table);
   NeighbourhoodCounts counts;
   if (counter) {  // the per-cell neighbourhood tests, data-parallel on the counter's backend
-    counter->count(PatchIdRaster{pids.data(), table.raster.width, table.raster.height, &classes.class_of_pid,
+    // The counters take the lookup as a vector (the labels are in memory here, the patches few enough).
+    const std::vector<uint32_t> class_of_pid(classes.class_of_pid.begin(), classes.class_of_pid.end());
+    counter->count(PatchIdRaster{pids.data(), table.raster.width, table.raster.height, &class_of_pid,
                                  classes.codes.size()},
                    options.edge_depth, counts);
     for (size_t i = 0; i < out.patches.size(); ++i) out.patches[i].diagonal_pairs = counts.diagonal_pairs[i];

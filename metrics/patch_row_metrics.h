@@ -13,6 +13,7 @@
 #include "class_value_columns.h"
 #include "fragstats_core_areas.h"
 #include "fragstats_gyrate.h"
+#include "paged_array.h"
 #include "patch_row_pass.h"
 #include "patch_scan.h"
 
@@ -68,8 +69,10 @@ struct PatchRowResults {
   /// class codes are known and compute_fragstats_metrics() reports every
   /// metric that needs this pass as NaN.
   bool second_pass = true;
-  std::vector<PatchShape> patches;  ///< PID order; empty when second_pass is false
-  std::vector<PatchGeodesic> geodesic;  ///< PID order; geographic rasters only, else empty
+  /// PID order; empty when second_pass is false. On a scratch file beyond
+  /// RowMetricOptions::paged.memory_bytes (paged_array.h).
+  PagedArray<PatchShape> patches;
+  PagedArray<PatchGeodesic> geodesic;  ///< PID order; geographic rasters only, else empty
   /// Every counted disjunct core area (FRAGSTATS DCORE), by class index
   /// (adjacency.class_codes), in completion order, on a scratch file: its
   /// cells (metric 0) and, for geographic rasters, its area on the
@@ -88,6 +91,11 @@ struct RowMetricOptions {
   bool want_enn = true; ///< ENN needs a scratch file of the edge cells; off when not asked for
   /// Folder of the scratch files (spill_file.h); empty = $TMPDIR or /tmp.
   std::string temp_dir;
+  /// Per-patch arrays (class lookups, open-patch slots, ENN's distances, the
+  /// results) larger than this many bytes each live on scratch files in
+  /// temp_dir (paged_array.h), so that memory follows the open patches, not
+  /// the patch count. Default: always in memory.
+  uint64_t max_patch_array_bytes = UINT64_MAX;
   /// When the scan kept its labels (ScanOptions::keep_labels_max_bytes): the
   /// backend of the per-cell neighbourhood tests (make_neighbourhood_counter(),
   /// e.g. CUDA). Null: the row visitors do them on the CPU, concurrently with

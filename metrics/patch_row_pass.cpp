@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "error.h"
+#include "paged_array.h"
 
 namespace lsm {
 namespace {
@@ -41,6 +42,7 @@ class StripAssembler : public LabelRasterSink {
     }
     if (failure) std::rethrow_exception(failure);
     received_ = 0;
+    release_paged_memory();  // per-patch arrays on scratch files: keep what the next strip touches
   }
 
  private:
@@ -90,7 +92,11 @@ void visit_rows_in_memory(const std::vector<uint32_t>& pids, int64_t width, int6
 #pragma omp parallel for schedule(dynamic, 1)
   for (int i = 0; i < n; ++i) {
     try {
-      for (int64_t y = 0; y < height; ++y) visitors[static_cast<size_t>(i)]->row(y, pids.data() + y * width);
+      for (int64_t y = 0; y < height; ++y) {
+        visitors[static_cast<size_t>(i)]->row(y, pids.data() + y * width);
+        // Per-patch arrays on scratch files: keep what the next rows touch.
+        if (i == 0 && (y & 255) == 255) release_paged_memory();
+      }
       visitors[static_cast<size_t>(i)]->finish();
     } catch (...) {
 #pragma omp critical(lsm_row_visitor_failure)

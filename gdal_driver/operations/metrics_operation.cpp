@@ -173,6 +173,9 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
               << (per_patch_bytes >> 20) << " MiB of per-patch results, beyond " << v.spelled("memory-limit") << "\n";
   RowMetricOptions row_options;
   row_options.temp_dir = temp_dir;
+  // Per-patch arrays of the second pass beyond a sixteenth of the limit each
+  // (64 MiB with 1G: 16 M patches of 4 bytes) live on scratch files.
+  row_options.max_patch_array_bytes = memory_limit / 16;
   row_options.edge_depth = static_cast<int>(v.integer("edge-depth"));
   row_options.gyrate = parse_gyrate_rule(v.text("gyrate"));
   row_options.core_areas = parse_core_area_rule(v.text("core-areas"));
