@@ -6,8 +6,9 @@
 
 namespace lsm {
 
-PatchFrontier::PatchFrontier(int64_t raster_width, NeighbourRule rule, bool track_fragments)
-    : width_(raster_width), rule_(rule), track_(track_fragments) {}
+PatchFrontier::PatchFrontier(int64_t raster_width, NeighbourRule rule, bool track_fragments,
+                             const PagedPolicy& paged)
+    : width_(raster_width), rule_(rule), track_(track_fragments), paged_(paged), fragment_parent_(paged) {}
 
 uint32_t PatchFrontier::find(uint32_t x) {
   uint32_t root = x;
@@ -131,14 +132,20 @@ uint64_t PatchFrontier::find_fragment(uint64_t x) {
   return root;
 }
 
-std::vector<uint32_t> PatchFrontier::fragment_pids(const std::vector<uint64_t>& nodes,
-                                                   const std::vector<uint32_t>& pids_of_nodes) {
+PagedArray<uint32_t> PatchFrontier::fragment_pids(const PagedVector<uint64_t>& nodes,
+                                                  const PagedArray<uint32_t>& pids_of_nodes) {
   if (!track_) throw Error(ErrorKind::Internal, "fragment_pids needs a frontier that tracks fragments");
   if (!open_.empty()) throw Error(ErrorKind::Internal, "fragment_pids called before the last row");
-  std::vector<uint32_t> pids(fragment_parent_.size(), 0);
-  for (size_t i = 0; i < nodes.size(); ++i) pids[nodes[i]] = pids_of_nodes[i];
-  for (uint64_t f = 0; f < pids.size(); ++f) pids[f] = pids[find_fragment(f)];
-  std::vector<uint64_t>().swap(fragment_parent_);
+  PagedArray<uint32_t> pids(fragment_parent_.size(), paged_);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    pids[nodes[i]] = pids_of_nodes[i];
+    if ((i & 0xFFFFF) == 0xFFFFF) release_paged_memory();
+  }
+  for (uint64_t f = 0; f < pids.size(); ++f) {
+    pids[f] = pids[find_fragment(f)];
+    if ((f & 0xFFFFF) == 0xFFFFF) release_paged_memory();
+  }
+  fragment_parent_.clear();
   return pids;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "paged_array.h"
 #include "patch_stats.h"
 #include "raster.h"
 #include "tile_labeler.h"
@@ -30,7 +31,8 @@ class PatchFrontier {
   /// track_fragments: remember which patch every fragment belongs to, so that
   /// fragment_pids() can map tile-local labels to patch IDs (needed for the
   /// patch-ID raster; costs 8 bytes per fragment).
-  PatchFrontier(int64_t raster_width, NeighbourRule rule, bool track_fragments);
+  /// `paged`: where the fragment links go (8 bytes a fragment; paged_array.h).
+  PatchFrontier(int64_t raster_width, NeighbourRule rule, bool track_fragments, const PagedPolicy& paged = {});
 
   /// Merges the next tile row: `windows` and `tiles` left to right covering
   /// the raster's full width, directly below the previous row. `last` closes
@@ -50,7 +52,8 @@ class PatchFrontier {
   /// pids[i] of the closed patch represented by fragment nodes[i] (one entry
   /// per closed patch, see ClosedPatch::node). Requires track_fragments;
   /// frees the fragment union-find.
-  std::vector<uint32_t> fragment_pids(const std::vector<uint64_t>& nodes, const std::vector<uint32_t>& pids);
+  /// The result is placed by `paged`, as the links were.
+  PagedArray<uint32_t> fragment_pids(const PagedVector<uint64_t>& nodes, const PagedArray<uint32_t>& pids);
 
  private:
   struct OpenPatch {
@@ -72,7 +75,8 @@ class PatchFrontier {
   std::vector<uint32_t> parent_;    // union-find of the row being merged (reused)
   uint64_t next_fragment_ = 0;
   std::vector<uint64_t> tile_base_;
-  std::vector<uint64_t> fragment_parent_;  // when track_: fragment -> fragment it merged into
+  PagedPolicy paged_;
+  PagedVector<uint64_t> fragment_parent_;  // when track_: fragment -> fragment it merged into
 };
 
 }  // namespace lsm

@@ -10,6 +10,7 @@
 #include <future>
 #include <memory>
 #include <numeric>
+#include <queue>
 
 #include "error.h"
 #include "patch_frontier.h"
@@ -30,6 +31,51 @@ std::vector<uint32_t> order_by_first_cell(const std::vector<uint64_t>& first_cel
   std::vector<uint32_t> order(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].second;
   return order;
+}
+
+// pid_of_closed[i]: the PID of the i-th patch to close, from the patches'
+// first cells in closing order (their ranks in raster order). In memory: one
+// parallel sort of 16-byte keys. On a scratch file (beyond the budget):
+// sorted runs of 4 Mi keys, then merged, so memory holds a page or so per
+// run and the output's pages near the merge point.
+PagedArray<uint32_t> pids_by_first_cell(const PagedVector<uint64_t>& first_cells, const PagedPolicy& paged) {
+  struct Key {
+    uint64_t first_cell;
+    uint64_t index;
+    bool operator<(const Key& o) const { return first_cell < o.first_cell; }
+  };
+  const size_t n = first_cells.size();
+  PagedArray<Key> keys(n, paged);
+  for (size_t i = 0; i < n; ++i) {
+    keys[i] = Key{first_cells[i], i};
+    if ((i & 0xFFFFF) == 0xFFFFF) release_paged_memory();
+  }
+  PagedArray<uint32_t> pid_of_closed(n, paged);
+  if (!keys.on_file()) {
+    __gnu_parallel::sort(keys.begin(), keys.end());
+    for (size_t rank = 0; rank < n; ++rank) pid_of_closed[keys[rank].index] = static_cast<uint32_t>(rank + 1);
+    return pid_of_closed;
+  }
+  constexpr size_t kRun = size_t(1) << 22;
+  std::vector<size_t> cursor, end;
+  for (size_t first = 0; first < n; first += kRun) {
+    cursor.push_back(first);
+    end.push_back(std::min(n, first + kRun));
+    __gnu_parallel::sort(keys.begin() + first, keys.begin() + end.back());
+    release_paged_memory();
+  }
+  // Merge: the smallest head of the runs, one at a time.
+  using Head = std::pair<uint64_t, size_t>;  // first cell, run
+  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+  for (size_t r = 0; r < cursor.size(); ++r) heads.emplace(keys[cursor[r]].first_cell, r);
+  for (size_t rank = 0; rank < n; ++rank) {
+    const size_t r = heads.top().second;
+    heads.pop();
+    pid_of_closed[keys[cursor[r]].index] = static_cast<uint32_t>(rank + 1);
+    if (++cursor[r] < end[r]) heads.emplace(keys[cursor[r]].first_cell, r);
+    if ((rank & 0xFFFFF) == 0xFFFFF) release_paged_memory();
+  }
+  return pid_of_closed;
 }
 
 // Permutes `items` in place so that items[rank] becomes the old items[order[rank]]
@@ -55,7 +101,7 @@ void apply_order(Container& items, const std::vector<uint32_t>& order) {
 // PID order: read a block at a time, each block's records written where
 // their PIDs put them, in runs of consecutive PIDs (patches close nearly in
 // PID order, so the runs are long).
-std::unique_ptr<SpillFile> records_in_pid_order(SpillFile& closed, const std::vector<uint32_t>& pid_of_closed,
+std::unique_ptr<SpillFile> records_in_pid_order(SpillFile& closed, const PagedArray<uint32_t>& pid_of_closed,
                                                 const std::string& temp_dir) {
   auto out = std::make_unique<SpillFile>(temp_folder(temp_dir));
   constexpr size_t kBlock = size_t(1) << 16;
@@ -75,6 +121,7 @@ std::unique_ptr<SpillFile> records_in_pid_order(SpillFile& closed, const std::ve
       out->write_at((pid - 1) * sizeof(PatchStats), sorted.data() + run, (end - run) * sizeof(PatchStats));
       run = end;
     }
+    release_paged_memory();
   }
   return out;
 }
@@ -93,15 +140,17 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
                           options.tile_width ? options.tile_width : labeler.preferred_tile_width(table.raster.width),
                           options.tile_height);
 
-  PatchFrontier frontier(table.raster.width, options.rule, options.keep_patch_ids);
+  // Per-patch and per-fragment arrays beyond their budget live on scratch files (paged_array.h).
+  const PagedPolicy paged{options.max_patch_array_bytes, options.temp_dir};
+  PatchFrontier frontier(table.raster.width, options.rule, options.keep_patch_ids, paged);
   // Closed patches in closing order, in blocks: no reallocation that copies
   // every record so far (a growing vector peaks at twice its size).
   std::deque<PatchStats> patches;
-  std::vector<uint64_t> closed_nodes;
+  PagedVector<uint64_t> closed_nodes(paged);
   // Beyond options.max_record_bytes the closed records go to a scratch file
   // in closing order; only their first cells (the sort keys) stay.
   std::unique_ptr<SpillFile> closed_file;
-  std::vector<uint64_t> first_cells;
+  PagedVector<uint64_t> first_cells(paged);
   auto spill_closed = [&]() {
     if (!closed_file) closed_file = std::make_unique<SpillFile>(temp_folder(options.temp_dir));
     for (const PatchStats& p : patches) {
@@ -125,6 +174,7 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
     }
     frontier.closed().clear();
     if (patches.size() * sizeof(PatchStats) > options.max_record_bytes) spill_closed();
+    release_paged_memory();  // arrays on scratch files keep only what the next tile row touches
   };
   // Declared after everything the merge uses, merge_row included: when a read
   // fails mid-scan, its destructor waits for the merge in flight before they
@@ -150,11 +200,13 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   const size_t total = closed_file ? first_cells.size() : patches.size();
   if (total >= 0xFFFFFFFFull)
     throw Error(ErrorKind::BadInput, "more than 4294967294 patches: patch tables and patch IDs are indexed by UInt32");
-  // order[rank]: the closing index of the patch with PID rank + 1.
+  // order[rank]: the closing index of the patch with PID rank + 1 (records in memory);
+  // pid_of_closed[i]: the PID of the i-th patch to close.
   std::vector<uint32_t> order;
+  PagedArray<uint32_t> pid_of_closed;
   if (closed_file) {
-    order = order_by_first_cell(first_cells);
-    std::vector<uint64_t>().swap(first_cells);
+    pid_of_closed = pids_by_first_cell(first_cells, paged);
+    first_cells.clear();
   } else {
     // Patches often close in PID order already (one row of tiles, say): then
     // no sort and no copy.
@@ -189,10 +241,11 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
 #endif
   }
   if (!closed_file && !options.keep_patch_ids) return table;
-  // pid_of_closed[i]: the PID of the i-th patch to close.
-  std::vector<uint32_t> pid_of_closed(order.size());
-  for (uint32_t rank = 0; rank < order.size(); ++rank) pid_of_closed[order[rank]] = rank + 1;
-  std::vector<uint32_t>().swap(order);
+  if (!closed_file) {
+    pid_of_closed.assign(order.size(), paged);
+    for (uint32_t rank = 0; rank < order.size(); ++rank) pid_of_closed[order[rank]] = rank + 1;
+    std::vector<uint32_t>().swap(order);
+  }
   if (closed_file) {
     table.record_file = std::make_shared<PatchRecordFile>(
         records_in_pid_order(*closed_file, pid_of_closed, options.temp_dir), total);

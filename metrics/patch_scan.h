@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "paged_array.h"
 #include "patch_stats.h"
 #include "progress.h"
 #include "raster.h"
@@ -37,6 +38,11 @@ struct ScanOptions {
   /// patch during the scan (sort keys, PIDs, fragment nodes). Default: never.
   uint64_t max_record_bytes = UINT64_MAX;
   std::string temp_dir;  ///< folder of that scratch file (temp_folder())
+  /// Per-patch and per-fragment arrays (sort keys, fragment links, patch IDs
+  /// of fragments) larger than this many bytes each live on scratch files in
+  /// temp_dir (paged_array.h): memory then follows the open patches and the
+  /// tile row, not the patch count. Default: always in memory.
+  uint64_t max_patch_array_bytes = UINT64_MAX;
 };
 
 /// The patches of a raster.
@@ -54,7 +60,7 @@ struct PatchTable {
   std::shared_ptr<PatchRecordFile> record_file;
   /// With keep_patch_ids: PID of every tile-local fragment, and the id of
   /// each tile's first fragment (tiles in row-major order).
-  std::vector<uint32_t> fragment_pid;
+  PagedArray<uint32_t> fragment_pid;  ///< on a scratch file beyond ScanOptions::max_patch_array_bytes
   std::vector<uint64_t> tile_fragment_base;
   /// With keep_labels_max_bytes (when the raster fits): every tile's local
   /// labels (TileLabels::labels; tiles in row-major order), else empty.

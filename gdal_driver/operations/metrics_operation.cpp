@@ -143,6 +143,9 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   // (the second pass needs only their classes and last rows, read once).
   scan.max_record_bytes = memory_limit / 8;
   scan.temp_dir = temp_dir;
+  // Its per-patch arrays (sort keys, fragment links) beyond a sixteenth of
+  // the limit each go to scratch files, as the second pass's do.
+  scan.max_patch_array_bytes = memory_limit / 16;
   // Rasters whose labels fit half the memory limit (2 x 4 bytes a cell at
   // the second pass's peak; 64 Mi cells with 1G) keep them for the second
   // pass instead of being labeled a second time.

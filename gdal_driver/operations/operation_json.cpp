@@ -47,7 +47,6 @@ Json parameter_json(const ParameterSpec& p) {
     j["choices"] = Json::array();
     for (const std::string& c : p.choices) j["choices"].push_back(typed_json(p.type, c));
   }
-  j["choice_labels"] = p.choice_labels.empty() ? Json(nullptr) : Json(p.choice_labels);
   j["multiple"] = p.repeatable;
   j["positional"] = p.position;
   j["help"] = p.help;
@@ -66,6 +65,7 @@ Json parameter_json(const ParameterSpec& p) {
     case RasterStyle::Classes: j["style"] = "classes"; break;
     case RasterStyle::Continuous: j["style"] = "continuous"; break;
   }
+  j["choice_labels"] = p.choice_labels.empty() ? Json(nullptr) : Json(p.choice_labels);
   return j;
 }
 
