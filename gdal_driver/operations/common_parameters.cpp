@@ -93,6 +93,11 @@ std::vector<ParameterSpec> raster_output_parameters() {
 
 ScanOptions scan_options(const ParameterValues& values) {
   ScanOptions s;
+  // Commands without --memory-limit run as `lsm metrics` does with its
+  // default 1G: closed records beyond 128 MiB and per-patch arrays beyond
+  // 64 MiB each go to scratch files ($TMPDIR or /tmp).
+  s.max_record_bytes = kDefaultMemoryLimit / 8;
+  s.max_patch_array_bytes = kDefaultMemoryLimit / 16;
   s.rule = values.integer("neighbors") == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
   if (values.spec().find("tile-size") && values.given("tile-size")) {
     const auto [w, h] = tile_size(values.text("tile-size"));

@@ -17,6 +17,8 @@ ParameterSpec backend_parameter(const std::vector<std::pair<std::string, std::st
 std::vector<std::string> metric_choice_labels(unsigned levels);
 /// -q: no progress and no notes (command line only; the driver is silent).
 ParameterSpec quiet_parameter();
+/// The memory a run may hold by default (--memory-limit's default, 1G), bytes.
+constexpr uint64_t kDefaultMemoryLimit = uint64_t(1) << 30;
 /// band, neighbors, backend, tile-size and quiet of the operations that label patches.
 std::vector<ParameterSpec> patch_parameters();
 /// GDAL's -of FORMAT and -co NAME=VALUE of the raster outputs (command line only).

@@ -94,16 +94,18 @@ OperationSpec patchmetric_spec() {
 // Writes each relabeled strip as the metric of its cells' patches.
 class PatchValueSink final : public LabelRasterSink {
  public:
-  PatchValueSink(GeoTiffOutput& out, const std::vector<double>& by_pid) : out_(out), by_pid_(by_pid) {}
+  PatchValueSink(GeoTiffOutput& out, const PagedArray<double>& by_pid) : out_(out), by_pid_(by_pid) {}
   void write(const Window& w, const uint32_t* ids) override {
     strip_.resize(static_cast<size_t>(w.width * w.height));
-    for (size_t i = 0; i < strip_.size(); ++i) strip_[i] = by_pid_[ids[i] < by_pid_.size() ? ids[i] : 0];
+    for (size_t i = 0; i < strip_.size(); ++i)
+      strip_[i] = ids[i] && ids[i] < by_pid_.size() ? by_pid_[ids[i]] : std::numeric_limits<double>::quiet_NaN();
     out_.write(w, strip_.data(), GDT_Float64);
+    release_paged_memory();
   }
 
  private:
   GeoTiffOutput& out_;
-  const std::vector<double>& by_pid_;
+  const PagedArray<double>& by_pid_;
   std::vector<double> strip_;
 };
 
@@ -124,12 +126,13 @@ void run_patchmetric(const ParameterValues& v, const RunContext& context) {
   const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);  // as lsm metrics
   RowMetricOptions row_options;
   row_options.counter = counter.get();
+  row_options.max_patch_array_bytes = scan.max_patch_array_bytes;
   row_options.edge_depth = static_cast<int>(v.integer("edge-depth"));
   row_options.want_enn = metric == "ENN";
   const PatchRowResults rows =
       compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 1.0 / 3, 2.0 / 3));
-  // The metric by PID (8 bytes a patch; PID 0 = nodata and background: NaN).
-  std::vector<double> by_pid(patch_count(table) + 1, std::numeric_limits<double>::quiet_NaN());
+  // The metric by PID (8 bytes a patch, paged beyond the budget; nodata: NaN).
+  PagedArray<double> by_pid(patch_count(table) + 1, PagedPolicy{scan.max_patch_array_bytes, scan.temp_dir});
   size_t column = 0;
   compute_fragstats_metrics(table, rows, MetricOptions{}, [&](const MetricTable& block) {
     column = static_cast<size_t>(std::find(block.columns.begin(), block.columns.end(), metric) - block.columns.begin());

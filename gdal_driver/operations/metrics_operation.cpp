@@ -167,13 +167,6 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
     throw Error(ErrorKind::BadInput, "'" + input + "' has " + std::to_string(classes) + " classes, more than " +
                                          v.spelled("max-classes") + " " + std::to_string(max_classes) +
                                          " (is it a categorical raster?)");
-  // What the second pass still holds per patch (results, class and last row,
-  // ENN's best distance, open-patch slots: about 80 bytes) is not yet bounded
-  // by the limit; say so rather than let a run go over it silently.
-  const uint64_t per_patch_bytes = uint64_t(80) * patch_count(table);
-  if (second_pass && per_patch_bytes > memory_limit && !context.quiet)
-    std::cerr << "lsm: note: " << patch_count(table) << " patches: the second pass holds about "
-              << (per_patch_bytes >> 20) << " MiB of per-patch results, beyond " << v.spelled("memory-limit") << "\n";
   RowMetricOptions row_options;
   row_options.temp_dir = temp_dir;
   // Per-patch arrays of the second pass beyond a sixteenth of the limit each
