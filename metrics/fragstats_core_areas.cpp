@@ -24,11 +24,13 @@ class BitmapCells {
       : row0_(runs.front().row), col0_(col_min), words_per_row_((col_max - col_min + 64) / 64) {
     const int64_t rows = runs.back().row - row0_ + 1;
     unvisited_.assign(static_cast<size_t>(rows * words_per_row_), 0);
-    for (const CellRun& r : runs)
-      for (int64_t x = r.x0; x <= r.x1; ++x) {
-        const uint64_t i = index(r.row, x);
-        unvisited_[i / 64] |= uint64_t(1) << (i % 64);
+    for (const CellRun& r : runs) {  // a word's worth of cells at a time
+      const uint64_t first = index(r.row, r.x0), last = index(r.row, r.x1);
+      for (uint64_t w = first / 64; w <= last / 64; ++w) {
+        const uint64_t lo = w == first / 64 ? first % 64 : 0, hi = w == last / 64 ? last % 64 : 63;
+        unvisited_[w] |= (~uint64_t(0) >> (63 - hi)) & (~uint64_t(0) << lo);
       }
+    }
     next_word_.resize(unvisited_.size() + 1);
     for (size_t w = 0; w <= unvisited_.size(); ++w) next_word_[w] = w < unvisited_.size() && !unvisited_[w] ? w + 1 : w;
   }

@@ -75,7 +75,7 @@ class PagedArray {
   PagedArray(size_t n, const PagedPolicy& policy) { assign(n, policy); }
   /// Resizes to `n` zeros, in memory or on a scratch file by `policy`.
   void assign(size_t n, const PagedPolicy& policy) {
-    memory_.clear();
+    std::vector<T>().swap(memory_);
     file_.reset();
     n_ = n;
     const uint64_t bytes = static_cast<uint64_t>(n) * sizeof(T);
