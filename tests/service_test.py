@@ -223,6 +223,9 @@ def documents(base, have_schemas):
     check("metrics' inputs come from the declaration (edge-depth: integer, 1..1000, default 1)",
           metrics["inputs"]["edge-depth"]["schema"] == {"type": "integer", "minimum": 1, "maximum": 1000, "default": 1},
           metrics["inputs"].get("edge-depth"))
+    check("choices are described with their labels",
+          "8: edges and corners, FRAGSTATS' default" in metrics["inputs"]["neighbors"]["description"],
+          metrics["inputs"]["neighbors"]["description"])
     check("no server-side path is an input (temp-dir, out)", "temp-dir" not in metrics["inputs"]
           and "out" not in metrics["inputs"], list(metrics["inputs"]))
     status, html = request("GET", base + "/processes/metrics?f=html")[0::2]

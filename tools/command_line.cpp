@@ -22,8 +22,7 @@ po::options_description options_of(const ops::OperationSpec& spec) {
   for (const ops::ParameterSpec& p : spec.parameters) {
     if (!p.shown_in(ops::kCommandLine)) continue;
     const std::string names = p.name + (p.short_name ? std::string(",") + p.short_name : "");
-    std::string help = p.help;
-    if (!p.unit.empty()) help += " (" + p.unit + ")";
+    const std::string help = p.described();
     if (p.type == ops::ParameterType::Flag) {
       desc.add_options()(names.c_str(), po::bool_switch(), help.c_str());
       continue;

@@ -45,7 +45,7 @@ ParameterSpec backend_parameter(const std::vector<std::pair<std::string, std::st
   std::vector<std::pair<std::string, std::string>> choices{
       {"auto", "the GPU when there is one"}, {"cpu", "CPU threads"}, {"cuda", "an NVIDIA GPU"}};
   choices.insert(choices.end(), extra.begin(), extra.end());
-  return text("backend", "where to compute: auto (the GPU when there is one), cpu or cuda")
+  return text("backend", "where to compute")
       .one_of_labelled(choices)
       .with_default("auto")
       .technical();
@@ -68,7 +68,7 @@ ParameterSpec quiet_parameter() {
 std::vector<ParameterSpec> patch_parameters() {
   return {
       integer("band", "band of class codes (1-based)").with_default("1").at_least(1).at_most(65535).short_option('b').titled("Band of class codes").technical(),
-      integer("neighbors", "neighbour rule: 8 (FRAGSTATS default) or 4").one_of_labelled({{"4", "edges only"}, {"8", "edges and corners, FRAGSTATS' default"}}).with_default("8").short_option('n').titled("Neighbour rule"),
+      integer("neighbors", "neighbour rule").one_of_labelled({{"4", "edges only"}, {"8", "edges and corners, FRAGSTATS' default"}}).with_default("8").short_option('n').titled("Neighbour rule"),
       backend_parameter(),
       text("tile-size", "tile size N (N x N) or WxH cells; default: rows from the blocks, 1024 columns on the CPU, all on a GPU")
           .in("cells")

@@ -129,7 +129,7 @@ OperationSpec fuzzy_spec() {
           number("threshold", "also write the object mask: connectivity >= T").at_least(0).at_most(1).only(kCommandLine),
           output(ParameterRole::OutputRaster, "mask", "path of the mask (default: OUTPUT's name with _mask.tif)").drawn_as(RasterStyle::Classes).titled("Object mask")
               .only(kCommandLine),
-          backend_parameter({{"reference", "the sequential kFOE, slow"}}).with_help("auto, cpu, cuda, or reference (the sequential kFOE)"),
+          backend_parameter({{"reference", "the sequential kFOE, slow"}}),
           quiet_parameter(),
       },
       raster_output_parameters());

@@ -59,16 +59,14 @@ OperationSpec metrics_spec() {
               .labelled(metric_choice_labels(kPatchLevel | kClassLevel | kLandscapeLevel))
               .checked_by([](const std::string& v) { MetricSelection{v}; }),
           integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells"),
-          text("gyrate", "GYRATE rule: fragstats (mean distance to the patch's area-median point, as FRAGSTATS prints) "
-                         "or centroid (mean distance to the centroid, the documented definition)")
-              .one_of_labelled({{"fragstats", "to the area-median point, as FRAGSTATS prints"},
-                       {"centroid", "to the centroid, the documented definition"}})
+          text("gyrate", "GYRATE rule: the mean distance of a patch's cells")
+              .one_of_labelled({{"fragstats", "to the patch's area-median point, as FRAGSTATS prints"},
+                                {"centroid", "to the centroid, the documented definition"}})
               .titled("GYRATE rule")
               .with_default("fragstats"),
-          text("core-areas", "disjunct core areas: fragstats (as FRAGSTATS counts them, missing some) or all (every "
-                             "8-connected core area, the documented definition); changes NCORE, CORE, CAI and the "
-                             "class/landscape core metrics")
-              .one_of_labelled({{"fragstats", "as FRAGSTATS counts them"}, {"all", "every 8-connected core area"}})
+          text("core-areas", "disjunct core areas, which NCORE, CORE, CAI and the class/landscape core metrics count")
+              .one_of_labelled({{"fragstats", "as FRAGSTATS counts them, missing some"},
+                                {"all", "every 8-connected core area, the documented definition"}})
               .with_default("fragstats"),
           integer("background", "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
               .at_least(-2147483648.0)
@@ -89,7 +87,7 @@ OperationSpec metrics_spec() {
               .only(kCommandLine),  // a server's folders are not the client's to choose
           integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1).at_most(1000000).technical(),
           integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0).at_most(2147483647),
-          text("format", "table layout: fragstats (one column per metric) or tidy (one row per value)")
+          text("format", "table layout")
               .one_of_labelled({{"fragstats", "one column per metric"}, {"tidy", "one row per value"}})
               .with_default("fragstats"),
           text("class-descriptors", "FRAGSTATS class descriptor file (ID, Name, Enabled, IsBackground): class names "

@@ -175,6 +175,14 @@ std::string ParameterSpec::title() const {
   return t;
 }
 
+std::string ParameterSpec::described() const {
+  std::string text = help + (unit.empty() ? "" : " (" + unit + ")");
+  if (choice_labels.empty() || comma_list) return text;  // a subset's list would swamp its help
+  for (size_t i = 0; i < choices.size() && i < choice_labels.size(); ++i)
+    text += (i ? "; " : " — ") + choices[i] + ": " + choice_labels[i];
+  return text;
+}
+
 ParameterSpec ParameterSpec::titled(std::string l) const { auto c = *this; c.label = std::move(l); return c; }
 ParameterSpec ParameterSpec::subset_of(std::vector<std::string> values) const {
   auto c = *this;

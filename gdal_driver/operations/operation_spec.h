@@ -91,6 +91,11 @@ struct ParameterSpec {
   std::string driver_name() const;
   /// The label, else the name as words ("edge-depth": "Edge depth").
   std::string title() const;
+  /// The help as a sentence for a text front end (CLI --help, the driver's
+  /// option list, the service's input description): with the unit, and for a
+  /// choice with labels every value with its label ("neighbour rule — 4: edges
+  /// only; 8: edges and corners, FRAGSTATS' default").
+  std::string described() const;
   bool shown_in(FrontEnd f) const { return (front_ends & f) != 0; }
   /// True for the roles that name something the run writes.
   bool is_output() const { return role != ParameterRole::Value && role != ParameterRole::InputRaster; }

@@ -148,7 +148,7 @@ std::string open_option_list() {
     bool same_default = true, same_range = true;
     std::vector<std::string> choices;
     for (const auto& [operation, p] : o.takers) {
-      std::string help = p->help + (p->unit.empty() ? "" : " (" + p->unit + ")");
+      const std::string help = p->described();
       auto at = std::find_if(helps.begin(), helps.end(), [&](const auto& h) { return h.first == help; });
       if (at == helps.end()) helps.emplace_back(help, operation);
       else at->second += ", " + operation;

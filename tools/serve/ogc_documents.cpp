@@ -162,7 +162,7 @@ Json process_description(const ops::OperationSpec& spec, const std::string& base
     if (!is_input(p)) continue;
     Json in;
     in["title"] = p.title();
-    in["description"] = p.help + (p.unit.empty() ? "" : " (" + p.unit + ")");
+    in["description"] = p.described();
     in["minOccurs"] = p.required ? 1 : 0;
     if (p.repeatable) in["maxOccurs"] = "unbounded";
     else in["maxOccurs"] = 1;
