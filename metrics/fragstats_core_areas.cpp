@@ -179,6 +179,43 @@ std::vector<CountedCoreArea> scan(Cells& cells, int64_t row0, int64_t x0, const 
   return areas;
 }
 
+// True when the runs (raster order; runs of one row do not touch) form one
+// 8-connected component: then FRAGSTATS' scan floods all of it from its
+// first cell and finds nothing after, one area of every cell, and the flood
+// (8 tests a cell) can be skipped. Union-find over the runs, linking each to
+// the runs of the row above that it touches (columns overlapping with a
+// one-cell reach): time linear in the runs.
+bool one_component(const std::vector<CellRun>& runs) {
+  std::vector<uint32_t> parent(runs.size());
+  for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  auto find = [&](uint32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  size_t components = runs.size();
+  size_t above = 0, above_end = 0;  // the previous row's runs [above, above_end)
+  for (size_t i = 0; i < runs.size();) {
+    size_t end = i;
+    while (end < runs.size() && runs[end].row == runs[i].row) ++end;
+    if (above_end > above && runs[above].row + 1 != runs[i].row) above = above_end;  // a gap of rows
+    size_t a = above;
+    for (size_t r = i; r < end; ++r) {
+      while (a < above_end && runs[a].x1 + 1 < runs[r].x0) ++a;  // ends left of r's reach
+      for (size_t b = a; b < above_end && runs[b].x0 <= runs[r].x1 + 1; ++b) {
+        const uint32_t x = find(static_cast<uint32_t>(r)), y = find(static_cast<uint32_t>(b));
+        if (x != y) {
+          parent[std::max(x, y)] = std::min(x, y);
+          --components;
+        }
+      }
+    }
+    above = i;
+    above_end = end;
+    i = end;
+  }
+  return components == 1;
+}
+
 }  // namespace
 
 std::vector<CountedCoreArea> fragstats_core_areas(const std::vector<CellRun>& core_runs, const CellGeometry* geometry,
@@ -190,6 +227,11 @@ std::vector<CountedCoreArea> fragstats_core_areas(const std::vector<CellRun>& co
     area.cells = static_cast<uint64_t>(r.x1 - r.x0 + 1);
     if (geometry)  // cell by cell, as the scan adds them
       for (uint64_t i = 0; i < area.cells; ++i) area.area_m2 += geometry->cell_area_m2(r.row);
+    return {area};
+  }
+  if (!geometry && one_component(core_runs)) {  // (geographic areas are summed in the flood's order)
+    CountedCoreArea area;
+    for (const CellRun& r : core_runs) area.cells += static_cast<uint64_t>(r.x1 - r.x0 + 1);
     return {area};
   }
   int64_t col_min = INT64_MAX, col_max = INT64_MIN;

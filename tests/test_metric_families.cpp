@@ -140,10 +140,16 @@ TEST(MetricFamilies, CoreAreaBeforeTheResumePoint) {
 
 // FRAGSTATS' scan on bitmaps and on the runs alone (the path of patches
 // whose bounding box is too large for bitmaps) finds the same areas, in the
-// same order, on random core-cell masks; and it misses areas on them.
+// same order, on random core-cell masks; and it misses areas on them. The
+// shortcut for core cells that form one 8-connected component (no flood)
+// gives what the flood gives: with a geometry (areas summed in the flood's
+// order) the scan always floods.
 TEST(MetricFamilies, FragstatsCoreScanOnBitmapsAndRunsAgree) {
   std::mt19937_64 random(3);
-  size_t missed = 0;
+  RasterInfo planar;
+  planar.width = planar.height = 100;
+  const CellGeometry flooded(planar);
+  size_t missed = 0, single = 0;
   for (int trial = 0; trial < 200; ++trial) {
     const int w = 5 + int(random() % 60), h = 1 + int(random() % 40), density = 2 + int(random() % 6);
     std::vector<CellRun> runs;
@@ -157,7 +163,11 @@ TEST(MetricFamilies, FragstatsCoreScanOnBitmapsAndRunsAgree) {
       }
     const std::vector<CountedCoreArea> bitmap = fragstats_core_areas(runs, nullptr);
     const std::vector<CountedCoreArea> sparse = fragstats_core_areas(runs, nullptr, 0);
+    const std::vector<CountedCoreArea> flood = fragstats_core_areas(runs, &flooded);
     ASSERT_EQ(bitmap.size(), sparse.size()) << "trial " << trial;
+    ASSERT_EQ(bitmap.size(), flood.size()) << "trial " << trial;
+    for (size_t i = 0; i < flood.size(); ++i) EXPECT_EQ(bitmap[i].cells, flood[i].cells) << "trial " << trial;
+    single += bitmap.size() == 1 && bitmap[0].cells == cells;
     uint64_t counted = 0;
     for (size_t i = 0; i < bitmap.size(); ++i) {
       EXPECT_EQ(bitmap[i].cells, sparse[i].cells) << "trial " << trial << " area " << i;
@@ -167,6 +177,7 @@ TEST(MetricFamilies, FragstatsCoreScanOnBitmapsAndRunsAgree) {
     missed += cells - counted;
   }
   EXPECT_GT(missed, 0u);
+  EXPECT_GT(single, 10u) << "masks of one component, the shortcut's case";
 }
 
 // A ring two cells wide (7x7, hole 3x3) inside class 2: core cells only at
