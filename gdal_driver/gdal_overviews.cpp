@@ -18,10 +18,6 @@ namespace {
 
 constexpr int64_t kStripRows = 256;  // overview rows per strip
 
-struct Closer {
-  void operator()(GDALDataset* d) const { GDALClose(d); }
-};
-
 // Level `to` of `band` from `from` (the band or a finer level), in strips.
 void fill_level(GDALRasterBand* from, GDALRasterBand* to, OverviewMethod method, OverviewPass& pass,
                 const ProgressFn& progress) {
@@ -62,7 +58,7 @@ void fill_level(GDALRasterBand* from, GDALRasterBand* to, OverviewMethod method,
 
 std::vector<int> build_overviews(const std::string& path, OverviewMethod method, OverviewPass& pass,
                                  const ProgressFn& progress) {
-  std::unique_ptr<GDALDataset, Closer> dataset(open_input_raster(path));
+  GDALDatasetUniquePtr dataset(open_input_raster(path));
   const int64_t width = dataset->GetRasterXSize(), height = dataset->GetRasterYSize();
   const int bands = dataset->GetRasterCount();
   const std::string ovr = path + ".ovr";

@@ -15,10 +15,6 @@ namespace lsm {
 
 namespace {
 
-struct DatasetCloser {
-  void operator()(GDALDataset* d) const { GDALClose(d); }
-};
-
 std::optional<std::array<double, 3>> voxel_size_of(GDALDataset* dataset) {
   const char* item = dataset->GetMetadataItem("VOXEL_SIZE_MM");
   if (!item) return std::nullopt;
@@ -31,7 +27,7 @@ std::optional<std::array<double, 3>> voxel_size_of(GDALDataset* dataset) {
 }  // namespace
 
 LoadedVolume read_volume(const std::string& path, bool as_volume, int band, const ProgressFn& progress) {
-  std::unique_ptr<GDALDataset, DatasetCloser> dataset(open_input_raster(path));
+  GDALDatasetUniquePtr dataset(open_input_raster(path));
   const int count = dataset->GetRasterCount();
   if (count < 1) throw Error(ErrorKind::BadInput, "'" + path + "' has no bands");
   if (!as_volume && (band < 1 || band > count))

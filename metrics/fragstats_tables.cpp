@@ -104,6 +104,11 @@ std::string name_of(const std::map<int32_t, std::string>& names, int32_t type) {
   return it == names.end() ? std::string() : quote_csv_field(it->second);
 }
 
+// The tidy table's header, with a name column when classes have names.
+const char* tidy_header(bool named) {
+  return named ? "level,class,name,id,metric,value\n" : "level,class,id,metric,value\n";
+}
+
 }  // namespace
 
 void write_named_class_csv(std::ostream& out, const MetricTable& table, const std::map<int32_t, std::string>& names) {
@@ -131,11 +136,12 @@ void write_tidy_rows(std::ostream& out, const MetricTable& t, MetricLevel level,
     }
 }
 
-void write_tidy_csv(std::ostream& out, const FragstatsMetrics& m, const MetricLevels& levels) {
-  out << "level,class,id,metric,value\n";
-  if (levels.patch) write_tidy_rows(out, m.patch, MetricLevel::Patch);
-  if (levels.cls) write_tidy_rows(out, m.cls, MetricLevel::Class);
-  if (levels.land) write_tidy_rows(out, m.land, MetricLevel::Landscape);
+void write_tidy_csv(std::ostream& out, const FragstatsMetrics& m, const MetricLevels& levels,
+                    const std::map<int32_t, std::string>* names) {
+  out << tidy_header(names != nullptr);
+  if (levels.patch) write_tidy_rows(out, m.patch, MetricLevel::Patch, names);
+  if (levels.cls) write_tidy_rows(out, m.cls, MetricLevel::Class, names);
+  if (levels.land) write_tidy_rows(out, m.land, MetricLevel::Landscape, names);
 }
 
 void write_adjacency_csv(std::ostream& out, const ClassAdjacency& a) {
@@ -178,7 +184,7 @@ void MetricTableFiles::write_patch_rows(const MetricTable& rows) {
   patch_rows_streamed_ = true;
   if (format_ == TableFormat::Tidy) {
     std::ofstream& out = stream("tidy");
-    if (first) out << (names_.empty() ? "level,class,id,metric,value\n" : "level,class,name,id,metric,value\n");
+    if (first) out << tidy_header(!names_.empty());
     write_tidy_rows(out, rows, MetricLevel::Patch, names_.empty() ? nullptr : &names_);
   } else {
     std::ofstream& out = stream("patch");
@@ -192,11 +198,12 @@ void MetricTableFiles::write(const FragstatsMetrics& m, const PatchRowResults& r
     std::ofstream& out = stream(kind);
     if (kind == "tidy") {
       const std::map<int32_t, std::string>* names = names_.empty() ? nullptr : &names_;
-      if (!patch_rows_streamed_)
-        out << (names ? "level,class,name,id,metric,value\n" : "level,class,id,metric,value\n");
-      if (levels_.patch && !patch_rows_streamed_) write_tidy_rows(out, m.patch, MetricLevel::Patch, names);
-      if (levels_.cls) write_tidy_rows(out, m.cls, MetricLevel::Class, names);
-      if (levels_.land) write_tidy_rows(out, m.land, MetricLevel::Landscape, names);
+      if (!patch_rows_streamed_) {
+        write_tidy_csv(out, m, levels_, names);
+      } else {  // the header and the patch rows are there already
+        if (levels_.cls) write_tidy_rows(out, m.cls, MetricLevel::Class, names);
+        if (levels_.land) write_tidy_rows(out, m.land, MetricLevel::Landscape, names);
+      }
     } else if (kind == "patch") {
       if (!patch_rows_streamed_) write_table_csv(out, m.patch, MetricLevel::Patch);
     } else if (kind == "class") {

@@ -48,8 +48,10 @@ void write_tidy_rows(std::ostream& out, const MetricTable& table, MetricLevel le
 /// where a class has none; quoted as CSV needs).
 void write_named_class_csv(std::ostream& out, const MetricTable& table, const std::map<int32_t, std::string>& names);
 /// The selected levels as tidy rows: level,class,id,metric,value ("patch"/"class"/"landscape";
-/// class empty at landscape level; id = PID at patch level, else empty).
-void write_tidy_csv(std::ostream& out, const FragstatsMetrics& m, const MetricLevels& levels);
+/// class empty at landscape level; id = PID at patch level, else empty); with
+/// `names`, a name column after class (as write_tidy_rows()).
+void write_tidy_csv(std::ostream& out, const FragstatsMetrics& m, const MetricLevels& levels,
+                    const std::map<int32_t, std::string>* names = nullptr);
 /// The adjacency matrix: header "TYPE,<code>,<code>...", one row per class
 /// (double-count cell-side adjacencies, like FRAGSTATS' .adj file).
 void write_adjacency_csv(std::ostream& out, const ClassAdjacency& adjacency);

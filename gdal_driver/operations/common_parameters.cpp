@@ -51,12 +51,13 @@ ParameterSpec backend_parameter(const std::vector<std::pair<std::string, std::st
       .technical();
 }
 
-std::vector<std::string> metric_choice_labels(unsigned levels) {
+std::vector<std::string> metric_choice_labels(const std::vector<std::string>& acronyms) {
   std::vector<std::string> labels;
-  for (const MetricInfo& m : metric_catalogue()) {
-    if (levels != (kPatchLevel | kClassLevel | kLandscapeLevel) && !(m.levels & levels)) continue;
-    const std::string unit = m.unit;
-    labels.push_back(std::string(m.name) + (unit == "none" ? "" : " (" + unit + ")"));
+  for (const std::string& acronym : acronyms) {
+    const MetricInfo* m = find_metric(acronym);
+    if (!m) throw Error(ErrorKind::Internal, "'" + acronym + "' is not in the metric catalogue");
+    const std::string unit = m->unit;
+    labels.push_back(std::string(m->name) + (unit == "none" ? "" : " (" + unit + ")"));
   }
   return labels;
 }

@@ -12,9 +12,10 @@ namespace lsm::ops {
 
 /// backend: auto, cpu or cuda (plus `extra` (value, label) choices, e.g. fuzzy's reference).
 ParameterSpec backend_parameter(const std::vector<std::pair<std::string, std::string>>& extra = {});
-/// Labels of the catalogue's metrics at `levels` (MetricLevelMask), in the
-/// catalogue's order, for the choices of metric options: "Patch area (ha)".
-std::vector<std::string> metric_choice_labels(unsigned levels);
+/// The label of each of `acronyms` (metric choices), from the metric
+/// catalogue: "Patch area (ha)". Throws lsm::Error(Internal) for an acronym
+/// the catalogue lacks.
+std::vector<std::string> metric_choice_labels(const std::vector<std::string>& acronyms);
 /// -q: no progress and no notes (command line only; the driver is silent).
 ParameterSpec quiet_parameter();
 /// The memory a run may hold by default (--memory-limit's default, 1G), bytes.

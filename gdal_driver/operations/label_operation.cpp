@@ -79,7 +79,7 @@ OperationSpec patchmetric_spec() {
                   .only(kCommandLine | kService),  // the service names it itself
               text("metric", "the FRAGSTATS patch metric of every cell, in its FRAGSTATS unit")
                   .one_of(names)
-                  .labelled(metric_choice_labels(kPatchLevel))
+                  .labelled(metric_choice_labels(names))
                   .needed()
                   .checked_by([names, list](const std::string& value) {
                     if (std::find(names.begin(), names.end(), upper(value)) == names.end())

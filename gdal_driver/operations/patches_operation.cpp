@@ -117,11 +117,6 @@ PatchTable read_patch_table(const std::string& path) {
   return t;
 }
 
-struct DatasetCloser {
-  void operator()(GDALDataset* d) const { GDALClose(d); }
-};
-using DatasetPtr = std::unique_ptr<GDALDataset, DatasetCloser>;
-
 void run_patches(const ParameterValues& v, const RunContext& context) {
   const std::string input = v.text("input"), output_path = v.text("output");
   const char* driver_name = vector_driver(output_path);
@@ -138,7 +133,7 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
   {
     const Operation& label = *find_operation("label");
     ParameterValues lv(label.spec, kCommandLine);
-    for (const char* name : {"input", "band", "neighbors", "backend", "tile-size"})
+    for (const char* name : {"band", "neighbors", "backend", "tile-size"})
       if (v.given(name)) lv.set(name, v.text(name));
     lv.set("input", input);
     lv.set("output", ids);
@@ -158,9 +153,9 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
 
   // 2. GDAL's polygoniser on the patch IDs, into a scratch GeoPackage.
   HeldGdalMessages held;
-  DatasetPtr id_raster(open_input_raster(ids));
+  GDALDatasetUniquePtr id_raster(open_input_raster(ids));
   GDALRasterBand* id_band = id_raster->GetRasterBand(1);
-  DatasetPtr polygons(GetGDALDriverManager()->GetDriverByName("GPKG")->Create(scratch.file("polygons.gpkg").c_str(), 0,
+  GDALDatasetUniquePtr polygons(GetGDALDriverManager()->GetDriverByName("GPKG")->Create(scratch.file("polygons.gpkg").c_str(), 0,
                                                                               0, 0, GDT_Unknown, nullptr));
   if (!polygons) throw Error(ErrorKind::Io, "cannot create a scratch GeoPackage: " + gdal_failure_reason());
   OGRSpatialReference* srs = id_raster->GetSpatialRef() ? id_raster->GetSpatialRef()->Clone() : nullptr;
@@ -189,7 +184,7 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
 
   // 3. The output: the polygons in PID order with the patch table's attributes.
   std::remove(file.temp_path().c_str());  // the driver creates its own file
-  DatasetPtr out(driver->Create(file.temp_path().c_str(), 0, 0, 0, GDT_Unknown, nullptr));
+  GDALDatasetUniquePtr out(driver->Create(file.temp_path().c_str(), 0, 0, 0, GDT_Unknown, nullptr));
   if (!out) throw Error(ErrorKind::Io, "cannot create '" + output_path + "': " + gdal_failure_reason());
   const char* layer_options[] = {std::string(driver_name) == "GPKG" ? "FID=fid" : nullptr, nullptr};
   OGRLayer* layer = out->CreateLayer(std::filesystem::path(output_path).stem().string().c_str(),
