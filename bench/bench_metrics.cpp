@@ -2,7 +2,10 @@
 // raw Byte raster (--raw FILE --width W --height H [--nodata V] [--cell C]):
 //   first pass   labeling with the area/edge counts and the area/edge tables;
 //   no ENN       + the second pass (GYRATE, CONTIG, CIRCLE, core, adjacency) and every table but ENN;
-//   full         + ENN.
+//   full         + ENN;
+//   ENN alone    ENN on the kept patch IDs, the scan outside the timing: on
+//                cpu the sweep (enn_sweep.h), on cuda the counter's count()
+//                with ENN less the same without (nearest_patch_cuda.h).
 // Prints the median of --repeat runs per stage and backend (--stages picks some,
 // comma-separated, e.g. "first pass"). See bench/RESULTS.md.
 #include <algorithm>
@@ -13,12 +16,71 @@
 
 #include "area_edge_tables.h"
 #include "cell_neighbourhood.h"
+#include "enn_sweep.h"
 #include "error.h"
 #include "fragstats_metrics.h"
 #include "patch_row_metrics.h"
 #include "raw_input.h"
 
 using namespace lsm;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The "ENN alone" stage: median ms of `repeat` searches on the scan's patch IDs.
+double enn_alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, NeighbourhoodCounter* counter, int repeat) {
+  ScanOptions o;
+  o.keep_patch_ids = true;
+  o.keep_labels_max_bytes = int64_t(1) << 40;
+  const PatchTable t = scan_patches(raster, labeler, o);
+  const std::vector<uint32_t> pids = assemble_patch_ids(t);
+  std::vector<int32_t> codes;
+  for (const PatchStats& p : t.patches) codes.push_back(p.class_code);
+  std::sort(codes.begin(), codes.end());
+  codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+  std::vector<uint32_t> class_of(t.patches.size() + 1, 0);
+  std::vector<uint64_t> patches_in_class(codes.size(), 0);
+  for (size_t i = 0; i < t.patches.size(); ++i) {
+    class_of[i + 1] = static_cast<uint32_t>(std::lower_bound(codes.begin(), codes.end(), t.patches[i].class_code) - codes.begin());
+    ++patches_in_class[class_of[i + 1]];
+  }
+  const int64_t w = raster.info().width, h = raster.info().height;
+  auto since = [](std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<double> with, without;
+  for (int r = 0; r < repeat; ++r) {
+    if (!counter) {  // the CPU sweep, row by row as the row visitor feeds it
+      const auto t0 = std::chrono::steady_clock::now();
+      EnnSweep sweep(class_of.data(), t.patches.size(), patches_in_class, w, raster.info().cell_width,
+                     raster.info().cell_height, "");
+      for (int64_t y = 0; y < h; ++y)
+        sweep.add_row(y, y > 0 ? pids.data() + (y - 1) * w : nullptr, pids.data() + y * w,
+                      y + 1 < h ? pids.data() + (y + 1) * w : nullptr);
+      sweep.distances([](size_t, double) {});
+      with.push_back(since(t0));
+      without.push_back(0);
+      continue;
+    }
+    PatchIdRaster in{pids.data(), w, h, &class_of, codes.size()};
+    in.cell_width = raster.info().cell_width;
+    in.cell_height = raster.info().cell_height;
+    NeighbourhoodCounts counts;
+    for (const bool enn : {false, true}) {
+      in.with_enn = enn;
+      const auto t0 = std::chrono::steady_clock::now();
+      counter->count(in, 1, counts);
+      (enn ? with : without).push_back(since(t0));
+    }
+  }
+  return median(with) - median(without);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::string backends = "cpu,cuda";
@@ -53,9 +115,14 @@ int main(int argc, char** argv) {
       const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);  // as lsm metrics
       // "relabel": the second pass labels the raster again (rasters above the
       // in-memory limit of lsm metrics); the other stages keep the scan's labels.
-      for (const char* stage : {"first pass", "no ENN", "full", "no ENN relabel", "full relabel"}) {
+      for (const char* stage : {"first pass", "no ENN", "full", "no ENN relabel", "full relabel", "ENN alone"}) {
         const std::string s = stage;
         if (stages.find("," + s + ",") == std::string::npos) continue;
+        if (s == "ENN alone") {
+          const double ms = enn_alone_ms(raster, *labeler, counter.get(), args.repeat);
+          std::printf("%-8s %-16s %10.1f\n", name.c_str(), stage, ms);
+          continue;
+        }
         std::vector<double> ms;
         size_t patches = 0;
         for (int r = 0; r < args.repeat; ++r) {

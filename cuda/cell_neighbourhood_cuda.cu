@@ -5,6 +5,7 @@
 #include "cuda_check.h"
 #include "device_pool.h"
 #include "error.h"
+#include "nearest_patch_cuda.h"
 
 namespace lsm {
 namespace {
@@ -82,12 +83,14 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
   }
   ~CudaNeighbourhoodCounter() override {
     for (DeviceBuffer* b : {&d_pids_, &d_class_, &d_reach_, &d_diag_, &d_h_, &d_v_, &d_core_}) b->release();
+    nearest_.release();
     if (stream_) {
       cudaStreamSynchronize(stream_);
       cudaStreamDestroy(stream_);
     }
   }
   std::string name() const override { return "cuda"; }
+  bool computes_enn(const PatchIdRaster& r) const override { return DeviceNearestPatch::fits(r.width * r.height); }
 
   void count(const PatchIdRaster& r, int depth, NeighbourhoodCounts& out) override {
     const std::vector<int32_t> reach = edge_depth_reach(depth);
@@ -99,6 +102,7 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
     out.sides_h.assign(k * k, 0);
     out.sides_v.assign(k * k, 0);
     out.core.assign(static_cast<size_t>(cells), 0);
+    out.enn_squared.clear();
     if (cells == 0) return;
     d_pids_.reserve(cells * sizeof(uint32_t), stream_);
     d_class_.reserve(r.class_of_pid->size() * sizeof(uint32_t), stream_);
@@ -126,6 +130,9 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
     LSM_CUDA_CHECK(cudaMemcpyAsync(out.sides_h.data(), d_h_.get(), k * k * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream_));
     LSM_CUDA_CHECK(cudaMemcpyAsync(out.sides_v.data(), d_v_.get(), k * k * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream_));
     LSM_CUDA_CHECK(cudaMemcpyAsync(out.core.data(), d_core_.get(), cells, cudaMemcpyDeviceToHost, stream_));
+    if (r.with_enn && computes_enn(r))  // on the patch IDs already on the device
+      out.enn_squared = nearest_.search(d_pids_.as<uint32_t>(), d_class_.as<uint32_t>(), *r.class_of_pid, k, r.width,
+                                        r.height, r.cell_width, r.cell_height, stream_);
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
@@ -133,6 +140,7 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
   int device_;
   cudaStream_t stream_ = nullptr;
   DeviceBuffer d_pids_, d_class_, d_reach_, d_diag_, d_h_, d_v_, d_core_;
+  DeviceNearestPatch nearest_;
 };
 
 }  // namespace

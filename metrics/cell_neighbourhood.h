@@ -3,9 +3,11 @@
 // held in memory: CONTIG's diagonal pairs, the class adjacency counts and the
 // core-cell test of the edge depth. They are independent per cell, so they
 // run data-parallel: on CPU threads (the reference, below) or on the GPU
-// (cuda/cell_neighbourhood_cuda.h). Both give identical integer results. The
-// row-ordered work that remains (GYRATE, CIRCLE's hulls, the disjunct core
-// areas, ENN) runs on the CPU in patch_row_metrics.cpp.
+// (cuda/cell_neighbourhood_cuda.h). Both give identical integer results.
+// The GPU backend also searches ENN (cuda/nearest_patch_cuda.h), bit for bit
+// equal to the CPU's sweep; the row-ordered work that remains (GYRATE,
+// CIRCLE's hulls, the disjunct core areas, and ENN on the CPU) runs in
+// patch_row_metrics.cpp.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,6 +24,10 @@ struct PatchIdRaster {
   int64_t width = 0, height = 0;
   const std::vector<uint32_t>* class_of_pid = nullptr;
   size_t classes = 0;
+  /// Also search ENN (NeighbourhoodCounts::enn_squared) where the backend
+  /// can (NeighbourhoodCounter::computes_enn), with these cell sizes in m.
+  bool with_enn = false;
+  double cell_width = 1, cell_height = 1;
 };
 
 /// Results, with the definitions of patch_row_metrics.h.
@@ -30,6 +36,10 @@ struct NeighbourhoodCounts {
   std::vector<uint64_t> sides_h, sides_v;  ///< classes x classes, double count (ClassAdjacency)
   /// [cell]: 1 when the cell is core for edge depth `depth` (core_area.h's rule), else 0.
   std::vector<uint8_t> core;
+  /// [pid-1]: the squared ENN in m2 (FRAGSTATS 4.2 "ENN", enn_sweep.h's
+  /// definition), +infinity when the class has no other patch. Filled only
+  /// when PatchIdRaster::with_enn and computes_enn(); empty otherwise.
+  std::vector<double> enn_squared;
 };
 
 /// One backend of the neighbourhood tests. Not thread-safe.
@@ -39,6 +49,10 @@ class NeighbourhoodCounter {
   virtual std::string name() const = 0;
   /// Fills `out` (resized) for edge depth `depth` >= 1. Throws lsm::Error.
   virtual void count(const PatchIdRaster& raster, int depth, NeighbourhoodCounts& out) = 0;
+  /// Whether count() searches ENN for this raster when asked (planar cell
+  /// sizes). The CPU's sweep runs as a row visitor instead, concurrently with
+  /// the others, so the CPU counter says no.
+  virtual bool computes_enn(const PatchIdRaster&) const { return false; }
 };
 
 /// The multithreaded CPU reference (OpenMP over rows).

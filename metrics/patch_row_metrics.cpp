@@ -432,7 +432,15 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   std::optional<GyrateVisitor> gyrate;
   std::vector<PatchRowVisitor*> visitors{&core, &shape};
   if (options.gyrate == GyrateRule::Fragstats) visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
-  if (options.want_enn) {
+  // The lookup of the counters and the patch IDs, when they are in memory.
+  const std::vector<uint32_t> class_of_pid =
+      counter ? std::vector<uint32_t>(classes.class_of_pid.begin(), classes.class_of_pid.end()) : std::vector<uint32_t>{};
+  PatchIdRaster id_raster{nullptr, table.raster.width, table.raster.height, &class_of_pid, classes.codes.size()};
+  id_raster.with_enn = options.want_enn && !geometry.geodesic();
+  id_raster.cell_width = table.raster.cell_width;
+  id_raster.cell_height = table.raster.cell_height;
+  const bool enn_by_counter = counter && id_raster.with_enn && counter->computes_enn(id_raster);
+  if (options.want_enn && !enn_by_counter) {
     enn.emplace(table, classes, geometry, options, out, paged);
     visitors.insert(visitors.begin(), &*enn);
   } else {
@@ -447,12 +455,14 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   const std::vector<uint32_t> pids = assemble_patch_ids(table);
   NeighbourhoodCounts counts;
   if (counter) {  // the per-cell neighbourhood tests, data-parallel on the counter's backend
-    // The counters take the lookup as a vector (the labels are in memory here, the patches few enough).
-    const std::vector<uint32_t> class_of_pid(classes.class_of_pid.begin(), classes.class_of_pid.end());
-    counter->count(PatchIdRaster{pids.data(), table.raster.width, table.raster.height, &class_of_pid,
-                                 classes.codes.size()},
-                   options.edge_depth, counts);
+    id_raster.pids = pids.data();
+    counter->count(id_raster, options.edge_depth, counts);
     for (size_t i = 0; i < out.patches.size(); ++i) out.patches[i].diagonal_pairs = counts.diagonal_pairs[i];
+    if (enn_by_counter) {  // rounded as EnnSweep::distances rounds
+      if (counts.enn_squared.size() != out.patches.size()) throw Error(ErrorKind::Internal, "ENN: one distance per patch");
+      for (size_t i = 0; i < out.patches.size(); ++i)
+        out.patches[i].enn_m = std::isinf(counts.enn_squared[i]) ? std::nan("") : std::sqrt(counts.enn_squared[i]);
+    }
     out.adjacency.sides_h = std::move(counts.sides_h);
     out.adjacency.sides_v = std::move(counts.sides_v);
     core.use_core_mask(counts.core.data());

@@ -1,14 +1,16 @@
-// ENN (enn_sweep.h) against brute force: every pair of cells of one class in
-// different patches, on random landscapes and on grids built to break a
-// sweep: patches thousands of rows apart, long diagonal gaps, ties, many
-// classes, non-square cells, rasters one cell wide or high, and a patch
-// with a long edge far from its only neighbour. Both neighbour rules, every
-// second-pass path, several tile sizes.
+// ENN (enn_sweep.h, and on the GPU cuda/nearest_patch_cuda.h) against brute
+// force: every pair of cells of one class in different patches, on random
+// landscapes and on grids built to break a sweep: patches thousands of rows
+// apart, long diagonal gaps, ties, many classes, non-square cells, rasters
+// one cell wide or high, and a patch with a long edge far from its only
+// neighbour. Both neighbour rules, every second-pass path (the GPU's where
+// CUDA is available), several tile sizes.
 #include <cmath>
 #include <limits>
 #include <map>
 #include <random>
 
+#include "cell_neighbourhood.h"
 #include "patch_row_metrics.h"
 #include "test_helpers.h"
 
@@ -41,8 +43,13 @@ std::vector<double> brute_enn(const MemoryClassRaster& r, const std::vector<uint
   return best;
 }
 
+// The second pass's paths: the labels relabeled, kept in memory, or kept with
+// the CUDA neighbourhood counter (which searches ENN on the GPU).
+enum class SecondPath { Relabel, InMemory, InMemoryCuda };
+
 // ENN of every patch through the engine, for one tile size and second-pass path.
-std::vector<double> engine_enn(MemoryClassRaster& raster, NeighbourRule rule, int64_t tile, bool labels_in_memory) {
+std::vector<double> engine_enn(MemoryClassRaster& raster, NeighbourRule rule, int64_t tile, SecondPath path) {
+  const bool labels_in_memory = path != SecondPath::Relabel;
   auto labeler = make_cpu_labeler();
   ScanOptions o;
   o.rule = rule;
@@ -50,7 +57,13 @@ std::vector<double> engine_enn(MemoryClassRaster& raster, NeighbourRule rule, in
   o.keep_patch_ids = true;
   o.keep_labels_max_bytes = labels_in_memory ? int64_t(1) << 40 : 0;
   const PatchTable t = scan_patches(raster, *labeler, o);
-  const PatchRowResults rows = compute_patch_row_metrics(raster, *labeler, t, RowMetricOptions{});
+  RowMetricOptions ro;
+  std::unique_ptr<NeighbourhoodCounter> counter;
+  if (path == SecondPath::InMemoryCuda) {
+    counter = make_neighbourhood_counter(Backend::Cuda);
+    ro.counter = counter.get();
+  }
+  const PatchRowResults rows = compute_patch_row_metrics(raster, *labeler, t, ro);
   std::vector<double> enn;
   for (const PatchShape& s : rows.patches) enn.push_back(s.enn_m);
   return enn;
@@ -60,14 +73,20 @@ void expect_brute_force_enn(MemoryClassRaster raster, const std::string& what) {
   for (const NeighbourRule rule : {NeighbourRule::Four, NeighbourRule::Eight}) {
     const Reference ref = brute_force(raster, rule);
     const std::vector<double> expected = brute_enn(raster, ref.labels, ref.patches.size());
-    for (const auto& [tile, in_memory] : {std::pair<int64_t, bool>{0, false}, {17, false}, {0, true}, {5, true}}) {
-      const std::vector<double> enn = engine_enn(raster, rule, tile, in_memory);
+    std::vector<std::pair<int64_t, SecondPath>> paths{
+        {0, SecondPath::Relabel}, {17, SecondPath::Relabel}, {0, SecondPath::InMemory}, {5, SecondPath::InMemory}};
+    if (cuda_available()) {
+      paths.emplace_back(0, SecondPath::InMemoryCuda);
+      paths.emplace_back(5, SecondPath::InMemoryCuda);
+    }
+    for (const auto& [tile, path] : paths) {
+      const std::vector<double> enn = engine_enn(raster, rule, tile, path);
       ASSERT_EQ(enn.size(), expected.size()) << what;
       size_t bad = 0;
       for (size_t i = 0; i < enn.size(); ++i) {
         const bool equal = std::isnan(expected[i]) ? std::isnan(enn[i]) : enn[i] == expected[i];
         if (!equal && ++bad <= 3)
-          ADD_FAILURE() << what << ", rule " << int(rule) << ", tile " << tile << (in_memory ? " in memory" : "")
+          ADD_FAILURE() << what << ", rule " << int(rule) << ", tile " << tile << ", path " << int(path)
                         << ": PID " << i + 1 << " ENN " << enn[i] << ", brute force " << expected[i];
       }
     }
