@@ -4,12 +4,14 @@
 //   no ENN       + the second pass (GYRATE, CONTIG, CIRCLE, core, adjacency) and every table but ENN;
 //   full         + ENN;
 //   ENN alone    ENN on the kept patch IDs, the scan outside the timing: on
-//                cpu the sweep (enn_sweep.h), on cuda the counter's count()
-//                with ENN less the same without (nearest_patch_cuda.h).
+//                cpu the sweep (enn_sweep.h), on cuda the search on patch IDs
+//                already on the device (nearest_patch_cuda.h), its result
+//                copied back.
 // Prints the median of --repeat runs per stage and backend (--stages picks some,
 // comma-separated, e.g. "first pass"). See bench/RESULTS.md.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -21,6 +23,10 @@
 #include "fragstats_metrics.h"
 #include "patch_row_metrics.h"
 #include "raw_input.h"
+#ifdef LSM_BENCH_CUDA
+#include "cuda_check.h"
+#include "nearest_patch_cuda.h"
+#endif
 
 using namespace lsm;
 
@@ -52,7 +58,7 @@ double enn_alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, Neighbourho
   auto since = [](std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
-  std::vector<double> with, without;
+  std::vector<double> with;
   for (int r = 0; r < repeat; ++r) {
     if (!counter) {  // the CPU sweep, row by row as the row visitor feeds it
       const auto t0 = std::chrono::steady_clock::now();
@@ -63,21 +69,28 @@ double enn_alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, Neighbourho
                       y + 1 < h ? pids.data() + (y + 1) * w : nullptr);
       sweep.distances([](size_t, double) {});
       with.push_back(since(t0));
-      without.push_back(0);
       continue;
     }
-    PatchIdRaster in{pids.data(), w, h, &class_of, codes.size()};
-    in.cell_width = raster.info().cell_width;
-    in.cell_height = raster.info().cell_height;
-    NeighbourhoodCounts counts;
-    for (const bool enn : {false, true}) {
-      in.with_enn = enn;
-      const auto t0 = std::chrono::steady_clock::now();
-      counter->count(in, 1, counts);
-      (enn ? with : without).push_back(since(t0));
-    }
+#ifdef LSM_BENCH_CUDA
+    DeviceStream stream(0);
+    DeviceBuffer d_pids, d_class;
+    d_pids.reserve(pids.size() * sizeof(uint32_t), stream);
+    d_class.reserve(class_of.size() * sizeof(uint32_t), stream);
+    LSM_CUDA_CHECK(cudaMemcpyAsync(d_pids.get(), pids.data(), pids.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, stream));
+    LSM_CUDA_CHECK(cudaMemcpyAsync(d_class.get(), class_of.data(), class_of.size() * sizeof(uint32_t),
+                                   cudaMemcpyHostToDevice, stream));
+    LSM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    DeviceNearestPatch search;
+    const auto t0 = std::chrono::steady_clock::now();
+    search.search(d_pids.as<uint32_t>(), d_class.as<uint32_t>(), class_of, codes.size(), w, h,
+                  raster.info().cell_width, raster.info().cell_height, stream);
+    with.push_back(since(t0));
+    search.release();
+    d_pids.release();
+    d_class.release();
+#endif
   }
-  return median(with) - median(without);
+  return with.empty() ? std::nan("") : median(with);
 }
 
 }  // namespace
