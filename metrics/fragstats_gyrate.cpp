@@ -24,7 +24,15 @@ double area_median(const std::vector<std::pair<int64_t, uint64_t>>& counts, uint
   throw Error(ErrorKind::Internal, "area_median: counts do not add up to n");
 }
 
-double fragstats_gyrate_m(const std::vector<CellRun>& runs, const CellGeometry& geometry) {
+int gyrate_fixed_exponent(int64_t width, int64_t height, double cell_width, double cell_height) {
+  // An upper bound of the raster's diagonal, below 2^e.
+  const double extent = static_cast<double>(width) * cell_width + static_cast<double>(height) * cell_height;
+  int e = 0;
+  std::frexp(std::max(extent, 1e-300), &e);
+  return std::min(62 - e, 900);
+}
+
+double fragstats_gyrate_m(const std::vector<CellRun>& runs, const CellGeometry& geometry, int fixed_exponent) {
   if (runs.empty()) throw Error(ErrorKind::Internal, "fragstats_gyrate_m: a patch without cells");
   // Cells per row (runs arrive row by row) and per column (a difference array over the patch's columns).
   std::vector<std::pair<int64_t, uint64_t>> rows, cols;
@@ -54,17 +62,29 @@ double fragstats_gyrate_m(const std::vector<CellRun>& runs, const CellGeometry& 
   if (geometry.geodesic()) {
     for (const CellRun& r : runs)
       for (int64_t x = r.x0; x <= r.x1; ++x) sum += geometry.distance_m(static_cast<double>(x), r.row, mx, my);
-  } else {
-    const double cw = geometry.side_h_m(0), ch = geometry.side_v_m(0);
-    for (const CellRun& r : runs) {
-      const double dy = (r.row - my) * ch, dy2 = dy * dy;
-      for (int64_t x = r.x0; x <= r.x1; ++x) {
-        const double dx = (static_cast<double>(x) - mx) * cw;
-        sum += std::sqrt(dx * dx + dy2);
-      }
+    return sum / static_cast<double>(n);
+  }
+  // Planar: the exact sum of fixed-point terms, in any order the same.
+  const double cw = geometry.side_h_m(0), ch = geometry.side_v_m(0);
+  const double scale = std::ldexp(1.0, fixed_exponent);
+  unsigned __int128 exact = 0;
+  for (const CellRun& r : runs) {
+    const double dy = (r.row - my) * ch, dy2 = dy * dy;
+    for (int64_t x = r.x0; x <= r.x1; ++x) {
+      const double dx = (static_cast<double>(x) - mx) * cw;
+      exact += static_cast<uint64_t>(gyrate_fixed_term(std::sqrt(dx * dx + dy2), scale));
     }
   }
-  return sum / static_cast<double>(n);
+  return gyrate_from_fixed_sum(n, static_cast<uint64_t>(exact >> 64), static_cast<uint64_t>(exact), fixed_exponent, cw);
+}
+
+double gyrate_from_fixed_sum(uint64_t cells, uint64_t sum_high, uint64_t sum_low, int fixed_exponent,
+                             double cell_width_m) {
+  if (cells == 0) throw Error(ErrorKind::Internal, "GYRATE of a patch without cells");
+  if (cells == 1) return cell_width_m / 2;  // FRAGSTATS prints half a cell width
+  const unsigned __int128 exact = (static_cast<unsigned __int128>(sum_high) << 64) | sum_low;
+  // The conversion rounds once; scaling by a power of two is exact.
+  return std::ldexp(static_cast<double>(exact), -fixed_exponent) / static_cast<double>(cells);
 }
 
 }  // namespace lsm

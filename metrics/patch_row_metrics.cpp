@@ -235,7 +235,13 @@ class GyrateVisitor : public PatchRowVisitor {
  public:
   GyrateVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry,
                 PatchRowResults& out, const PagedPolicy& paged)
-      : table_(table), classes_(classes), geometry_(geometry), out_(out), open_(patch_count(table), paged) {}
+      : table_(table),
+        classes_(classes),
+        geometry_(geometry),
+        out_(out),
+        open_(patch_count(table), paged),
+        fixed_exponent_(gyrate_fixed_exponent(table.raster.width, table.raster.height, table.raster.cell_width,
+                                              table.raster.cell_height)) {}
 
   void row(int64_t y, const uint32_t* pids) override {
     const int64_t width = table_.raster.width;
@@ -255,7 +261,7 @@ class GyrateVisitor : public PatchRowVisitor {
     for (const uint32_t p : closing_) {
       if (!open_.has(p)) continue;
       open_.take(p, runs_);
-      out_.patches[p - 1].gyrate_m = fragstats_gyrate_m(runs_, geometry_);
+      out_.patches[p - 1].gyrate_m = fragstats_gyrate_m(runs_, geometry_, fixed_exponent_);
     }
   }
   void finish() override {}
@@ -268,6 +274,7 @@ class GyrateVisitor : public PatchRowVisitor {
   OpenPatchRuns open_;
   std::vector<CellRun> runs_;
   std::vector<uint32_t> closing_;  // the row's patches that end in it
+  int fixed_exponent_;
 };
 
 // Core cells and disjunct core areas (NCORE, DCORE).
