@@ -6,7 +6,9 @@
 //   ENN alone    ENN on the kept patch IDs, the scan outside the timing: on
 //                cpu the sweep (enn_sweep.h), on cuda the search on patch IDs
 //                already on the device (nearest_patch_cuda.h), its result
-//                copied back.
+//                copied back;
+//   GYRATE alone cuda only: GYRATE (FRAGSTATS' rule) on patch IDs already on
+//                the device (gyrate_cuda.h), its result copied back.
 // Prints the median of --repeat runs per stage and backend (--stages picks some,
 // comma-separated, e.g. "first pass"). See bench/RESULTS.md.
 #include <algorithm>
@@ -25,6 +27,8 @@
 #include "raw_input.h"
 #ifdef LSM_BENCH_CUDA
 #include "cuda_check.h"
+#include "fragstats_gyrate.h"
+#include "gyrate_cuda.h"
 #include "nearest_patch_cuda.h"
 #endif
 
@@ -37,8 +41,10 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The "ENN alone" stage: median ms of `repeat` searches on the scan's patch IDs.
-double enn_alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, NeighbourhoodCounter* counter, int repeat) {
+// The "ENN alone" and "GYRATE alone" stages (`what` "ENN" or "GYRATE"):
+// median ms of `repeat` runs on the scan's patch IDs.
+double alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, NeighbourhoodCounter* counter, int repeat,
+                const std::string& what) {
   ScanOptions o;
   o.keep_patch_ids = true;
   o.keep_labels_max_bytes = int64_t(1) << 40;
@@ -60,6 +66,7 @@ double enn_alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, Neighbourho
   };
   std::vector<double> with;
   for (int r = 0; r < repeat; ++r) {
+    if (!counter && what != "ENN") break;  // GYRATE: the device's alone
     if (!counter) {  // the CPU sweep, row by row as the row visitor feeds it
       const auto t0 = std::chrono::steady_clock::now();
       EnnSweep sweep(class_of.data(), t.patches.size(), patches_in_class, w, raster.info().cell_width,
@@ -81,11 +88,19 @@ double enn_alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, Neighbourho
                                    cudaMemcpyHostToDevice, stream));
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream));
     DeviceNearestPatch search;
+    DeviceGyrate gyrate;
     const auto t0 = std::chrono::steady_clock::now();
-    search.search(d_pids.as<uint32_t>(), d_class.as<uint32_t>(), class_of, codes.size(), w, h,
-                  raster.info().cell_width, raster.info().cell_height, stream);
+    if (what == "ENN") {
+      search.search(d_pids.as<uint32_t>(), d_class.as<uint32_t>(), class_of, codes.size(), w, h,
+                    raster.info().cell_width, raster.info().cell_height, stream);
+    } else {
+      gyrate.compute(d_pids.as<uint32_t>(), w, h, t.patches.size(), raster.info().cell_width,
+                     raster.info().cell_height,
+                     gyrate_fixed_exponent(w, h, raster.info().cell_width, raster.info().cell_height), stream);
+    }
     with.push_back(since(t0));
     search.release();
+    gyrate.release();
     d_pids.release();
     d_class.release();
 #endif
@@ -128,11 +143,12 @@ int main(int argc, char** argv) {
       const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);  // as lsm metrics
       // "relabel": the second pass labels the raster again (rasters above the
       // in-memory limit of lsm metrics); the other stages keep the scan's labels.
-      for (const char* stage : {"first pass", "no ENN", "full", "no ENN relabel", "full relabel", "ENN alone"}) {
+      for (const char* stage :
+           {"first pass", "no ENN", "full", "no ENN relabel", "full relabel", "ENN alone", "GYRATE alone"}) {
         const std::string s = stage;
         if (stages.find("," + s + ",") == std::string::npos) continue;
-        if (s == "ENN alone") {
-          const double ms = enn_alone_ms(raster, *labeler, counter.get(), args.repeat);
+        if (s == "ENN alone" || s == "GYRATE alone") {
+          const double ms = alone_ms(raster, *labeler, counter.get(), args.repeat, s.substr(0, s.find(' ')));
           std::printf("%-8s %-16s %10.1f\n", name.c_str(), stage, ms);
           continue;
         }

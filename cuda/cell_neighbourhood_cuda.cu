@@ -5,6 +5,8 @@
 #include "cuda_check.h"
 #include "device_pool.h"
 #include "error.h"
+#include "fragstats_gyrate.h"
+#include "gyrate_cuda.h"
 #include "nearest_patch_cuda.h"
 
 namespace lsm {
@@ -84,6 +86,7 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
   ~CudaNeighbourhoodCounter() override {
     for (DeviceBuffer* b : {&d_pids_, &d_class_, &d_reach_, &d_diag_, &d_h_, &d_v_, &d_core_}) b->release();
     nearest_.release();
+    gyrate_.release();
     if (stream_) {
       cudaStreamSynchronize(stream_);
       cudaStreamDestroy(stream_);
@@ -91,6 +94,7 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
   }
   std::string name() const override { return "cuda"; }
   bool computes_enn(const PatchIdRaster& r) const override { return DeviceNearestPatch::fits(r.width * r.height); }
+  bool computes_gyrate(const PatchIdRaster& r) const override { return r.width * r.height < (int64_t(1) << 31); }
 
   void count(const PatchIdRaster& r, int depth, NeighbourhoodCounts& out) override {
     const std::vector<int32_t> reach = edge_depth_reach(depth);
@@ -103,6 +107,7 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
     out.sides_v.assign(k * k, 0);
     out.core.assign(static_cast<size_t>(cells), 0);
     out.enn_squared.clear();
+    out.gyrate_m.clear();
     if (cells == 0) return;
     d_pids_.reserve(cells * sizeof(uint32_t), stream_);
     d_class_.reserve(r.class_of_pid->size() * sizeof(uint32_t), stream_);
@@ -133,6 +138,9 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
     if (r.with_enn && computes_enn(r))  // on the patch IDs already on the device
       out.enn_squared = nearest_.search(d_pids_.as<uint32_t>(), d_class_.as<uint32_t>(), *r.class_of_pid, k, r.width,
                                         r.height, r.cell_width, r.cell_height, stream_);
+    if (r.with_gyrate && computes_gyrate(r))
+      out.gyrate_m = gyrate_.compute(d_pids_.as<uint32_t>(), r.width, r.height, patches, r.cell_width, r.cell_height,
+                                     gyrate_fixed_exponent(r.width, r.height, r.cell_width, r.cell_height), stream_);
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
@@ -141,6 +149,7 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
   cudaStream_t stream_ = nullptr;
   DeviceBuffer d_pids_, d_class_, d_reach_, d_diag_, d_h_, d_v_, d_core_;
   DeviceNearestPatch nearest_;
+  DeviceGyrate gyrate_;
 };
 
 }  // namespace

@@ -4,10 +4,10 @@
 // core-cell test of the edge depth. They are independent per cell, so they
 // run data-parallel: on CPU threads (the reference, below) or on the GPU
 // (cuda/cell_neighbourhood_cuda.h). Both give identical integer results.
-// The GPU backend also searches ENN (cuda/nearest_patch_cuda.h), bit for bit
-// equal to the CPU's sweep; the row-ordered work that remains (GYRATE,
-// CIRCLE's hulls, the disjunct core areas, and ENN on the CPU) runs in
-// patch_row_metrics.cpp.
+// The GPU backend also searches ENN (cuda/nearest_patch_cuda.h) and computes
+// GYRATE under FRAGSTATS' rule (cuda/gyrate_cuda.h), bit for bit equal to the
+// CPU's; the row-ordered work that remains (CIRCLE's hulls, the disjunct core
+// areas, and ENN and GYRATE on the CPU) runs in patch_row_metrics.cpp.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -27,6 +27,9 @@ struct PatchIdRaster {
   /// Also search ENN (NeighbourhoodCounts::enn_squared) where the backend
   /// can (NeighbourhoodCounter::computes_enn), with these cell sizes in m.
   bool with_enn = false;
+  /// Also GYRATE under FRAGSTATS' rule (NeighbourhoodCounts::gyrate_m) where
+  /// the backend can (computes_gyrate); planar rasters, these cell sizes.
+  bool with_gyrate = false;
   double cell_width = 1, cell_height = 1;
 };
 
@@ -40,6 +43,10 @@ struct NeighbourhoodCounts {
   /// definition), +infinity when the class has no other patch. Filled only
   /// when PatchIdRaster::with_enn and computes_enn(); empty otherwise.
   std::vector<double> enn_squared;
+  /// [pid-1]: GYRATE (m) under FRAGSTATS' rule, equal to fragstats_gyrate_m()
+  /// with gyrate_fixed_exponent() of the raster. Filled only when
+  /// PatchIdRaster::with_gyrate and computes_gyrate(); empty otherwise.
+  std::vector<double> gyrate_m;
 };
 
 /// One backend of the neighbourhood tests. Not thread-safe.
@@ -53,6 +60,8 @@ class NeighbourhoodCounter {
   /// sizes). The CPU's sweep runs as a row visitor instead, concurrently with
   /// the others, so the CPU counter says no.
   virtual bool computes_enn(const PatchIdRaster&) const { return false; }
+  /// Whether count() computes GYRATE when asked (as computes_enn()).
+  virtual bool computes_gyrate(const PatchIdRaster&) const { return false; }
 };
 
 /// The multithreaded CPU reference (OpenMP over rows).

@@ -29,7 +29,7 @@ int gyrate_fixed_exponent(int64_t width, int64_t height, double cell_width, doub
   const double extent = static_cast<double>(width) * cell_width + static_cast<double>(height) * cell_height;
   int e = 0;
   std::frexp(std::max(extent, 1e-300), &e);
-  return std::min(62 - e, 900);
+  return std::min(57 - e, 900);
 }
 
 double fragstats_gyrate_m(const std::vector<CellRun>& runs, const CellGeometry& geometry, int fixed_exponent) {

@@ -34,9 +34,10 @@ double area_median(const std::vector<std::pair<int64_t, uint64_t>>& counts, uint
 
 /// The binary exponent k of GYRATE's fixed-point terms on a raster of
 /// `width` x `height` cells of `cell_width` x `cell_height` m: every distance
-/// between points of the raster, times 2^k, stays below 2^62 (so a term fits
-/// an int64 and 2^64 terms a 128-bit sum). A 100 km raster gets k = 45
-/// (terms in steps of 3e-14 m), a 5000 km one k = 39 (2e-12 m).
+/// between points of the raster, times 2^k, stays below 2^57 (so the sum of
+/// a GPU warp's 32 terms fits a uint64, and 2^64 terms a 128-bit sum). A
+/// 100 km square raster gets k = 39 (terms in steps of 2e-12 m), a 5000 km
+/// one k = 33 (1e-10 m).
 int gyrate_fixed_exponent(int64_t width, int64_t height, double cell_width, double cell_height);
 
 /// FRAGSTATS' GYRATE (m) of the patch made of `runs` (raster order, the

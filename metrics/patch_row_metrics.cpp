@@ -438,15 +438,18 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   std::optional<EnnVisitor> enn;
   std::optional<GyrateVisitor> gyrate;
   std::vector<PatchRowVisitor*> visitors{&core, &shape};
-  if (options.gyrate == GyrateRule::Fragstats) visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
   // The lookup of the counters and the patch IDs, when they are in memory.
   const std::vector<uint32_t> class_of_pid =
       counter ? std::vector<uint32_t>(classes.class_of_pid.begin(), classes.class_of_pid.end()) : std::vector<uint32_t>{};
   PatchIdRaster id_raster{nullptr, table.raster.width, table.raster.height, &class_of_pid, classes.codes.size()};
   id_raster.with_enn = options.want_enn && !geometry.geodesic();
+  id_raster.with_gyrate = options.gyrate == GyrateRule::Fragstats && !geometry.geodesic();
   id_raster.cell_width = table.raster.cell_width;
   id_raster.cell_height = table.raster.cell_height;
   const bool enn_by_counter = counter && id_raster.with_enn && counter->computes_enn(id_raster);
+  const bool gyrate_by_counter = counter && id_raster.with_gyrate && counter->computes_gyrate(id_raster);
+  if (options.gyrate == GyrateRule::Fragstats && !gyrate_by_counter)
+    visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
   if (options.want_enn && !enn_by_counter) {
     enn.emplace(table, classes, geometry, options, out, paged);
     visitors.insert(visitors.begin(), &*enn);
@@ -469,6 +472,10 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
       if (counts.enn_squared.size() != out.patches.size()) throw Error(ErrorKind::Internal, "ENN: one distance per patch");
       for (size_t i = 0; i < out.patches.size(); ++i)
         out.patches[i].enn_m = std::isinf(counts.enn_squared[i]) ? std::nan("") : std::sqrt(counts.enn_squared[i]);
+    }
+    if (gyrate_by_counter) {
+      if (counts.gyrate_m.size() != out.patches.size()) throw Error(ErrorKind::Internal, "GYRATE: one value per patch");
+      for (size_t i = 0; i < out.patches.size(); ++i) out.patches[i].gyrate_m = counts.gyrate_m[i];
     }
     out.adjacency.sides_h = std::move(counts.sides_h);
     out.adjacency.sides_v = std::move(counts.sides_v);

@@ -4,6 +4,8 @@
 // and both backends.
 #include <algorithm>
 #include <cmath>
+#include <iostream>
+#include <optional>
 #include <map>
 #include <random>
 
@@ -614,6 +616,40 @@ TEST_P(SecondPass, CudaMatchesCpu) {
           EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << mine->columns[k] << " tile " << tile;
         }
   }
+}
+
+// GYRATE on the GPU (cuda/gyrate_cuda.h) equals the CPU's bit for bit on
+// patches large enough for the 128-bit sum to carry into its high word many
+// times (a 400 x 300 field of one class with holes and a few other patches),
+// with non-square cells; and both stay within rounding of the brute-force
+// value (the CPU part runs everywhere).
+TEST(MetricFamilies, GyrateOnTheGpuEqualsTheCpuForLargePatches) {
+  std::string why;
+  const bool cuda = cuda_available(&why);
+  if (!cuda) std::cout << "GYRATE on the GPU not tested: " << why << "\n";
+  std::vector<int32_t> v(400 * 300, 1);
+  for (int64_t y = 0; y < 300; ++y)
+    for (int64_t x = 0; x < 400; ++x) {
+      if ((x * 7 + y * 13) % 97 == 0) v[static_cast<size_t>(y * 400 + x)] = kNoClass;                  // holes
+      if (x > 150 && x < 220 && y > 40 && y < 260 && (x + y) % 5 != 0) v[static_cast<size_t>(y * 400 + x)] = 2;  // a big second patch
+      if (y % 50 == 7 && x % 3 == 0) v[static_cast<size_t>(y * 400 + x)] = 3;                           // small ones
+    }
+  MemoryClassRaster raster(400, 300, v, 30.0, 27.5);
+  const Computed cpu = compute(raster, NeighbourRule::Eight, 1, 0, Backend::Cpu, {}, true);
+  std::optional<Computed> gpu;
+  if (cuda) gpu.emplace(compute(raster, NeighbourRule::Eight, 1, 0, Backend::Cuda, {}, true));
+  const Reference ref = brute_force(raster, NeighbourRule::Eight);
+  std::vector<double> expected, centroid;
+  brute_gyrate(ref.labels, 400, 300, 30.0, 27.5, ref.patches.size(), expected, centroid);
+  if (gpu) ASSERT_EQ(gpu->rows.patches.size(), cpu.rows.patches.size());
+  ASSERT_EQ(cpu.rows.patches.size(), expected.size());
+  size_t large = 0;
+  for (size_t i = 0; i < cpu.rows.patches.size(); ++i) {
+    if (gpu) EXPECT_EQ(gpu->rows.patches[i].gyrate_m, cpu.rows.patches[i].gyrate_m) << "PID " << i + 1;
+    EXPECT_NEAR(cpu.rows.patches[i].gyrate_m, expected[i], 1e-9 * (1 + expected[i])) << "PID " << i + 1;
+    large += cpu.table.patches[i].cells > 10000;
+  }
+  EXPECT_GE(large, 2u);
 }
 
 // The neighbourhood tests alone: the CUDA counts equal the CPU reference's,
