@@ -179,20 +179,23 @@ std::vector<CountedCoreArea> scan(Cells& cells, int64_t row0, int64_t x0, const 
   return areas;
 }
 
-// True when the runs (raster order; runs of one row do not touch) form one
-// 8-connected component: then FRAGSTATS' scan floods all of it from its
-// first cell and finds nothing after, one area of every cell, and the flood
-// (8 tests a cell) can be skipped. Union-find over the runs, linking each to
-// the runs of the row above that it touches (columns overlapping with a
-// one-cell reach): time linear in the runs.
-bool one_component(const std::vector<CellRun>& runs) {
+// The 8-connected components of the runs (raster order; runs of one row do
+// not touch) when their raster-order spans (first cell to last cell) are
+// pairwise disjoint: then FRAGSTATS' scan floods each from its first cell,
+// the last cell it pops lies within that component's span, and the next
+// unvisited core cell after it is the next component's first cell, so every
+// component is counted whole, in the order of their first cells, and the
+// flood (8 tests a cell) can be skipped. Returns false when two spans
+// overlap: where the scan resumes then depends on the flood's last cell.
+// Union-find over the runs, linking each to the runs of the row above that
+// it touches (columns overlapping with a one-cell reach): time linear in the runs.
+bool disjoint_components(const std::vector<CellRun>& runs, std::vector<CountedCoreArea>& areas) {
   std::vector<uint32_t> parent(runs.size());
   for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
   auto find = [&](uint32_t x) {
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
     return x;
   };
-  size_t components = runs.size();
   size_t above = 0, above_end = 0;  // the previous row's runs [above, above_end)
   for (size_t i = 0; i < runs.size();) {
     size_t end = i;
@@ -203,17 +206,38 @@ bool one_component(const std::vector<CellRun>& runs) {
       while (a < above_end && runs[a].x1 + 1 < runs[r].x0) ++a;  // ends left of r's reach
       for (size_t b = a; b < above_end && runs[b].x0 <= runs[r].x1 + 1; ++b) {
         const uint32_t x = find(static_cast<uint32_t>(r)), y = find(static_cast<uint32_t>(b));
-        if (x != y) {
-          parent[std::max(x, y)] = std::min(x, y);
-          --components;
-        }
+        if (x != y) parent[std::max(x, y)] = std::min(x, y);
       }
     }
     above = i;
     above_end = end;
     i = end;
   }
-  return components == 1;
+  // The runs are in raster order: a component's first run holds its first
+  // cell and its last run its last, and components are met in the order of
+  // their first cells. The spans are disjoint when each component starts
+  // after the last run of every component begun before it.
+  std::vector<uint32_t> area_of_root(runs.size(), UINT32_MAX);
+  std::vector<size_t> first_run, last_run;  // per area
+  areas.clear();
+  for (uint32_t i = 0; i < runs.size(); ++i) {
+    const uint32_t root = find(i);
+    if (area_of_root[root] == UINT32_MAX) {
+      area_of_root[root] = static_cast<uint32_t>(areas.size());
+      areas.emplace_back();
+      first_run.push_back(i);
+      last_run.push_back(i);
+    }
+    const uint32_t k = area_of_root[root];
+    areas[k].cells += static_cast<uint64_t>(runs[i].x1 - runs[i].x0 + 1);
+    last_run[k] = i;
+  }
+  size_t latest = 0;  // the last run of the components so far
+  for (size_t k = 0; k < areas.size(); ++k) {
+    if (k > 0 && latest > first_run[k]) return false;
+    latest = std::max(latest, last_run[k]);
+  }
+  return true;
 }
 
 }  // namespace
@@ -229,11 +253,8 @@ std::vector<CountedCoreArea> fragstats_core_areas(const std::vector<CellRun>& co
       for (uint64_t i = 0; i < area.cells; ++i) area.area_m2 += geometry->cell_area_m2(r.row);
     return {area};
   }
-  if (!geometry && one_component(core_runs)) {  // (geographic areas are summed in the flood's order)
-    CountedCoreArea area;
-    for (const CellRun& r : core_runs) area.cells += static_cast<uint64_t>(r.x1 - r.x0 + 1);
-    return {area};
-  }
+  std::vector<CountedCoreArea> areas;
+  if (!geometry && disjoint_components(core_runs, areas)) return areas;  // (geographic areas: summed in the flood's order)
   int64_t col_min = INT64_MAX, col_max = INT64_MIN;
   for (const CellRun& r : core_runs) {
     col_min = std::min<int64_t>(col_min, r.x0);

@@ -145,7 +145,8 @@ TEST(MetricFamilies, CoreAreaBeforeTheResumePoint) {
 // same order, on random core-cell masks; and it misses areas on them. The
 // shortcut for core cells that form one 8-connected component (no flood)
 // gives what the flood gives: with a geometry (areas summed in the flood's
-// order) the scan always floods.
+// order) the scan always floods. So does the shortcut for components whose
+// spans in raster order do not overlap (each counted whole, no flood).
 TEST(MetricFamilies, FragstatsCoreScanOnBitmapsAndRunsAgree) {
   std::mt19937_64 random(3);
   RasterInfo planar;
@@ -180,6 +181,38 @@ TEST(MetricFamilies, FragstatsCoreScanOnBitmapsAndRunsAgree) {
   }
   EXPECT_GT(missed, 0u);
   EXPECT_GT(single, 10u) << "masks of one component, the shortcut's case";
+  // Masks of a few solid blocks, some in bands of rows of their own (spans
+  // disjoint in raster order: the shortcut counts every block, no flood),
+  // some side by side (spans overlap: the flood decides).
+  size_t several_whole = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<std::vector<uint8_t>> mask(60, std::vector<uint8_t>(60, 0));
+    const int blocks = 2 + int(random() % 4);
+    for (int b = 0; b < blocks; ++b) {
+      const int y0 = int(random() % 50), x0 = int(random() % 50), bh = 1 + int(random() % 8), bw = 1 + int(random() % 10);
+      for (int y = y0; y < y0 + bh && y < 60; ++y)
+        for (int x = x0; x < x0 + bw && x < 60; ++x) mask[size_t(y)][size_t(x)] = 1;
+    }
+    std::vector<CellRun> runs;
+    uint64_t cells = 0;
+    for (int y = 0; y < 60; ++y)
+      for (int x = 0; x < 60; ++x) {
+        if (!mask[size_t(y)][size_t(x)]) continue;
+        ++cells;
+        if (!runs.empty() && runs.back().row == y && runs.back().x1 == x - 1) ++runs.back().x1;
+        else runs.push_back(CellRun{y, x, x});
+      }
+    const std::vector<CountedCoreArea> fast = fragstats_core_areas(runs, nullptr);
+    const std::vector<CountedCoreArea> flood = fragstats_core_areas(runs, &flooded);
+    ASSERT_EQ(fast.size(), flood.size()) << "blocks, trial " << trial;
+    uint64_t counted = 0;
+    for (size_t i = 0; i < flood.size(); ++i) {
+      EXPECT_EQ(fast[i].cells, flood[i].cells) << "blocks, trial " << trial << " area " << i;
+      counted += fast[i].cells;
+    }
+    several_whole += fast.size() >= 2 && counted == cells;
+  }
+  EXPECT_GT(several_whole, 30u) << "masks of several components all counted";
 }
 
 // A ring two cells wide (7x7, hole 3x3) inside class 2: core cells only at
