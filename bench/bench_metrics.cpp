@@ -7,8 +7,9 @@
 //                cpu the sweep (enn_sweep.h), on cuda the search on patch IDs
 //                already on the device (nearest_patch_cuda.h), its result
 //                copied back;
-//   GYRATE alone cuda only: GYRATE (FRAGSTATS' rule) on patch IDs already on
-//                the device (gyrate_cuda.h), its result copied back.
+//   rows alone   cuda only: GYRATE (FRAGSTATS' rule) and CIRCLE's row extents
+//                on patch IDs already on the device (patch_rows_cuda.h),
+//                the results copied back.
 // Prints the median of --repeat runs per stage and backend (--stages picks some,
 // comma-separated, e.g. "first pass"). See bench/RESULTS.md.
 #include <algorithm>
@@ -28,7 +29,7 @@
 #ifdef LSM_BENCH_CUDA
 #include "cuda_check.h"
 #include "fragstats_gyrate.h"
-#include "gyrate_cuda.h"
+#include "patch_rows_cuda.h"
 #include "nearest_patch_cuda.h"
 #endif
 
@@ -41,7 +42,7 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The "ENN alone" and "GYRATE alone" stages (`what` "ENN" or "GYRATE"):
+// The "ENN alone" and "rows alone" stages (`what` "ENN" or "rows"):
 // median ms of `repeat` runs on the scan's patch IDs.
 double alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, NeighbourhoodCounter* counter, int repeat,
                 const std::string& what) {
@@ -66,7 +67,7 @@ double alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, NeighbourhoodCo
   };
   std::vector<double> with;
   for (int r = 0; r < repeat; ++r) {
-    if (!counter && what != "ENN") break;  // GYRATE: the device's alone
+    if (!counter && what != "ENN") break;  // rows: the device's alone
     if (!counter) {  // the CPU sweep, row by row as the row visitor feeds it
       const auto t0 = std::chrono::steady_clock::now();
       EnnSweep sweep(class_of.data(), t.patches.size(), patches_in_class, w, raster.info().cell_width,
@@ -88,19 +89,20 @@ double alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, NeighbourhoodCo
                                    cudaMemcpyHostToDevice, stream));
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream));
     DeviceNearestPatch search;
-    DeviceGyrate gyrate;
+    DevicePatchRows rows;
     const auto t0 = std::chrono::steady_clock::now();
     if (what == "ENN") {
       search.search(d_pids.as<uint32_t>(), d_class.as<uint32_t>(), class_of, codes.size(), w, h,
                     raster.info().cell_width, raster.info().cell_height, stream);
     } else {
-      gyrate.compute(d_pids.as<uint32_t>(), w, h, t.patches.size(), raster.info().cell_width,
-                     raster.info().cell_height,
-                     gyrate_fixed_exponent(w, h, raster.info().cell_width, raster.info().cell_height), stream);
+      rows.compute(d_pids.as<uint32_t>(), w, h, t.patches.size(), raster.info().cell_width,
+                   raster.info().cell_height,
+                   gyrate_fixed_exponent(w, h, raster.info().cell_width, raster.info().cell_height), true,
+                   true, stream);
     }
     with.push_back(since(t0));
     search.release();
-    gyrate.release();
+    rows.release();
     d_pids.release();
     d_class.release();
 #endif
@@ -144,10 +146,10 @@ int main(int argc, char** argv) {
       // "relabel": the second pass labels the raster again (rasters above the
       // in-memory limit of lsm metrics); the other stages keep the scan's labels.
       for (const char* stage :
-           {"first pass", "no ENN", "full", "no ENN relabel", "full relabel", "ENN alone", "GYRATE alone"}) {
+           {"first pass", "no ENN", "full", "no ENN relabel", "full relabel", "ENN alone", "rows alone"}) {
         const std::string s = stage;
         if (stages.find("," + s + ",") == std::string::npos) continue;
-        if (s == "ENN alone" || s == "GYRATE alone") {
+        if (s == "ENN alone" || s == "rows alone") {
           const double ms = alone_ms(raster, *labeler, counter.get(), args.repeat, s.substr(0, s.find(' ')));
           std::printf("%-8s %-16s %10.1f\n", name.c_str(), stage, ms);
           continue;

@@ -76,7 +76,7 @@ if [[ $STEPS == *fullset* ]]; then  # the full FRAGSTATS set on the 47 Mpx bern_
     gunzip -c ".devdata/$raster.raw.gz" >"/tmp/$raster.raw"
     echo "== $raster"
     build-dev/bench/lsm_bench_metrics --raw "/tmp/$raster.raw" --width 5741 --height 8190 --nodata 255 --cell "$cell" \
-      --stages "${LSM_FULLSET_STAGES:-first pass,no ENN,full,ENN alone,GYRATE alone}" --repeat "${LSM_FULLSET_REPEAT:-3}" | tee -a "$OUT/fullset.log"
+      --stages "${LSM_FULLSET_STAGES:-first pass,no ENN,full,ENN alone,rows alone}" --repeat "${LSM_FULLSET_REPEAT:-3}" | tee -a "$OUT/fullset.log"
   done
 fi
 if [[ $STEPS == *kmeans* ]]; then  # K-means: lsm CUDA and CPU against OpenCV's cv2.kmeans, one table

@@ -6,7 +6,7 @@
 #include "device_pool.h"
 #include "error.h"
 #include "fragstats_gyrate.h"
-#include "gyrate_cuda.h"
+#include "patch_rows_cuda.h"
 #include "nearest_patch_cuda.h"
 
 namespace lsm {
@@ -86,7 +86,7 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
   ~CudaNeighbourhoodCounter() override {
     for (DeviceBuffer* b : {&d_pids_, &d_class_, &d_reach_, &d_diag_, &d_h_, &d_v_, &d_core_}) b->release();
     nearest_.release();
-    gyrate_.release();
+    rows_.release();
     if (stream_) {
       cudaStreamSynchronize(stream_);
       cudaStreamDestroy(stream_);
@@ -95,6 +95,7 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
   std::string name() const override { return "cuda"; }
   bool computes_enn(const PatchIdRaster& r) const override { return DeviceNearestPatch::fits(r.width * r.height); }
   bool computes_gyrate(const PatchIdRaster& r) const override { return r.width * r.height < (int64_t(1) << 31); }
+  bool computes_row_extents(const PatchIdRaster& r) const override { return computes_gyrate(r); }
 
   void count(const PatchIdRaster& r, int depth, NeighbourhoodCounts& out) override {
     const std::vector<int32_t> reach = edge_depth_reach(depth);
@@ -108,6 +109,7 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
     out.core.assign(static_cast<size_t>(cells), 0);
     out.enn_squared.clear();
     out.gyrate_m.clear();
+    out.row_extents = PatchRowExtents{};
     if (cells == 0) return;
     d_pids_.reserve(cells * sizeof(uint32_t), stream_);
     d_class_.reserve(r.class_of_pid->size() * sizeof(uint32_t), stream_);
@@ -138,9 +140,14 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
     if (r.with_enn && computes_enn(r))  // on the patch IDs already on the device
       out.enn_squared = nearest_.search(d_pids_.as<uint32_t>(), d_class_.as<uint32_t>(), *r.class_of_pid, k, r.width,
                                         r.height, r.cell_width, r.cell_height, stream_);
-    if (r.with_gyrate && computes_gyrate(r))
-      out.gyrate_m = gyrate_.compute(d_pids_.as<uint32_t>(), r.width, r.height, patches, r.cell_width, r.cell_height,
-                                     gyrate_fixed_exponent(r.width, r.height, r.cell_width, r.cell_height), stream_);
+    const bool gyrate = r.with_gyrate && computes_gyrate(r), extents = r.with_row_extents && computes_row_extents(r);
+    if (gyrate || extents) {
+      PatchRowStatistics s =
+          rows_.compute(d_pids_.as<uint32_t>(), r.width, r.height, patches, r.cell_width, r.cell_height,
+                        gyrate_fixed_exponent(r.width, r.height, r.cell_width, r.cell_height), gyrate, extents, stream_);
+      out.gyrate_m = std::move(s.gyrate_m);
+      out.row_extents = std::move(s.extents);
+    }
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
@@ -149,7 +156,7 @@ class CudaNeighbourhoodCounter final : public NeighbourhoodCounter {
   cudaStream_t stream_ = nullptr;
   DeviceBuffer d_pids_, d_class_, d_reach_, d_diag_, d_h_, d_v_, d_core_;
   DeviceNearestPatch nearest_;
-  DeviceGyrate gyrate_;
+  DevicePatchRows rows_;
 };
 
 }  // namespace

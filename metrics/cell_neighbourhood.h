@@ -4,10 +4,11 @@
 // core-cell test of the edge depth. They are independent per cell, so they
 // run data-parallel: on CPU threads (the reference, below) or on the GPU
 // (cuda/cell_neighbourhood_cuda.h). Both give identical integer results.
-// The GPU backend also searches ENN (cuda/nearest_patch_cuda.h) and computes
-// GYRATE under FRAGSTATS' rule (cuda/gyrate_cuda.h), bit for bit equal to the
-// CPU's; the row-ordered work that remains (CIRCLE's hulls, the disjunct core
-// areas, and ENN and GYRATE on the CPU) runs in patch_row_metrics.cpp.
+// The GPU backend also searches ENN (cuda/nearest_patch_cuda.h), computes
+// GYRATE under FRAGSTATS' rule and the patches' row extents for CIRCLE
+// (cuda/patch_rows_cuda.h), bit for bit equal to the CPU's; the row-ordered
+// work that remains (the disjunct core areas, and ENN, GYRATE and CIRCLE's
+// hulls on the CPU) runs in patch_row_metrics.cpp.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -30,7 +31,20 @@ struct PatchIdRaster {
   /// Also GYRATE under FRAGSTATS' rule (NeighbourhoodCounts::gyrate_m) where
   /// the backend can (computes_gyrate); planar rasters, these cell sizes.
   bool with_gyrate = false;
+  /// Also each patch's row extents (NeighbourhoodCounts::row_extents) where
+  /// the backend can (computes_row_extents).
+  bool with_row_extents = false;
   double cell_width = 1, cell_height = 1;
+};
+
+/// Each patch's extent in each of its rows, CIRCLE's input: patch PID - 1 = i
+/// has rows first_row[i], first_row[i] + 1, ..., one entry each in `left`
+/// and `right` (the columns of its first and last cell in that row) from
+/// first_entry[i] to first_entry[i + 1] - 1 (PIDs + 1 entries).
+struct PatchRowExtents {
+  std::vector<uint32_t> first_row;
+  std::vector<uint64_t> first_entry;
+  std::vector<uint32_t> left, right;
 };
 
 /// Results, with the definitions of patch_row_metrics.h.
@@ -47,6 +61,8 @@ struct NeighbourhoodCounts {
   /// with gyrate_fixed_exponent() of the raster. Filled only when
   /// PatchIdRaster::with_gyrate and computes_gyrate(); empty otherwise.
   std::vector<double> gyrate_m;
+  /// Filled only when PatchIdRaster::with_row_extents and computes_row_extents().
+  PatchRowExtents row_extents;
 };
 
 /// One backend of the neighbourhood tests. Not thread-safe.
@@ -62,6 +78,8 @@ class NeighbourhoodCounter {
   virtual bool computes_enn(const PatchIdRaster&) const { return false; }
   /// Whether count() computes GYRATE when asked (as computes_enn()).
   virtual bool computes_gyrate(const PatchIdRaster&) const { return false; }
+  /// Whether count() gives the patches' row extents when asked.
+  virtual bool computes_row_extents(const PatchIdRaster&) const { return false; }
 };
 
 /// The multithreaded CPU reference (OpenMP over rows).

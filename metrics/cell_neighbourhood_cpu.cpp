@@ -22,9 +22,46 @@ std::vector<int32_t> edge_depth_reach(int depth) {
 
 namespace {
 
+// Each patch's extent in each of its rows (PatchRowExtents), in two passes
+// over the runs: the patches' first and last rows lay the entries out, then
+// every run widens its row's entry.
+PatchRowExtents row_extents(const PatchIdRaster& r) {
+  const size_t patches = r.class_of_pid->size() - 1;
+  PatchRowExtents e;
+  std::vector<uint32_t> last_row(patches, 0);
+  e.first_row.assign(patches, UINT32_MAX);
+  auto for_each_run = [&](auto&& f) {
+    for (int64_t y = 0; y < r.height; ++y) {
+      const uint32_t* row = r.pids + y * r.width;
+      for (int64_t x0 = 0; x0 < r.width;) {
+        int64_t x1 = x0;
+        while (x1 + 1 < r.width && row[x1 + 1] == row[x0]) ++x1;
+        if (row[x0]) f(row[x0] - 1, y, x0, x1);
+        x0 = x1 + 1;
+      }
+    }
+  };
+  for_each_run([&](size_t i, int64_t y, int64_t, int64_t) {
+    e.first_row[i] = std::min(e.first_row[i], static_cast<uint32_t>(y));
+    last_row[i] = static_cast<uint32_t>(y);
+  });
+  e.first_entry.assign(patches + 1, 0);
+  for (size_t i = 0; i < patches; ++i) e.first_entry[i + 1] = e.first_entry[i] + (last_row[i] - e.first_row[i] + 1);
+  e.left.assign(e.first_entry[patches], UINT32_MAX);
+  e.right.assign(e.first_entry[patches], 0);
+  for_each_run([&](size_t i, int64_t y, int64_t x0, int64_t x1) {
+    const uint64_t j = e.first_entry[i] + static_cast<uint64_t>(y - e.first_row[i]);
+    e.left[j] = std::min(e.left[j], static_cast<uint32_t>(x0));
+    e.right[j] = std::max(e.right[j], static_cast<uint32_t>(x1));
+  });
+  return e;
+}
+
 class CpuNeighbourhoodCounter : public NeighbourhoodCounter {
  public:
   std::string name() const override { return "cpu"; }
+  // The reference of the GPU's row extents (the shape visitor builds its hulls itself on the CPU).
+  bool computes_row_extents(const PatchIdRaster&) const override { return true; }
 
   void count(const PatchIdRaster& r, int depth, NeighbourhoodCounts& out) override {
     const std::vector<int32_t> reach = edge_depth_reach(depth);
@@ -35,6 +72,9 @@ class CpuNeighbourhoodCounter : public NeighbourhoodCounter {
     out.sides_h.assign(k * k, 0);
     out.sides_v.assign(k * k, 0);
     out.core.assign(static_cast<size_t>(w * h), 0);
+    out.enn_squared.clear();
+    out.gyrate_m.clear();
+    out.row_extents = r.with_row_extents ? row_extents(r) : PatchRowExtents{};
 #pragma omp parallel
     {
       std::vector<uint64_t> sides_h(k * k, 0), sides_v(k * k, 0);

@@ -45,7 +45,7 @@ int gyrate_fixed_exponent(int64_t width, int64_t height, double cell_width, doub
 /// rounded to a fixed-point multiple of 2^-`fixed_exponent` m
 /// (gyrate_fixed_exponent()) and the terms are summed exactly in 128-bit
 /// integers, so the sum does not depend on the order of the cells: the GPU
-/// backend (cuda/gyrate_cuda.h) sums in its own order and gets the same
+/// backend (cuda/patch_rows_cuda.h) sums in its own order and gets the same
 /// bits. On geographic rasters distances are summed cell by cell in raster order.
 double fragstats_gyrate_m(const std::vector<CellRun>& runs, const CellGeometry& geometry, int fixed_exponent);
 

@@ -53,6 +53,34 @@ struct PatchClasses {
   PagedArray<uint64_t> cells;                 // [pid]; centroid rule only
 };
 
+// CIRCLE's radius (m) of a patch from its hull, corners measured in the local
+// plane at column `x_ref` (the first cell of the patch's last row).
+double circle_radius_m(const RowConvexHull& hull, int64_t x_ref, const CellGeometry& geometry) {
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& [x, y] : hull.points()) {
+    double east, south;
+    geometry.corner_m(x, y, static_cast<double>(x_ref), east, south);
+    pts.emplace_back(east, south);
+  }
+  return half_diameter(pts);
+}
+
+// CIRCLE of every patch from its row extents (a NeighbourhoodCounter's), the
+// hull built row by row as the shape visitor builds it; patches in parallel.
+void circles_from_row_extents(const PatchRowExtents& e, const CellGeometry& geometry, PatchRowResults& out) {
+  const int64_t patches = static_cast<int64_t>(out.patches.size());
+  if (e.first_row.size() != out.patches.size() || e.first_entry.size() != out.patches.size() + 1)
+    throw Error(ErrorKind::Internal, "CIRCLE: one row range per patch");
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (int64_t i = 0; i < patches; ++i) {
+    RowConvexHull hull;
+    const uint64_t first = e.first_entry[static_cast<size_t>(i)], end = e.first_entry[static_cast<size_t>(i) + 1];
+    for (uint64_t j = first; j < end; ++j)
+      hull.add_row(static_cast<int64_t>(e.first_row[static_cast<size_t>(i)] + (j - first)), e.left[j], e.right[j]);
+    out.patches[static_cast<size_t>(i)].circle_radius_m = circle_radius_m(hull, e.left[end - 1], geometry);
+  }
+}
+
 // GYRATE, CONTIG's diagonal pairs, the class adjacencies, CIRCLE's hulls and,
 // for geographic rasters, the areas and edge lengths on the ellipsoid.
 class ShapeVisitor : public PatchRowVisitor {
@@ -205,14 +233,7 @@ class ShapeVisitor : public PatchRowVisitor {
   void close(uint32_t p) {
     OpenHull& h = hulls_.at(p);
     h.hull.add_row(h.last_row, h.row_first, h.row_last);
-    std::vector<std::pair<double, double>> pts;
-    const double x_ref = static_cast<double>(h.row_first);
-    for (const auto& [x, y] : h.hull.points()) {
-      double east, south;
-      geometry_.corner_m(x, y, x_ref, east, south);
-      pts.emplace_back(east, south);
-    }
-    out_.patches[p - 1].circle_radius_m = half_diameter(pts);
+    out_.patches[p - 1].circle_radius_m = circle_radius_m(h.hull, h.row_first, geometry_);
     hulls_.close(p);
   }
 
@@ -431,13 +452,13 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   const bool in_memory = !also_write && has_kept_labels(table);
   NeighbourhoodCounter* counter = in_memory ? options.counter : nullptr;
   // Independent visitors: in memory they run concurrently, the ENN search (the longest) first.
-  ShapeVisitor shape(table, classes, geometry, out, counter == nullptr, options.gyrate == GyrateRule::Centroid, paged);
+  std::optional<ShapeVisitor> shape;
   // Disjunct core areas go to a scratch file: there may be millions.
   out.core_areas = std::make_shared<ClassValueColumns>(classes.codes.size(), 2, options.temp_dir, uint64_t(16) << 20);
   CoreVisitor core(table, classes, options, geometry, out, paged);
   std::optional<EnnVisitor> enn;
   std::optional<GyrateVisitor> gyrate;
-  std::vector<PatchRowVisitor*> visitors{&core, &shape};
+  std::vector<PatchRowVisitor*> visitors{&core};
   // The lookup of the counters and the patch IDs, when they are in memory.
   const std::vector<uint32_t> class_of_pid =
       counter ? std::vector<uint32_t>(classes.class_of_pid.begin(), classes.class_of_pid.end()) : std::vector<uint32_t>{};
@@ -448,6 +469,14 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   id_raster.cell_height = table.raster.cell_height;
   const bool enn_by_counter = counter && id_raster.with_enn && counter->computes_enn(id_raster);
   const bool gyrate_by_counter = counter && id_raster.with_gyrate && counter->computes_gyrate(id_raster);
+  id_raster.with_row_extents = !geometry.geodesic();
+  const bool circle_by_counter = counter && id_raster.with_row_extents && counter->computes_row_extents(id_raster);
+  // What the shape visitor does beyond CIRCLE (with a counter, on a planar
+  // raster): only GYRATE's centroid rule.
+  if (!circle_by_counter || options.gyrate == GyrateRule::Centroid)
+    visitors.push_back(&shape.emplace(table, classes, geometry, out, counter == nullptr,
+                                      options.gyrate == GyrateRule::Centroid, paged));
+  id_raster.with_row_extents = circle_by_counter && !shape;
   if (options.gyrate == GyrateRule::Fragstats && !gyrate_by_counter)
     visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
   if (options.want_enn && !enn_by_counter) {
@@ -473,6 +502,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
       for (size_t i = 0; i < out.patches.size(); ++i)
         out.patches[i].enn_m = std::isinf(counts.enn_squared[i]) ? std::nan("") : std::sqrt(counts.enn_squared[i]);
     }
+    if (id_raster.with_row_extents) circles_from_row_extents(counts.row_extents, geometry, out);
     if (gyrate_by_counter) {
       if (counts.gyrate_m.size() != out.patches.size()) throw Error(ErrorKind::Internal, "GYRATE: one value per patch");
       for (size_t i = 0; i < out.patches.size(); ++i) out.patches[i].gyrate_m = counts.gyrate_m[i];

@@ -651,7 +651,7 @@ TEST_P(SecondPass, CudaMatchesCpu) {
   }
 }
 
-// GYRATE on the GPU (cuda/gyrate_cuda.h) equals the CPU's bit for bit on
+// GYRATE on the GPU (cuda/patch_rows_cuda.h) equals the CPU's bit for bit on
 // patches large enough for the 128-bit sum to carry into its high word many
 // times (a 400 x 300 field of one class with holes and a few other patches),
 // with non-square cells; and both stay within rounding of the brute-force

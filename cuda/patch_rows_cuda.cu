@@ -1,4 +1,4 @@
-#include "gyrate_cuda.h"
+#include "patch_rows_cuda.h"
 
 #include <cub/device/device_scan.cuh>
 
@@ -60,17 +60,22 @@ __global__ void k_sizes(PatchBoxes b, int64_t patches, unsigned long long* __res
   cols[i] = b.col_max[i] - b.col_min[i] + 2;
 }
 
+// Per run: its patch's row count and row extent (left, right: `extents` and
+// `extents + row_total`), and the difference array of its column counts.
 __global__ void k_run_counts(const uint32_t* __restrict__ pids, int64_t width, int64_t cells, PatchBoxes b,
                              const unsigned long long* __restrict__ row_offset,
                              const unsigned long long* __restrict__ col_offset, uint32_t* __restrict__ row_counts,
-                             int32_t* __restrict__ col_diff) {
+                             uint32_t* __restrict__ extents, int64_t row_total, int32_t* __restrict__ col_diff) {
   const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= cells) return;
   const uint32_t p = pids[c];
   const int64_t y = c / width, x0 = c - y * width;
   if (!p || (x0 > 0 && pids[c - 1] == p)) return;
   const int64_t x1 = run_end(pids + y * width, x0, width, p);
-  atomicAdd(&row_counts[row_offset[p - 1] + (y - b.row_min[p - 1])], static_cast<uint32_t>(x1 - x0 + 1));
+  const unsigned long long row = row_offset[p - 1] + (y - b.row_min[p - 1]);
+  atomicAdd(&row_counts[row], static_cast<uint32_t>(x1 - x0 + 1));
+  atomicMin(&extents[row], static_cast<uint32_t>(x0));
+  atomicMax(&extents[row_total + row], static_cast<uint32_t>(x1));
   const unsigned long long first = col_offset[p - 1], col_min = b.col_min[p - 1];
   atomicAdd(&col_diff[first + (static_cast<unsigned long long>(x0) - col_min)], 1);
   atomicAdd(&col_diff[first + (static_cast<unsigned long long>(x1) + 1 - col_min)], -1);
@@ -132,12 +137,16 @@ __global__ void k_sums(const uint32_t* __restrict__ pids, int64_t width, int64_t
 
 }  // namespace
 
-std::vector<double> DeviceGyrate::compute(const uint32_t* pids, int64_t width, int64_t height, size_t patches,
-                                          double cell_width, double cell_height, int fixed_exponent,
-                                          cudaStream_t stream) {
+PatchRowStatistics DevicePatchRows::compute(const uint32_t* pids, int64_t width, int64_t height, size_t patches,
+                                            double cell_width, double cell_height, int fixed_exponent, bool want_gyrate,
+                                            bool want_row_extents, cudaStream_t stream) {
   const int64_t cells = width * height, np = static_cast<int64_t>(patches);
-  std::vector<double> gyrate(patches, 0.0);
-  if (patches == 0 || cells == 0) return gyrate;
+  PatchRowStatistics out;
+  if (patches == 0 || cells == 0 || (!want_gyrate && !want_row_extents)) {
+    if (want_gyrate) out.gyrate_m.assign(patches, 0.0);
+    if (want_row_extents) out.extents.first_entry.assign(patches + 1, 0), out.extents.first_row.assign(patches, 0);
+    return out;
+  }
   boxes_.reserve(4 * patches * sizeof(uint32_t), stream);
   const PatchBoxes b{boxes_.as<uint32_t>(), boxes_.as<uint32_t>() + patches, boxes_.as<uint32_t>() + 2 * patches,
                      boxes_.as<uint32_t>() + 3 * patches};
@@ -146,7 +155,7 @@ std::vector<double> DeviceGyrate::compute(const uint32_t* pids, int64_t width, i
   LSM_CUDA_CHECK_LAUNCH();
   k_run_boxes<<<blocks_for(cells), kBlock, 0, stream>>>(pids, width, cells, b, cells_.as<unsigned long long>());
   LSM_CUDA_CHECK_LAUNCH();
-  // Histogram offsets: exclusive sums of the boxes' heights and widths + 1.
+  // Offsets of the per-patch arrays: exclusive sums of the boxes' heights and widths + 1.
   row_offset_.reserve(2 * patches * sizeof(unsigned long long), stream);  // the sizes, then the offsets
   col_offset_.reserve(2 * patches * sizeof(unsigned long long), stream);
   unsigned long long* row_sizes = row_offset_.as<unsigned long long>() + patches;
@@ -162,46 +171,74 @@ std::vector<double> DeviceGyrate::compute(const uint32_t* pids, int64_t width, i
   // most its cells, its width + 1 at most its cells + 1.
   const size_t row_total = static_cast<size_t>(cells), col_total = static_cast<size_t>(cells) + patches;
   row_counts_.reserve(row_total * sizeof(uint32_t), stream);
+  extents_.reserve(2 * row_total * sizeof(uint32_t), stream);
   col_diff_.reserve(col_total * sizeof(int32_t), stream);
   col_counts_.reserve(col_total * sizeof(int32_t), stream);
   LSM_CUDA_CHECK(cudaMemsetAsync(row_counts_.get(), 0, row_total * sizeof(uint32_t), stream));
+  LSM_CUDA_CHECK(cudaMemsetAsync(extents_.get(), 0xFF, row_total * sizeof(uint32_t), stream));  // left: none yet
+  LSM_CUDA_CHECK(cudaMemsetAsync(extents_.as<uint32_t>() + row_total, 0, row_total * sizeof(uint32_t), stream));
   LSM_CUDA_CHECK(cudaMemsetAsync(col_diff_.get(), 0, col_total * sizeof(int32_t), stream));
-  k_run_counts<<<blocks_for(cells), kBlock, 0, stream>>>(pids, width, cells, b, row_offset_.as<unsigned long long>(),
-                                                         col_offset_.as<unsigned long long>(),
-                                                         row_counts_.as<uint32_t>(), col_diff_.as<int32_t>());
+  k_run_counts<<<blocks_for(cells), kBlock, 0, stream>>>(
+      pids, width, cells, b, row_offset_.as<unsigned long long>(), col_offset_.as<unsigned long long>(),
+      row_counts_.as<uint32_t>(), extents_.as<uint32_t>(), static_cast<int64_t>(row_total), col_diff_.as<int32_t>());
   LSM_CUDA_CHECK_LAUNCH();
-  temp_bytes = 0;
-  LSM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, col_diff_.as<int32_t>(), col_counts_.as<int32_t>(),
-                                               static_cast<int64_t>(col_total), stream));
-  temp_.reserve(temp_bytes, stream);
-  LSM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp_.get(), temp_bytes, col_diff_.as<int32_t>(),
-                                               col_counts_.as<int32_t>(), static_cast<int64_t>(col_total), stream));
-  medians_.reserve(2 * patches * sizeof(double), stream);
-  double* median_x = medians_.as<double>();
-  double* median_y = medians_.as<double>() + patches;
-  k_medians<<<blocks_for(np), kBlock, 0, stream>>>(b, np, cells_.as<unsigned long long>(), row_offset_.as<unsigned long long>(),
-                                                   col_offset_.as<unsigned long long>(), row_counts_.as<uint32_t>(),
-                                                   col_counts_.as<int32_t>(), median_x, median_y);
-  LSM_CUDA_CHECK_LAUNCH();
-  sums_.reserve(2 * patches * sizeof(unsigned long long), stream);
-  LSM_CUDA_CHECK(cudaMemsetAsync(sums_.get(), 0, 2 * patches * sizeof(unsigned long long), stream));
-  k_sums<<<blocks_for(cells), kBlock, 0, stream>>>(pids, width, cells, median_x, median_y, cell_width, cell_height,
-                                                   std::ldexp(1.0, fixed_exponent), sums_.as<unsigned long long>(),
-                                                   sums_.as<unsigned long long>() + patches);
-  LSM_CUDA_CHECK_LAUNCH();
-  std::vector<unsigned long long> n(patches), sums(2 * patches);
-  LSM_CUDA_CHECK(cudaMemcpyAsync(n.data(), cells_.get(), patches * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-  LSM_CUDA_CHECK(cudaMemcpyAsync(sums.data(), sums_.get(), 2 * patches * sizeof(unsigned long long),
-                                 cudaMemcpyDeviceToHost, stream));
+  std::vector<unsigned long long> n(patches), sums;
+  if (want_gyrate) {
+    temp_bytes = 0;
+    LSM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, col_diff_.as<int32_t>(), col_counts_.as<int32_t>(),
+                                                 static_cast<int64_t>(col_total), stream));
+    temp_.reserve(temp_bytes, stream);
+    LSM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp_.get(), temp_bytes, col_diff_.as<int32_t>(),
+                                                 col_counts_.as<int32_t>(), static_cast<int64_t>(col_total), stream));
+    medians_.reserve(2 * patches * sizeof(double), stream);
+    double* median_x = medians_.as<double>();
+    double* median_y = medians_.as<double>() + patches;
+    k_medians<<<blocks_for(np), kBlock, 0, stream>>>(b, np, cells_.as<unsigned long long>(),
+                                                     row_offset_.as<unsigned long long>(),
+                                                     col_offset_.as<unsigned long long>(), row_counts_.as<uint32_t>(),
+                                                     col_counts_.as<int32_t>(), median_x, median_y);
+    LSM_CUDA_CHECK_LAUNCH();
+    sums_.reserve(2 * patches * sizeof(unsigned long long), stream);
+    LSM_CUDA_CHECK(cudaMemsetAsync(sums_.get(), 0, 2 * patches * sizeof(unsigned long long), stream));
+    k_sums<<<blocks_for(cells), kBlock, 0, stream>>>(pids, width, cells, median_x, median_y, cell_width, cell_height,
+                                                     std::ldexp(1.0, fixed_exponent), sums_.as<unsigned long long>(),
+                                                     sums_.as<unsigned long long>() + patches);
+    LSM_CUDA_CHECK_LAUNCH();
+    sums.resize(2 * patches);
+    LSM_CUDA_CHECK(cudaMemcpyAsync(n.data(), cells_.get(), patches * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+    LSM_CUDA_CHECK(cudaMemcpyAsync(sums.data(), sums_.get(), 2 * patches * sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, stream));
+  }
+  if (want_row_extents) {
+    out.extents.first_row.resize(patches);
+    out.extents.first_entry.resize(patches + 1);
+    std::vector<unsigned long long> last_size(1);
+    LSM_CUDA_CHECK(cudaMemcpyAsync(out.extents.first_row.data(), b.row_min, patches * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+    static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "64-bit offsets");
+    LSM_CUDA_CHECK(cudaMemcpyAsync(out.extents.first_entry.data(), row_offset_.get(), patches * sizeof(uint64_t),
+                                   cudaMemcpyDeviceToHost, stream));
+    LSM_CUDA_CHECK(cudaMemcpyAsync(last_size.data(), row_sizes + (patches - 1), sizeof(uint64_t), cudaMemcpyDeviceToHost, stream));
+    LSM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const size_t entries = static_cast<size_t>(out.extents.first_entry[patches - 1] + last_size[0]);
+    out.extents.first_entry[patches] = entries;
+    out.extents.left.resize(entries);
+    out.extents.right.resize(entries);
+    LSM_CUDA_CHECK(cudaMemcpyAsync(out.extents.left.data(), extents_.get(), entries * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+    LSM_CUDA_CHECK(cudaMemcpyAsync(out.extents.right.data(), extents_.as<uint32_t>() + row_total, entries * sizeof(uint32_t),
+                                   cudaMemcpyDeviceToHost, stream));
+  }
   LSM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (size_t i = 0; i < patches; ++i)
-    gyrate[i] = gyrate_from_fixed_sum(n[i], sums[patches + i], sums[i], fixed_exponent, cell_width);
-  return gyrate;
+  if (want_gyrate) {
+    out.gyrate_m.resize(patches);
+    for (size_t i = 0; i < patches; ++i)
+      out.gyrate_m[i] = gyrate_from_fixed_sum(n[i], sums[patches + i], sums[i], fixed_exponent, cell_width);
+  }
+  return out;
 }
 
-void DeviceGyrate::release() noexcept {
-  for (DeviceBuffer* buffer : {&boxes_, &cells_, &row_offset_, &col_offset_, &row_counts_, &col_diff_, &col_counts_,
-                               &medians_, &sums_, &temp_})
+void DevicePatchRows::release() noexcept {
+  for (DeviceBuffer* buffer : {&boxes_, &cells_, &row_offset_, &col_offset_, &row_counts_, &extents_, &col_diff_,
+                               &col_counts_, &medians_, &sums_, &temp_})
     buffer->release();
 }
 
