@@ -8,6 +8,7 @@
 #include "core_area.h"
 #include "error.h"
 #include "enclosing_circle.h"
+#include "fragstats_core_parallel.h"
 #include "enn_sweep.h"
 #include "patch_records.h"
 #include "nearest_neighbour.h"
@@ -455,10 +456,15 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   std::optional<ShapeVisitor> shape;
   // Disjunct core areas go to a scratch file: there may be millions.
   out.core_areas = std::make_shared<ClassValueColumns>(classes.codes.size(), 2, options.temp_dir, uint64_t(16) << 20);
-  CoreVisitor core(table, classes, options, geometry, out, paged);
+  // With a counter's core mask FRAGSTATS' scan runs patch by patch in
+  // parallel after the mask (fragstats_core_parallel.h), not in a visitor.
+  const bool core_in_parallel = counter && options.core_areas == CoreAreaRule::Fragstats;
+  std::optional<CoreVisitor> core;
+  if (!core_in_parallel) core.emplace(table, classes, options, geometry, out, paged);
   std::optional<EnnVisitor> enn;
   std::optional<GyrateVisitor> gyrate;
-  std::vector<PatchRowVisitor*> visitors{&core};
+  std::vector<PatchRowVisitor*> visitors;
+  if (core) visitors.push_back(&*core);
   // The lookup of the counters and the patch IDs, when they are in memory.
   const std::vector<uint32_t> class_of_pid =
       counter ? std::vector<uint32_t>(classes.class_of_pid.begin(), classes.class_of_pid.end()) : std::vector<uint32_t>{};
@@ -509,7 +515,20 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
     }
     out.adjacency.sides_h = std::move(counts.sides_h);
     out.adjacency.sides_v = std::move(counts.sides_v);
-    core.use_core_mask(counts.core.data());
+    if (core) core->use_core_mask(counts.core.data());
+    if (core_in_parallel) {  // entered as the core visitor enters them
+      const bool geodesic = geometry.geodesic();
+      fragstats_core_areas_in_parallel(
+          pids.data(), counts.core.data(), table.raster.width, table.raster.height, classes.last_row_of_pid,
+          geodesic ? &geometry : nullptr, [&](uint32_t p, const CountedCoreArea& a) {
+            const double area[2] = {static_cast<double>(a.cells), a.area_m2};
+            out.core_areas->add(classes.class_of_pid[p], area);
+            PatchShape& s = out.patches[p - 1];
+            s.core_cells += a.cells;
+            if (geodesic) out.geodesic[p - 1].core_m2 += a.area_m2;
+            ++s.core_areas;
+          });
+    }
     if (progress && !progress(0.5)) throw Error(ErrorKind::Io, "interrupted");
   }
   visit_rows_in_memory(pids, table.raster.width, table.raster.height, visitors);
