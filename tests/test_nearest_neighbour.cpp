@@ -130,6 +130,31 @@ TEST(NearestNeighbour, LongEdgeFarFromItsNeighbour) {
   expect_brute_force_enn(field(300, 270, 2, cells), "comb");
 }
 
+TEST(NearestNeighbour, FarNeighboursAcrossManyColumns) {
+  // Searches that run over many columns: sparse cells tens of columns apart
+  // on a raster whose width is no power of two, a long bar whose own sites
+  // fill the columns around its neighbours (each column's nearest site is of
+  // the searching patch, so the second one counts), neighbours a whole row's
+  // width apart, and ties 40 columns either side.
+  for (const uint64_t seed : {3u, 4u}) {
+    std::mt19937_64 random(seed);
+    std::vector<std::tuple<int64_t, int64_t, int32_t>> cells;
+    for (int64_t i = 0; i < 60; ++i)
+      cells.emplace_back(int64_t(random() % 1000), int64_t(random() % 200), 1 + int32_t(random() % 2));
+    for (int64_t x = 200; x <= 700; ++x) cells.emplace_back(x, 100, 1);
+    cells.emplace_back(0, 0, 3);
+    cells.emplace_back(999, 199, 3);
+    cells.emplace_back(0, 50, 4);
+    cells.emplace_back(999, 50, 4);
+    cells.emplace_back(500, 20, 5);
+    cells.emplace_back(460, 20, 5);
+    cells.emplace_back(540, 20, 5);
+    cells.emplace_back(500, 60, 5);
+    expect_brute_force_enn(field(1000, 200, kNoClass, cells), "far neighbours, seed " + std::to_string(seed));
+    expect_brute_force_enn(field(1000, 200, kNoClass, cells, 10.0, 27.5), "far neighbours, non-square cells");
+  }
+}
+
 TEST(NearestNeighbour, TiesAndCheckerboards) {
   // A checkerboard: under the 4-cell rule every cell is its own patch, its
   // nearest at sqrt(2) cells (four ties); under the 8-cell rule one patch per class.
