@@ -15,14 +15,20 @@ CoreAreaRule parse_core_area_rule(const std::string& text) {
 namespace {
 
 // The core cells of one patch not yet visited, as a bitmap over its bounding
-// box (rows padded to whole 64-bit words, so word order is raster order),
-// plus links from each word to the next word that still holds unvisited
-// cells, so the scan skips visited stretches.
+// box with a border of one empty cell all round (rows padded to whole 64-bit
+// words, so bit order is raster order), plus links from each word to the next
+// word that still holds unvisited cells, so the scan skips visited stretches.
+// A cell is its bit index: its 8 neighbours are fixed offsets, inside the
+// bitmap for every core cell thanks to the border, so the flood tests them
+// without bounds checks or coordinates.
 class BitmapCells {
  public:
   BitmapCells(const std::vector<CellRun>& runs, int64_t col_min, int64_t col_max)
-      : row0_(runs.front().row), col0_(col_min), words_per_row_((col_max - col_min + 64) / 64) {
-    const int64_t rows = runs.back().row - row0_ + 1;
+      : row0_(runs.front().row - 1),
+        col0_(col_min - 1),
+        words_per_row_(words_per_row(col_min, col_max)),
+        stride_(words_per_row_ * 64) {
+    const int64_t rows = runs.back().row - runs.front().row + 3;
     unvisited_.assign(static_cast<size_t>(rows * words_per_row_), 0);
     for (const CellRun& r : runs) {  // a word's worth of cells at a time
       const uint64_t first = index(r.row, r.x0), last = index(r.row, r.x1);
@@ -35,11 +41,16 @@ class BitmapCells {
     for (size_t w = 0; w <= unvisited_.size(); ++w) next_word_[w] = w < unvisited_.size() && !unvisited_[w] ? w + 1 : w;
   }
   static uint64_t bytes_for(int64_t rows, int64_t col_min, int64_t col_max) {
-    return static_cast<uint64_t>(rows) * static_cast<uint64_t>((col_max - col_min + 64) / 64) * 16;
+    return static_cast<uint64_t>(rows + 2) * static_cast<uint64_t>(words_per_row(col_min, col_max)) * 16;
   }
-  // The first unvisited core cell at or after (row, x) in raster order.
-  bool next_unvisited(int64_t row, int64_t x, int64_t& out_row, int64_t& out_x) {
-    uint64_t i = index(row, x);
+  /// Bits per row: the offset of the cells above and below.
+  int64_t stride() const { return stride_; }
+  uint64_t index(int64_t row, int64_t x) const {
+    return static_cast<uint64_t>(row - row0_) * static_cast<uint64_t>(stride_) + static_cast<uint64_t>(x - col0_);
+  }
+  int64_t row_of(uint64_t i) const { return row0_ + static_cast<int64_t>(i / static_cast<uint64_t>(stride_)); }
+  // The first unvisited core cell at or after bit `i` in raster order.
+  bool next_unvisited(uint64_t i, uint64_t& out) {
     size_t w = i / 64;
     if (w >= unvisited_.size()) return false;
     uint64_t bits = unvisited_[w] & (~uint64_t(0) << (i % 64));
@@ -48,18 +59,13 @@ class BitmapCells {
       if (w >= unvisited_.size()) return false;
       bits = unvisited_[w];
     }
-    i = w * 64 + static_cast<uint64_t>(__builtin_ctzll(bits));
-    const uint64_t row_bits = static_cast<uint64_t>(words_per_row_) * 64;
-    out_row = row0_ + static_cast<int64_t>(i / row_bits);
-    out_x = col0_ + static_cast<int64_t>(i % row_bits);
+    out = w * 64 + static_cast<uint64_t>(__builtin_ctzll(bits));
     return true;
   }
-  // Marks (row, x) visited when it is an unvisited core cell; false otherwise.
-  bool take(int64_t row, int64_t x) {
-    if (row < row0_ || x < col0_ || x >= col0_ + words_per_row_ * 64) return false;
-    const uint64_t i = index(row, x);
+  // Marks bit `i` (a core cell or a neighbour of one) visited when it is an
+  // unvisited core cell; false otherwise.
+  bool take(uint64_t i) {
     const size_t w = i / 64;
-    if (w >= unvisited_.size()) return false;
     const uint64_t bit = uint64_t(1) << (i % 64);
     if (!(unvisited_[w] & bit)) return false;
     unvisited_[w] &= ~bit;
@@ -68,15 +74,12 @@ class BitmapCells {
   }
 
  private:
-  uint64_t index(int64_t row, int64_t x) const {
-    return static_cast<uint64_t>(row - row0_) * static_cast<uint64_t>(words_per_row_) * 64 +
-           static_cast<uint64_t>(x - col0_);
-  }
+  static int64_t words_per_row(int64_t col_min, int64_t col_max) { return (col_max - col_min + 3 + 63) / 64; }
   size_t next_word(size_t w) {  // path halving
     while (next_word_[w] != w) w = next_word_[w] = next_word_[next_word_[w]];
     return w;
   }
-  int64_t row0_, col0_, words_per_row_;
+  int64_t row0_, col0_, words_per_row_, stride_;
   std::vector<uint64_t> unvisited_;
   std::vector<size_t> next_word_;
 };
@@ -145,7 +148,7 @@ struct Cell {
   int64_t row, x;
 };
 
-// FRAGSTATS' scan over one patch's core cells (`cells`: BitmapCells or SparseCells).
+// FRAGSTATS' scan over one patch's core cells, on the runs alone (SparseCells).
 template <class Cells>
 std::vector<CountedCoreArea> scan(Cells& cells, int64_t row0, int64_t x0, const CellGeometry* geometry) {
   // FRAGSTATS' push order: N, E, S, W, NE, SE, SW, NW (row, column offsets).
@@ -175,6 +178,35 @@ std::vector<CountedCoreArea> scan(Cells& cells, int64_t row0, int64_t x0, const 
     // FRAGSTATS' defect: the scan goes on after the last cell popped, not after the area's first cell.
     row = last.row;
     x = last.x + 1;
+  }
+  return areas;
+}
+
+// The same scan on a bitmap, cells as bit indices (the flood's inner loop).
+std::vector<CountedCoreArea> scan(BitmapCells& cells, const CellGeometry* geometry) {
+  const int64_t s = cells.stride();
+  // FRAGSTATS' push order: N, E, S, W, NE, SE, SW, NW.
+  const int64_t offsets[8] = {-s, 1, s, -1, 1 - s, s + 1, s - 1, -s - 1};
+  std::vector<CountedCoreArea> areas;
+  std::vector<uint64_t> stack;
+  uint64_t from = 0, first;
+  while (cells.next_unvisited(from, first)) {
+    CountedCoreArea area;
+    cells.take(first);
+    stack.push_back(first);
+    uint64_t last = first;
+    while (!stack.empty()) {
+      last = stack.back();
+      stack.pop_back();
+      ++area.cells;
+      if (geometry) area.area_m2 += geometry->cell_area_m2(cells.row_of(last));
+      for (const int64_t offset : offsets) {
+        const uint64_t n = last + static_cast<uint64_t>(offset);
+        if (cells.take(n)) stack.push_back(n);  // marked visited on push
+      }
+    }
+    areas.push_back(area);
+    from = last + 1;  // FRAGSTATS' defect, as above
   }
   return areas;
 }
@@ -263,7 +295,7 @@ std::vector<CountedCoreArea> fragstats_core_areas(const std::vector<CellRun>& co
   const int64_t row0 = core_runs.front().row, rows = core_runs.back().row - row0 + 1;
   if (BitmapCells::bytes_for(rows, col_min, col_max) <= max_bitmap_bytes) {
     BitmapCells cells(core_runs, col_min, col_max);
-    return scan(cells, row0, col_min, geometry);
+    return scan(cells, geometry);
   }
   SparseCells cells(core_runs);
   return scan(cells, row0, col_min, geometry);
