@@ -70,7 +70,7 @@ double alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, NeighbourhoodCo
     if (!counter && what != "ENN") break;  // rows: the device's alone
     if (!counter) {  // the CPU sweep, row by row as the row visitor feeds it
       const auto t0 = std::chrono::steady_clock::now();
-      EnnSweep sweep(class_of.data(), t.patches.size(), patches_in_class, w, raster.info().cell_width,
+      EnnSweep sweep(class_of.data(), t.patches.size(), patches_in_class, t.rule, w, raster.info().cell_width,
                      raster.info().cell_height, "");
       for (int64_t y = 0; y < h; ++y)
         sweep.add_row(y, y > 0 ? pids.data() + (y - 1) * w : nullptr, pids.data() + y * w,

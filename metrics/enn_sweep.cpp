@@ -1,5 +1,6 @@
 #include "enn_sweep.h"
 
+#include <algorithm>
 #include <cmath>
 #include <omp.h>
 #include <limits>
@@ -8,10 +9,25 @@
 
 namespace lsm {
 
+namespace {
+
+// The squared distance of cells `columns` and `rows` apart, in the order of
+// operations of EnnSweep::nearest_other.
+double squared_distance(int64_t columns, int64_t rows, double cell_width, double cell_height) {
+  const double dx = static_cast<double>(columns) * cell_width, dy = static_cast<double>(rows) * cell_height;
+  return dx * dx + dy * dy;
+}
+
+}  // namespace
+
 EnnSweep::EnnSweep(const uint32_t* class_of_pid, size_t n_patches, const std::vector<uint64_t>& patches_in_class,
-                   int64_t width, double cell_width, double cell_height, const std::string& temp_dir,
-                   const PagedPolicy& paged)
+                   NeighbourRule rule, int64_t width, double cell_width, double cell_height,
+                   const std::string& temp_dir, const PagedPolicy& paged)
     : class_of_pid_(class_of_pid),
+      least_d2_(std::min({squared_distance(2, 0, cell_width, cell_height),
+                          squared_distance(0, 2, cell_width, cell_height),
+                          rule == NeighbourRule::Four ? squared_distance(1, 1, cell_width, cell_height)
+                                                      : std::numeric_limits<double>::infinity()})),
       width_(width),
       cell_width_(cell_width),
       cell_height_(cell_height),
@@ -79,6 +95,7 @@ void EnnSweep::sweep_row(int64_t y, const Site* first, const Site* last, uint32_
     // Another part's class, one patch of the class seen so far, or a cell searched in the other sweep.
     if (k % parts != part || !mixed_[k] || !(s.flags & query)) continue;
     double& best = best2_[s.pid - 1];
+    if (best > 0 && best <= least_d2_) continue;  // as near as two patches can be
     const double found = nearest_other(k, static_cast<int64_t>(s.column()), y, s.pid,
                                        best > 0 ? best : std::numeric_limits<double>::infinity());
     if (std::isfinite(found)) best = found;

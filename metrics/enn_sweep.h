@@ -51,6 +51,7 @@
 
 #include "paged_array.h"
 #include "spill_file.h"
+#include "patch_stats.h"
 
 namespace lsm {
 
@@ -58,11 +59,12 @@ class EnnSweep {
  public:
   /// `class_of_pid[pid]` = class index of each of the `n_patches` patches
   /// (index 0 unused; must outlive the sweep); `patches_in_class[k]` =
-  /// patches of class index k; cell sizes in m; `temp_dir` as temp_folder();
-  /// `paged`: where the per-patch distances go. Throws lsm::Error(Io) when no
-  /// scratch file can be made there.
+  /// patches of class index k; `rule`: the neighbour rule the patches were
+  /// labeled with; cell sizes in m; `temp_dir` as temp_folder(); `paged`:
+  /// where the per-patch distances go. Throws lsm::Error(Io) when no scratch
+  /// file can be made there.
   EnnSweep(const uint32_t* class_of_pid, size_t n_patches, const std::vector<uint64_t>& patches_in_class,
-           int64_t width, double cell_width, double cell_height, const std::string& temp_dir,
+           NeighbourRule rule, int64_t width, double cell_width, double cell_height, const std::string& temp_dir,
            const PagedPolicy& paged = {});
 
   /// Row `y` of patch IDs with the rows above and below (nullptr beyond the
@@ -95,6 +97,13 @@ class EnnSweep {
   double nearest_other(uint32_t k, int64_t x, int64_t y, uint32_t pid, double best) const;
 
   const uint32_t* class_of_pid_;
+  // The least squared distance (m2) two patches of one class can lie apart
+  // under the neighbour rule, rounded as a search rounds it: cells of one
+  // class that are neighbours are one patch, so the nearest other cell is 2
+  // cells away in a row or column (8-cell rule), or 1 diagonally (4-cell
+  // rule). A patch whose ENN so far is this cannot get nearer: its cells are
+  // no longer searched.
+  double least_d2_;
   std::vector<uint8_t> wanted_;                    // per class: at least two patches
   int64_t width_;
   double cell_width_, cell_height_;

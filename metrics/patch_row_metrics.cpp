@@ -390,7 +390,7 @@ class EnnVisitor : public PatchRowVisitor {
       index_.emplace(std::vector<uint32_t>(classes.class_of_pid.begin(), classes.class_of_pid.end()),
                      classes.patches_in_class);
     else
-      sweep_.emplace(classes.class_of_pid.data(), patch_count(table), classes.patches_in_class, width_,
+      sweep_.emplace(classes.class_of_pid.data(), patch_count(table), classes.patches_in_class, table.rule, width_,
                      table.raster.cell_width, table.raster.cell_height, options.temp_dir, paged);
   }
 
