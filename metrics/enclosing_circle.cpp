@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "open_patch_runs.h"
+
 namespace lsm {
 namespace {
 
@@ -43,16 +45,23 @@ void RowConvexHull::add_row(int64_t y, int64_t x_first, int64_t x_last) {
   has_pending_ = true;
 }
 
-std::vector<std::pair<int64_t, int64_t>> RowConvexHull::points() const {
-  std::vector<std::pair<int64_t, int64_t>> out;
-  Chain left = left_, right = right_;
+void RowConvexHull::points(std::vector<std::pair<int64_t, int64_t>>& out) const {
+  out.clear();
+  thread_local Chain left, right;  // the chains with the last row's bottom corners, memory reused
+  left = left_;
+  right = right_;
   if (has_pending_) {
     push_convex(left, {pending_.y, pending_.left}, 1);
     push_convex(right, {pending_.y, pending_.right}, -1);
   }
   for (const auto& [y, x] : left) out.emplace_back(x, y);
   for (const auto& [y, x] : right) out.emplace_back(x, y);
-  return out;
+}
+
+void RowConvexHull::reset() {
+  has_pending_ = false;
+  reset_slot(left_);
+  reset_slot(right_);
 }
 
 double half_diameter(const std::vector<std::pair<double, double>>& p) {

@@ -16,8 +16,11 @@ class RowConvexHull {
   /// Adds row `y` of the patch, whose cells span columns [x_first, x_last].
   /// Rows must arrive in increasing order, each at most once.
   void add_row(int64_t y, int64_t x_first, int64_t x_last);
-  /// Corner points that include every vertex of the hull (in no particular order).
-  std::vector<std::pair<int64_t, int64_t>> points() const;
+  /// Corner points (x, y) that include every vertex of the hull (in no
+  /// particular order), into `out` (its memory reused).
+  void points(std::vector<std::pair<int64_t, int64_t>>& out) const;
+  /// Forgets every row, keeping small buffers for the next patch (see reset_slot(), open_patch_runs.h).
+  void reset();
 
  private:
   struct Level { int64_t y, left, right; };

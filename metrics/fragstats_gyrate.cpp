@@ -34,8 +34,13 @@ int gyrate_fixed_exponent(int64_t width, int64_t height, double cell_width, doub
 
 double fragstats_gyrate_m(const std::vector<CellRun>& runs, const CellGeometry& geometry, int fixed_exponent) {
   if (runs.empty()) throw Error(ErrorKind::Internal, "fragstats_gyrate_m: a patch without cells");
-  // Cells per row (runs arrive row by row) and per column (a difference array over the patch's columns).
-  std::vector<std::pair<int64_t, uint64_t>> rows, cols;
+  // Cells per row (runs arrive row by row) and per column (a difference array
+  // over the patch's columns), in scratch kept per thread: a table has
+  // millions of patches, most of a few cells.
+  thread_local std::vector<std::pair<int64_t, uint64_t>> rows, cols;
+  thread_local std::vector<int64_t> diff;
+  rows.clear();
+  cols.clear();
   int32_t col_min = INT32_MAX, col_max = INT32_MIN;
   uint64_t n = 0;
   for (const CellRun& r : runs) {
@@ -47,7 +52,7 @@ double fragstats_gyrate_m(const std::vector<CellRun>& runs, const CellGeometry& 
     col_max = std::max(col_max, r.x1);
   }
   if (n == 1) return geometry.width_at_m(runs[0].row + 0.5) / 2;  // FRAGSTATS prints half a cell width
-  std::vector<int64_t> diff(static_cast<size_t>(col_max - col_min) + 2, 0);
+  diff.assign(static_cast<size_t>(col_max - col_min) + 2, 0);
   for (const CellRun& r : runs) {
     ++diff[static_cast<size_t>(r.x0 - col_min)];
     --diff[static_cast<size_t>(r.x1 - col_min) + 1];

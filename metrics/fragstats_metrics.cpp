@@ -191,17 +191,20 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
 #pragma omp parallel for schedule(static)
     for (int64_t j = 0; j < count; ++j)
       block[static_cast<size_t>(j)] = patch_values(first + static_cast<size_t>(j), records[j]);
-    batch.rows.clear();
+    size_t rows_used = 0;  // the batch's rows are reused block after block, their values' memory too
     for (int64_t j = 0; j < count; ++j) {
       const size_t i = first + static_cast<size_t>(j);
       const PatchStats& p = records[j];
       const PatchValues& v = block[static_cast<size_t>(j)];
       const size_t k = class_index(p.class_code);
       if (!is_background(p.class_code)) {
-        batch.rows.push_back(MetricTable::Row{p.class_code, static_cast<uint32_t>(i + 1),
-                                              {v.area_ha, v.perim_m, v.gyrate, v.para, v.shape, v.frac, v.circle,
-                                               v.contig, v.core_ha, v.ncore, v.cai, v.enn}});
-        for (size_t c : second_pass_columns) batch.rows.back().values[c] = kNaN;
+        if (rows_used == batch.rows.size()) batch.rows.emplace_back();
+        MetricTable::Row& row = batch.rows[rows_used++];
+        row.type = p.class_code;
+        row.pid = static_cast<uint32_t>(i + 1);
+        row.values.assign({v.area_ha, v.perim_m, v.gyrate, v.para, v.shape, v.frac, v.circle, v.contig, v.core_ha,
+                           v.ncore, v.cai, v.enn});
+        for (size_t c : second_pass_columns) row.values[c] = kNaN;
       }
       ClassSums& c = sums[k];
       const uint64_t perim = p.perim_edges_h + p.perim_edges_v;
@@ -224,6 +227,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
                                        v.contig,  v.core_ha, v.cai,  v.enn,  v.perim_m};
       columns.add(k, values);
     }
+    batch.rows.resize(rows_used);
     if (sink) sink(batch);
     else out.patch.rows.insert(out.patch.rows.end(), batch.rows.begin(), batch.rows.end());
     release_paged_memory();  // the second pass's results, when on scratch files, are read once in this order

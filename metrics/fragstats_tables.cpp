@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "csv_fields.h"
 #include "error.h"
@@ -41,25 +42,31 @@ TableFormat parse_table_format(const std::string& text) {
 namespace {
 
 // Appends rows [begin, end) of `table` to `text` as CSV lines. Numbers go
-// through std::to_chars into one buffer: a stream insertion per field took
-// longer than the metrics for a million patches.
+// through std::to_chars into a line buffer, appended to `text` once per row:
+// a stream insertion per field took longer than the metrics for a million
+// patches, and an append per field a tenth of the table's time.
 void format_rows(std::string& text, const MetricTable& table, MetricLevel level, size_t begin, size_t end) {
-  char number[64];
-  auto put = [&](auto v) { text.append(number, std::to_chars(number, number + sizeof number, v).ptr); };
+  constexpr size_t kFieldChars = 32;  // a separator and the longest number to_chars writes (24 characters)
+  std::vector<char> line;
   for (size_t row = begin; row < end; ++row) {
     const MetricTable::Row& r = table.rows[row];
+    line.resize(std::max(line.size(), (r.values.size() + 2) * kFieldChars + 1));
+    char* p = line.data();
+    char* const line_end = line.data() + line.size();
+    auto put = [&](auto v) { p = std::to_chars(p, line_end, v).ptr; };
     if (level == MetricLevel::Patch) {
       put(r.pid);
-      text += ',';
+      *p++ = ',';
       put(r.type);
     } else if (level == MetricLevel::Class) {
       put(r.type);
     }
     for (size_t i = 0; i < r.values.size(); ++i) {
-      if (i > 0 || level != MetricLevel::Landscape) text += ',';
+      if (i > 0 || level != MetricLevel::Landscape) *p++ = ',';
       if (!std::isnan(r.values[i])) put(r.values[i]);  // NaN: FRAGSTATS' N/A, an empty field
     }
-    text += '\n';
+    *p++ = '\n';
+    text.append(line.data(), p);
   }
 }
 

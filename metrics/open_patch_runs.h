@@ -3,8 +3,9 @@
 // what a per-patch computation needs when it can only start once the patch
 // is complete (FRAGSTATS' GYRATE needs the patch's medians before its
 // distances; FRAGSTATS' core-area count floods the patch's core cells).
-// A patch's runs are handed out and freed when it closes, so memory follows
-// the patches open at the row frontier, not the raster.
+// A patch's runs are handed out when it closes (its slot keeps at most a
+// small buffer for the next patch), so memory follows the patches open at
+// the row frontier, not the raster.
 #include <cstdint>
 #include <vector>
 
@@ -12,6 +13,24 @@
 #include "paged_array.h"
 
 namespace lsm {
+
+/// Bytes of a closed patch's buffer that its slot keeps for the next patch.
+inline constexpr size_t kKeptSlotBytes = 256;
+
+/// Empties the state of a closed patch for the slot's next patch. A vector
+/// keeps its memory up to kKeptSlotBytes (most patches are a few runs, so the
+/// next one usually fits: no allocation per patch); a larger one is freed, so
+/// memory follows the open patches. Other states are reset to a new one, or
+/// by a reset_slot() overload of their own.
+template <class T>
+void reset_slot(T& state) {
+  state = T();
+}
+template <class E>
+void reset_slot(std::vector<E>& v) {
+  if (v.capacity() * sizeof(E) > kKeptSlotBytes) std::vector<E>().swap(v);
+  else v.clear();
+}
 
 /// Per-patch state held only while a patch is open: a slot per open patch,
 /// reused once the patch closes, found through a PID-indexed table of slot
@@ -39,11 +58,11 @@ class OpenPatchSlots {
   }
   /// Patch `pid`'s state; it must hold a slot.
   T& at(uint32_t pid) { return slots_[slot_of_pid_[pid]]; }
-  /// Frees patch `pid`'s slot (its state is reset, memory released).
+  /// Frees patch `pid`'s slot (its state reset by reset_slot()).
   void close(uint32_t pid) {
     uint32_t& s = slot_of_pid_[pid];
     if (!s) return;
-    slots_[s] = T();
+    reset_slot(slots_[s]);
     free_.push_back(s);
     s = 0;
   }
@@ -78,7 +97,7 @@ class OpenPatchRuns {
   void take(uint32_t pid, std::vector<CellRun>& out) {
     out.clear();
     if (!slots_.has(pid)) return;
-    out.swap(slots_.at(pid));
+    out.swap(slots_.at(pid));  // the slot gets `out`'s emptied buffer, which close() may keep
     slots_.close(pid);
   }
 

@@ -57,8 +57,11 @@ struct PatchClasses {
 // CIRCLE's radius (m) of a patch from its hull, corners measured in the local
 // plane at column `x_ref` (the first cell of the patch's last row).
 double circle_radius_m(const RowConvexHull& hull, int64_t x_ref, const CellGeometry& geometry) {
-  std::vector<std::pair<double, double>> pts;
-  for (const auto& [x, y] : hull.points()) {
+  thread_local std::vector<std::pair<int64_t, int64_t>> corners;  // memory reused patch after patch
+  thread_local std::vector<std::pair<double, double>> pts;
+  hull.points(corners);
+  pts.clear();
+  for (const auto& [x, y] : corners) {
     double east, south;
     geometry.corner_m(x, y, static_cast<double>(x_ref), east, south);
     pts.emplace_back(east, south);
@@ -89,6 +92,11 @@ class ShapeVisitor : public PatchRowVisitor {
   struct OpenHull {
     RowConvexHull hull;
     int64_t last_row = -1, row_first = 0, row_last = 0;  // the last row entered and its extent
+    friend void reset_slot(OpenHull& h) {  // for the slot's next patch, keeping the hull's small buffers
+      h.hull.reset();
+      h.last_row = -1;
+      h.row_first = h.row_last = 0;
+    }
   };
  public:
   // `count_neighbourhoods` false: CONTIG's diagonal pairs and the adjacency

@@ -180,8 +180,10 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
           ? compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 0.5, 1))
           : records_only_row_results(table);
   // The patch table goes to its file block by block as it is computed.
-  FragstatsMetrics m = compute_fragstats_metrics(
-      table, rows, metric_options, [&](const MetricTable& block) { files.write_patch_rows(selection.apply(block)); });
+  FragstatsMetrics m = compute_fragstats_metrics(table, rows, metric_options, [&](const MetricTable& block) {
+    if (selection.all()) files.write_patch_rows(block);  // the default: no copy of a block of rows
+    else files.write_patch_rows(selection.apply(block));
+  });
   m.cls = selection.apply(m.cls);
   // FRAGSTATS leaves classes that are not Enabled out of the class-level output.
   m.cls.rows.erase(std::remove_if(m.cls.rows.begin(), m.cls.rows.end(),
