@@ -22,7 +22,7 @@ double squared_distance(int64_t columns, int64_t rows, double cell_width, double
 
 EnnSweep::EnnSweep(const uint32_t* class_of_pid, size_t n_patches, const std::vector<uint64_t>& patches_in_class,
                    NeighbourRule rule, int64_t width, double cell_width, double cell_height,
-                   const std::string& temp_dir, const PagedPolicy& paged)
+                   const std::string& temp_dir, const PagedPolicy& paged, PatchIdRows rows)
     : class_of_pid_(class_of_pid),
       least_d2_(std::min({squared_distance(2, 0, cell_width, cell_height),
                           squared_distance(0, 2, cell_width, cell_height),
@@ -35,7 +35,8 @@ EnnSweep::EnnSweep(const uint32_t* class_of_pid, size_t n_patches, const std::ve
       first_label_(patches_in_class.size(), 0),
       mixed_(patches_in_class.size(), 0),
       best2_(n_patches, paged),
-      spill_(temp_folder(temp_dir)) {
+      rows_(std::move(rows)) {
+  if (!rows_) spill_.emplace(temp_folder(temp_dir));
   if (width > int64_t(kColumnMask)) throw Error(ErrorKind::BadInput, "ENN: raster wider than 2^30 cells");
   for (uint64_t n : patches_in_class) wanted_.push_back(n >= 2);
   row_start_.push_back(0);
@@ -43,7 +44,17 @@ EnnSweep::EnnSweep(const uint32_t* class_of_pid, size_t n_patches, const std::ve
 
 void EnnSweep::add_row(int64_t y, const uint32_t* above, const uint32_t* row, const uint32_t* below) {
   if (y > std::numeric_limits<int32_t>::max()) throw Error(ErrorKind::BadInput, "ENN: raster taller than 2^31 cells");
-  sites_.clear();
+  find_sites(above, row, below, sites_);
+  sweep_row(y, sites_.data(), sites_.data() + sites_.size(), 0, 1, kQueryDown);
+  height_ = y + 1;
+  if (!spill_) return;  // the upward sweep finds them again in the caller's rows
+  spill_->append(sites_.data(), sites_.size() * sizeof(Site));
+  row_start_.push_back(row_start_.back() + sites_.size());
+}
+
+void EnnSweep::find_sites(const uint32_t* above, const uint32_t* row, const uint32_t* below,
+                          std::vector<Site>& sites) const {
+  sites.clear();
   for (int64_t x = 0; x < width_; ++x) {
     const uint32_t p = row[x];
     if (!p || !wanted_[class_of_pid_[p]]) continue;
@@ -57,11 +68,8 @@ void EnnSweep::add_row(int64_t y, const uint32_t* above, const uint32_t* row, co
     uint32_t flags = static_cast<uint32_t>(x);
     if (side || top) flags |= kQueryDown;
     if (side || bottom) flags |= kQueryUp;
-    sites_.push_back(Site{flags, p});
+    sites.push_back(Site{flags, p});
   }
-  sweep_row(y, sites_.data(), sites_.data() + sites_.size(), 0, 1, kQueryDown);
-  spill_.append(sites_.data(), sites_.size() * sizeof(Site));
-  row_start_.push_back(row_start_.back() + sites_.size());
 }
 
 void EnnSweep::reset_columns() {
@@ -134,25 +142,43 @@ double EnnSweep::nearest_other(uint32_t k, int64_t x, int64_t y, uint32_t pid, d
 
 void EnnSweep::distances(const std::function<void(size_t, double)>& put) {
   reset_columns();
-  const int64_t height = static_cast<int64_t>(row_start_.size()) - 1;
-  // Read the scratch file backwards in blocks of rows of about 8 MB; each
-  // block's rows are swept by several threads, each taking its own classes
-  // (classes share nothing: their columns, and their patches' distances).
+  // The edge cells backwards in blocks of rows of about 8 MB, read from the
+  // scratch file or found again in the caller's rows; each block's rows are
+  // swept by several threads, each taking its own classes (classes share
+  // nothing: their columns, and their patches' distances).
   const uint64_t block_sites = (uint64_t(8) << 20) / sizeof(Site);
-  std::vector<Site> block;
-  for (int64_t block_end = height; block_end > 0;) {
+  std::vector<Site> block, row_sites;
+  std::vector<std::pair<uint64_t, uint64_t>> range;  // [y - block_first]: row y's sites in the block
+  for (int64_t block_end = height_; block_end > 0;) {
     int64_t block_first = block_end - 1;
-    while (block_first > 0 && row_start_[static_cast<size_t>(block_end)] - row_start_[static_cast<size_t>(block_first - 1)] <= block_sites)
-      --block_first;
-    const uint64_t offset = row_start_[static_cast<size_t>(block_first)];
-    block.resize(row_start_[static_cast<size_t>(block_end)] - offset);
-    if (!block.empty()) spill_.read(offset * sizeof(Site), block.data(), block.size() * sizeof(Site));
+    if (spill_) {
+      while (block_first > 0 && row_start_[static_cast<size_t>(block_end)] - row_start_[static_cast<size_t>(block_first - 1)] <= block_sites)
+        --block_first;
+      const uint64_t offset = row_start_[static_cast<size_t>(block_first)];
+      block.resize(row_start_[static_cast<size_t>(block_end)] - offset);
+      if (!block.empty()) spill_->read(offset * sizeof(Site), block.data(), block.size() * sizeof(Site));
+      range.clear();
+      for (int64_t y = block_first; y < block_end; ++y)
+        range.emplace_back(row_start_[static_cast<size_t>(y)] - offset, row_start_[static_cast<size_t>(y) + 1] - offset);
+    } else {  // rows upwards until the block is full (the block holds them bottom row first)
+      block.clear();
+      std::vector<std::pair<uint64_t, uint64_t>> upwards;
+      for (int64_t y = block_end - 1;; --y) {
+        find_sites(rows_(y - 1), rows_(y), rows_(y + 1), row_sites);
+        upwards.emplace_back(block.size(), block.size() + row_sites.size());
+        block.insert(block.end(), row_sites.begin(), row_sites.end());
+        block_first = y;
+        if (y == 0 || block.size() >= block_sites) break;
+      }
+      range.assign(upwards.rbegin(), upwards.rend());
+    }
 #pragma omp parallel
     {
       const uint32_t parts = static_cast<uint32_t>(omp_get_num_threads()), part = static_cast<uint32_t>(omp_get_thread_num());
-      for (int64_t y = block_end - 1; y >= block_first; --y)
-        sweep_row(y, block.data() + (row_start_[static_cast<size_t>(y)] - offset),
-                  block.data() + (row_start_[static_cast<size_t>(y) + 1] - offset), part, parts, kQueryUp);
+      for (int64_t y = block_end - 1; y >= block_first; --y) {
+        const auto [first, end] = range[static_cast<size_t>(y - block_first)];
+        sweep_row(y, block.data() + first, block.data() + end, part, parts, kQueryUp);
+      }
     }
     block_end = block_first;
     release_paged_memory();

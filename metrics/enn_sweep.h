@@ -20,7 +20,9 @@
 //   outwards from the cell's own column while the horizontal gap alone is
 //   shorter than the best distance found for P so far.
 // - Sweep up the rows the same way, reading the edge cells back in reverse
-//   order from a scratch file (spill_file.h) written by the first sweep.
+//   order from a scratch file (spill_file.h) written by the first sweep, or,
+//   when the caller holds the patch IDs of the whole raster, finding them
+//   again in its rows (no file).
 //
 // Exact: let (p, q) be the closest pair of patch P and another patch of its
 // class. If q lies at or above p's row, then when the downward sweep reaches
@@ -47,6 +49,7 @@
 // is not always the nearest point on the ellipsoid).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,15 +61,20 @@ namespace lsm {
 
 class EnnSweep {
  public:
+  /// Row y of the raster's patch IDs (`width` of them), nullptr outside the raster.
+  using PatchIdRows = std::function<const uint32_t*(int64_t y)>;
+
   /// `class_of_pid[pid]` = class index of each of the `n_patches` patches
   /// (index 0 unused; must outlive the sweep); `patches_in_class[k]` =
   /// patches of class index k; `rule`: the neighbour rule the patches were
   /// labeled with; cell sizes in m; `temp_dir` as temp_folder(); `paged`:
-  /// where the per-patch distances go. Throws lsm::Error(Io) when no scratch
-  /// file can be made there.
+  /// where the per-patch distances go; `rows`: when the caller holds the
+  /// raster's patch IDs (they must outlive the sweep), where the upward sweep
+  /// reads them (then no scratch file is made); empty: the edge cells go to a
+  /// scratch file. Throws lsm::Error(Io) when no scratch file can be made.
   EnnSweep(const uint32_t* class_of_pid, size_t n_patches, const std::vector<uint64_t>& patches_in_class,
            NeighbourRule rule, int64_t width, double cell_width, double cell_height, const std::string& temp_dir,
-           const PagedPolicy& paged = {});
+           const PagedPolicy& paged = {}, PatchIdRows rows = {});
 
   /// Row `y` of patch IDs with the rows above and below (nullptr beyond the
   /// raster's edge); rows in order 0, 1, ...
@@ -92,6 +100,9 @@ class EnnSweep {
     uint32_t l1 = 0, l2 = 0;
   };
   void reset_columns();
+  // A row's edge cells into `sites` (cleared first), with the flags of the
+  // sweeps that search them, from the row and the rows above and below it.
+  void find_sites(const uint32_t* above, const uint32_t* row, const uint32_t* below, std::vector<Site>& sites) const;
   // Row y's sites in [first, last) of the classes k with k % parts == part:
   // each enters its column, then those with the flag `query` are searched.
   void sweep_row(int64_t y, const Site* first, const Site* last, uint32_t part, uint32_t parts, uint32_t query);
@@ -115,8 +126,10 @@ class EnnSweep {
   // cells, so a found distance is never 0; zero is what a new page holds).
   PagedArray<double> best2_;
   std::vector<Site> sites_;                        // the current row's edge cells
-  SpillFile spill_;
+  PatchIdRows rows_;                               // the caller's patch IDs, or empty
+  std::optional<SpillFile> spill_;                 // the edge cells, when rows_ is empty
   std::vector<uint64_t> row_start_;                // sites before each row in the scratch file
+  int64_t height_ = 0;                             // rows added
 };
 
 }  // namespace lsm

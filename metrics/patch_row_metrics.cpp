@@ -387,9 +387,13 @@ class CoreVisitor : public PatchRowVisitor {
 // the edge cells in memory, searched with a k-d tree (nearest_neighbour.h).
 class EnnVisitor : public PatchRowVisitor {
  public:
+  // `ids_in_memory`: the raster's patch IDs will be handed over
+  // (use_patch_ids()) before search(), so the upward sweep reads them and no
+  // scratch file of edge cells is written.
   EnnVisitor(const PatchTable& table, const PatchClasses& classes, const CellGeometry& geometry,
-             const RowMetricOptions& options, PatchRowResults& out, const PagedPolicy& paged)
+             const RowMetricOptions& options, PatchRowResults& out, const PagedPolicy& paged, bool ids_in_memory)
       : width_(table.raster.width),
+        height_(table.raster.height),
         geometry_(geometry),
         out_(out),
         prev_(static_cast<size_t>(width_), 0),
@@ -399,8 +403,12 @@ class EnnVisitor : public PatchRowVisitor {
                      classes.patches_in_class);
     else
       sweep_.emplace(classes.class_of_pid.data(), patch_count(table), classes.patches_in_class, table.rule, width_,
-                     table.raster.cell_width, table.raster.cell_height, options.temp_dir, paged);
+                     table.raster.cell_width, table.raster.cell_height, options.temp_dir, paged,
+                     ids_in_memory ? EnnSweep::PatchIdRows([this](int64_t y) { return id_row(y); })
+                                   : EnnSweep::PatchIdRows());
   }
+  /// The raster's patch IDs, row-major (must outlive search()).
+  void use_patch_ids(const uint32_t* pids) { pids_ = pids; }
 
   void row(int64_t y, const uint32_t* pids) override {
     if (y > 0) add_row(y - 1, y > 1 ? prev2_.data() : nullptr, prev_.data(), pids);
@@ -426,8 +434,13 @@ class EnnVisitor : public PatchRowVisitor {
     if (sweep_) sweep_->add_row(y, above, row, below);
     else index_->add_row(y, width_, above, row, below);
   }
+  const uint32_t* id_row(int64_t y) const {
+    if (!pids_) throw Error(ErrorKind::Internal, "ENN: the patch IDs were not handed over");
+    return y < 0 || y >= height_ ? nullptr : pids_ + y * width_;
+  }
 
-  int64_t width_;
+  int64_t width_, height_;
+  const uint32_t* pids_ = nullptr;
   const CellGeometry& geometry_;
   PatchRowResults& out_;
   std::optional<EnnSweep> sweep_;
@@ -494,7 +507,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   if (options.gyrate == GyrateRule::Fragstats && !gyrate_by_counter)
     visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
   if (options.want_enn && !enn_by_counter) {
-    enn.emplace(table, classes, geometry, options, out, paged);
+    enn.emplace(table, classes, geometry, options, out, paged, in_memory);
     visitors.insert(visitors.begin(), &*enn);
   } else {
     for (PatchShape& s : out.patches) s.enn_m = std::nan("");
@@ -540,7 +553,10 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
     if (progress && !progress(0.5)) throw Error(ErrorKind::Io, "interrupted");
   }
   visit_rows_in_memory(pids, table.raster.width, table.raster.height, visitors);
-  if (enn) enn->search();
+  if (enn) {
+    enn->use_patch_ids(pids.data());
+    enn->search();
+  }
   if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
   return out;
 }
