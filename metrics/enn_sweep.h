@@ -36,9 +36,9 @@
 // Time: per edge cell, the columns within the best distance found so far for
 // its patch (shared by all its cells), in both sweeps; on land cover a few
 // columns, and none once the patch's best is the least distance two patches
-// of a class can have (a third to a half of the edge cells on land cover). It is not linear in the worst case: a patch whose nearest
-// neighbour is far away costs each of its edge cells up to that distance in
-// columns (bounded by the raster's width), e.g. a long comb 250 rows from
+// of a class can have (a third to a half of the edge cells on land cover).
+// It is not linear in the worst case: a patch whose nearest neighbour is far
+// away costs each of its edge cells up to that distance in columns (bounded by the raster's width), e.g. a long comb 250 rows from
 // its only neighbour (LongEdgeFarFromItsNeighbour).
 //
 // Memory: 16 bytes per column and class with two patches or more (allocated
