@@ -84,8 +84,8 @@ GeoTiffOutput::GeoTiffOutput(const std::string& path, int64_t width, int64_t hei
     for (const std::string& o : format.creation_options) options.AddString(o.c_str());  // later ones win
   std::string create_path = file_.temp_path();
   if (!direct) {
-    staging_.emplace(path + ".staging.tif");
-    create_path = staging_->temp_path();
+    staging_ = file_.temp_path() + ".lsm-staging.tif";
+    create_path = staging_;
   }
   CPLErrorReset();
   dataset_.reset(driver->Create(create_path.c_str(), int(width), int(height), bands, type, options.List()));
@@ -157,7 +157,7 @@ void GeoTiffOutput::commit() {
   write_pending();
   CPLErrorReset();
   dataset_->FlushCache(false);
-  if (staging_) {  // a CreateCopy-only format: copy the finished staging GeoTIFF
+  if (!staging_.empty()) {  // a CreateCopy-only format: copy the finished staging GeoTIFF
     const RasterFormat& format = output_format();
     CPLStringList options;
     for (const std::string& o : format.creation_options) options.AddString(o.c_str());
@@ -171,8 +171,8 @@ void GeoTiffOutput::commit() {
   GDALClose(dataset_.release());  // void in GDAL 3.6: failures show in the error state
   if (CPLGetLastErrorType() >= CE_Failure)
     throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "': " + gdal_failure_reason());
+  if (!staging_.empty()) GDALDeleteDataset(GDALGetDriverByName("GTiff"), staging_.c_str());  // with its side files
   file_.commit();
-  staging_.reset();  // removes the staging file
 }
 
 }  // namespace lsm

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "atomic_output.h"
+#include "atomic_dataset.h"
 #include "raster.h"
 
 class GDALDataset;
@@ -34,7 +34,9 @@ GeoReference scale_cells(const GeoReference& georef, double sx, double sy);
 /// driver's short name and creation options. GTiff (the default) gets lsm's
 /// options (tiled 256 x 256, DEFLATE, BigTIFF when needed) under the user's.
 /// A driver that can only CreateCopy (COG, PNG, JPEG ...) is written through
-/// a temporary GeoTIFF beside the output.
+/// a temporary GeoTIFF beside the output. Every file of the dataset (side
+/// files such as .aux.xml and ENVI's .hdr included) appears at its final
+/// name only on commit (atomic_dataset.h).
 struct RasterFormat {
   std::string driver = "GTiff";
   std::vector<std::string> creation_options;  ///< NAME=VALUE
@@ -75,8 +77,8 @@ class GeoTiffOutput {
   struct Closer {
     void operator()(GDALDataset* d) const;
   };
-  AtomicOutput file_;
-  std::optional<AtomicOutput> staging_;  ///< the GeoTIFF a CreateCopy-only format is copied from
+  AtomicDatasetOutput file_;  ///< the dataset and its side files, at their final names only when complete
+  std::string staging_;       ///< the GeoTIFF a CreateCopy-only format is copied from; empty = none
   std::unique_ptr<GDALDataset, Closer> dataset_;
   std::vector<float> pending_;  ///< rows of write_interleaved() not yet given to GDAL, from pending_y0_
   int64_t pending_y0_ = 0, pending_rows_ = 0;

@@ -12,7 +12,7 @@ ClassValueColumns::ClassValueColumns(size_t classes, size_t metrics, const std::
       kept_(kept.empty() ? std::vector<bool>(metrics, true) : std::move(kept)),
       columns_(classes * metrics),
       counts_(classes, 0),
-      spill_(temp_folder(temp_dir)) {
+      temp_dir_(temp_dir) {
   if (kept_.size() != metrics) throw Error(ErrorKind::Internal, "ClassValueColumns: one 'kept' flag per metric");
   const uint64_t stored = std::max<uint64_t>(1, static_cast<uint64_t>(std::count(kept_.begin(), kept_.end(), true)));
   const uint64_t per_column = memory_bytes / std::max<uint64_t>(1, classes * stored) / sizeof(double);
@@ -25,8 +25,11 @@ void ClassValueColumns::add(size_t cls, const double* values) {
     Column& c = column(cls, m);
     c.buffer.push_back(values[m]);
     if (c.buffer.size() == chunk_values_) {
-      c.chunks.push_back(spill_.size());
-      spill_.append(c.buffer.data(), c.buffer.size() * sizeof(double));
+      // The scratch file is made for the first full chunk: a landscape whose
+      // values fit the buffers writes none.
+      if (!spill_) spill_ = std::make_unique<SpillFile>(temp_folder(temp_dir_));
+      c.chunks.push_back(spill_->size());
+      spill_->append(c.buffer.data(), c.buffer.size() * sizeof(double));
       c.buffer.clear();
     }
   }
@@ -41,8 +44,8 @@ void ClassValueColumns::for_each(size_t cls, size_t m, size_t w, const std::func
   read_m_.resize(chunk_values_);
   read_w_.resize(chunk_values_);
   for (size_t k = 0; k < cm.chunks.size(); ++k) {
-    spill_.read(cm.chunks[k], read_m_.data(), chunk_values_ * sizeof(double));
-    if (w != m) spill_.read(cw.chunks[k], read_w_.data(), chunk_values_ * sizeof(double));
+    spill_->read(cm.chunks[k], read_m_.data(), chunk_values_ * sizeof(double));
+    if (w != m) spill_->read(cw.chunks[k], read_w_.data(), chunk_values_ * sizeof(double));
     const double* wv = w != m ? read_w_.data() : read_m_.data();
     for (size_t i = 0; i < chunk_values_; ++i) fn(read_m_[i], wv[i]);
   }

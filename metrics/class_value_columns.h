@@ -7,6 +7,7 @@
 // taken in a fixed order whatever the tile size or backend.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@ class ClassValueColumns {
  public:
   /// `classes` x `metrics` columns; `memory_bytes` bounds the write buffers
   /// (each column buffers between 512 and 65536 values before they go to the
-  /// scratch file in `temp_dir`, see temp_folder()). `kept` (empty: all)
+  /// scratch file in `temp_dir`, see temp_folder(), made when the first
+  /// buffer is full). `kept` (empty: all)
   /// names the metrics stored; the others are dropped by add() and must not
   /// be read. Throws lsm::Error(Io).
   ClassValueColumns(size_t classes, size_t metrics, const std::string& temp_dir, uint64_t memory_bytes,
@@ -42,7 +44,8 @@ class ClassValueColumns {
   std::vector<bool> kept_;
   std::vector<Column> columns_;
   std::vector<uint64_t> counts_;
-  SpillFile spill_;
+  std::string temp_dir_;
+  std::unique_ptr<SpillFile> spill_;  ///< made for the first full chunk
   std::vector<double> read_m_, read_w_;
 };
 

@@ -333,6 +333,35 @@ TEST_F(Hardening, ASignalDuringAPyramidLeavesNoLevel) {
   EXPECT_EQ(files(), std::vector<std::string>{"big.tif"});
 }
 
+// Every file of an output dataset (ENVI's header, GDAL's .aux.xml of a PNG
+// or an ENVI band description) appears at its final name, and only on
+// success: nothing under a temporary name is left, before or after.
+TEST_F(Hardening, SideFilesOfAnOutputAppearOnlyAtTheirFinalNames) {
+  ASSERT_EQ(run_lsm("gradient " + sample() + " " + path("g.envi") + " -of ENVI -q").code, 0);
+  ASSERT_EQ(run_lsm("label " + sample() + " " + path("ids.png") + " -of PNG -q").code, 0);
+  ASSERT_EQ(run_lsm("patchmetric " + sample() + " " + path("area.tif") + " --metric AREA -of COG -q").code, 0);
+  EXPECT_EQ(files(), (std::vector<std::string>{"area.tif", "g.envi", "g.envi.aux.xml", "g.hdr", "ids.png", "ids.png.aux.xml"}));
+  // A run that fails after its output was created leaves none of its files.
+  std::filesystem::create_directories(path("failed"));
+  {
+    GDALAllRegister();
+    GDALDataset* f = GetGDALDriverManager()->GetDriverByName("GTiff")->Create(path("failed/half.tif").c_str(), 40, 30, 1,
+                                                                            GDT_Float32, nullptr);
+    std::vector<float> cells(40 * 30, 1.0f);
+    cells[20 * 40 + 7] = 1.5f;  // not a class code: the scan stops there, the output already created
+    const double gt[6] = {0, 30, 0, 0, 0, -30};
+    f->SetGeoTransform(const_cast<double*>(gt));
+    EXPECT_EQ(f->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 40, 30, cells.data(), 40, 30, GDT_Float32, 0, 0, nullptr), CE_None);
+    GDALClose(f);
+  }
+  const CliRun r = run_lsm("label " + path("failed/half.tif") + " " + path("failed/ids.envi") + " -of ENVI -q");
+  EXPECT_EQ(r.code, 1);
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(path("failed"))) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"half.tif"}));
+}
+
 // The same run twice, and with two tile sizes, writes the same bytes.
 TEST_F(Hardening, RunsAreDeterministicAcrossRepeatsAndTileSizes) {
   const std::string in = sample();

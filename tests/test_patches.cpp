@@ -66,17 +66,57 @@ TEST_F(PatchPolygons, AugustaNlcd) {
   expect_polygons_equal_the_patch_table(augusta, 17141);
 }
 
-TEST_F(PatchPolygons, NamesFromADescriptorFile) {
-  std::ofstream(path("classes.csv")) << "1,Forest,true,false\n2,Grass,true,false\n3,Water,true,false\n";
+// Every polygon carries its class's name from the descriptor file (classes
+// without a name get none); a background class (IsBackground) has no patches,
+// so no polygons, and the others keep the PIDs of the patch table.
+TEST_F(PatchPolygons, NamesAndBackgroundFromADescriptorFile) {
+  std::ofstream(path("classes.csv")) << "1,Forest,true,false\n2,Grass,true,true\n3,Water,true,false\n";
   ASSERT_EQ(run_lsm("patches " + sample() + " " + path("n.gpkg") + " --class-descriptors " + path("classes.csv") + " -q").code, 0);
+  ASSERT_EQ(run_lsm("metrics " + sample() + " --out " + path("m") + " --level patch --class-descriptors " +
+                    path("classes.csv") + " -q").code, 0);
+  std::istringstream table(slurp(path("m.patch.csv")));
+  std::string line;
+  std::getline(table, line);  // header
   GDALAllRegister();
   GDALDataset* d = GDALDataset::Open(path("n.gpkg").c_str(), GDAL_OF_VECTOR);
   ASSERT_NE(d, nullptr);
-  std::unique_ptr<OGRFeature> f(d->GetLayer(0)->GetNextFeature());
-  ASSERT_TRUE(f);
-  const int type = f->GetFieldAsInteger("TYPE");
-  EXPECT_STREQ(f->GetFieldAsString("NAME"), type == 1 ? "Forest" : type == 2 ? "Grass" : type == 3 ? "Water" : "");
+  OGRLayer* layer = d->GetLayer(0);
+  ASSERT_GE(layer->GetLayerDefn()->GetFieldIndex("NAME"), 0);
+  size_t features = 0, named = 0;
+  for (auto& f : *layer) {
+    ASSERT_TRUE(std::getline(table, line));
+    EXPECT_EQ(line.substr(0, line.find(',', line.find(',') + 1)),
+              std::to_string(f->GetFieldAsInteger64("PID")) + "," + std::to_string(f->GetFieldAsInteger("TYPE")));
+    const int type = f->GetFieldAsInteger("TYPE");
+    EXPECT_NE(type, 2) << "a polygon of the background class";
+    EXPECT_STREQ(f->GetFieldAsString("NAME"), type == 1 ? "Forest" : type == 3 ? "Water" : "");
+    named += type == 1 || type == 3;
+    ++features;
+  }
+  EXPECT_FALSE(std::getline(table, line)) << "patch rows without a polygon";
+  EXPECT_GT(features, 100u);
+  EXPECT_GT(named, 10u);
   GDALClose(d);
+}
+
+// One job, nothing written and read back: below the budget's kept-labels
+// share the patch IDs, the polygons and the patch table stay in memory, so a
+// scratch folder that does not exist is never touched; at a 1M limit they go
+// there, and the run says which folder it could not use.
+TEST_F(PatchPolygons, NoScratchFilesWhenTheyFitTheBudget) {
+  const std::string missing = path("no-such-folder");
+  std::filesystem::create_directories(path("a"));
+  std::filesystem::create_directories(path("b"));  // the same name in both: GeoJSON names its layer after the file
+  const CliRun fits = run_lsm("patches " + sample() + " " + path("a/p.geojson") + " --temp-dir " + missing + " -q");
+  EXPECT_EQ(fits.code, 0) << fits.err;
+  const CliRun spills = run_lsm("patches " + sample() + " " + path("q.gpkg") + " --temp-dir " + missing + " --memory-limit 1M -q");
+  EXPECT_EQ(spills.code, 1);
+  EXPECT_NE(spills.err.find("no-such-folder"), std::string::npos) << spills.err;
+  EXPECT_FALSE(std::filesystem::exists(path("q.gpkg")));
+  const CliRun tight = run_lsm("patches " + sample() + " " + path("b/p.geojson") + " --temp-dir " + path("") + " --memory-limit 1M -q");
+  ASSERT_EQ(tight.code, 0) << tight.err;
+  EXPECT_EQ(slurp(path("a/p.geojson")), slurp(path("b/p.geojson")));  // the same polygons either way
+  EXPECT_EQ(files(), (std::vector<std::string>{"a", "b"}));  // no scratch file left behind
 }
 
 TEST_F(PatchPolygons, BadOutputsAreRefused) {

@@ -67,18 +67,42 @@ ParameterSpec quiet_parameter() {
 }
 
 std::vector<ParameterSpec> patch_parameters() {
+  return joined(
+      {
+          integer("band", "band of class codes (1-based)").with_default("1").at_least(1).at_most(65535).short_option('b').titled("Band of class codes").technical(),
+          integer("neighbors", "neighbour rule").one_of_labelled({{"4", "edges only"}, {"8", "edges and corners, FRAGSTATS' default"}}).with_default("8").short_option('n').titled("Neighbour rule"),
+          backend_parameter(),
+          text("tile-size", "tile size N (N x N) or WxH cells; default: rows from the blocks, 1024 columns on the CPU, all on a GPU")
+              .in("cells")
+              .titled("Tile size")
+              .technical()
+              .only(kCommandLine)
+              .checked_by([](const std::string& v) { tile_size(v); }),
+          quiet_parameter(),
+      },
+      budget_parameters("patch records, per-patch values, edge cells; the raster is labeled again instead of kept"));
+}
+
+std::vector<ParameterSpec> budget_parameters(const std::string& what_spills) {
   return {
-      integer("band", "band of class codes (1-based)").with_default("1").at_least(1).at_most(65535).short_option('b').titled("Band of class codes").technical(),
-      integer("neighbors", "neighbour rule").one_of_labelled({{"4", "edges only"}, {"8", "edges and corners, FRAGSTATS' default"}}).with_default("8").short_option('n').titled("Neighbour rule"),
-      backend_parameter(),
-      text("tile-size", "tile size N (N x N) or WxH cells; default: rows from the blocks, 1024 columns on the CPU, all on a GPU")
-          .in("cells")
-          .titled("Tile size")
+      text("memory-limit", "memory the run may hold, e.g. 512M or 2G; what does not fit goes to scratch files (" +
+                               what_spills + ")")
+          .with_default("1G")
+          .in("bytes")
           .technical()
-          .only(kCommandLine)
-          .checked_by([](const std::string& v) { tile_size(v); }),
-      quiet_parameter(),
+          .checked_by([](const std::string& v) { memory_size(v); }),
+      text("temp-dir", "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit")
+          .titled("Scratch folder")
+          .technical()
+          .only(kCommandLine),  // a server's folders are not the client's to choose
   };
+}
+
+RunBudget run_budget(const ParameterValues& values) {
+  RunBudget budget;
+  if (values.spec().find("memory-limit")) budget.memory_bytes = memory_size(values.text("memory-limit"));
+  if (values.spec().find("temp-dir")) budget.temp_dir = values.text("temp-dir");
+  return budget;
 }
 
 std::vector<ParameterSpec> raster_output_parameters() {
@@ -94,11 +118,12 @@ std::vector<ParameterSpec> raster_output_parameters() {
 
 ScanOptions scan_options(const ParameterValues& values) {
   ScanOptions s;
-  // Commands without --memory-limit run as `lsm metrics` does with its
-  // default 1G: closed records beyond 128 MiB and per-patch arrays beyond
-  // 64 MiB each go to scratch files ($TMPDIR or /tmp).
-  s.max_record_bytes = kDefaultMemoryLimit / 8;
-  s.max_patch_array_bytes = kDefaultMemoryLimit / 16;
+  // Closed records beyond the budget's share and each per-patch array beyond
+  // its share go to scratch files in the budget's folder.
+  const RunBudget budget = run_budget(values);
+  s.max_record_bytes = budget.share(BudgetShare::Records);
+  s.max_patch_array_bytes = budget.share(BudgetShare::PatchArray);
+  s.temp_dir = budget.temp_dir;
   s.rule = values.integer("neighbors") == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
   if (values.spec().find("tile-size") && values.given("tile-size")) {
     const auto [w, h] = tile_size(values.text("tile-size"));

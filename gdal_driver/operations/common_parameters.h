@@ -7,6 +7,7 @@
 
 #include "operation_spec.h"
 #include "patch_scan.h"
+#include "run_budget.h"
 
 namespace lsm::ops {
 
@@ -18,14 +19,20 @@ ParameterSpec backend_parameter(const std::vector<std::pair<std::string, std::st
 std::vector<std::string> metric_choice_labels(const std::vector<std::string>& acronyms);
 /// -q: no progress and no notes (command line only; the driver is silent).
 ParameterSpec quiet_parameter();
-/// The memory a run may hold by default (--memory-limit's default, 1G), bytes.
-constexpr uint64_t kDefaultMemoryLimit = uint64_t(1) << 30;
-/// band, neighbors, backend, tile-size and quiet of the operations that label patches.
+/// band, neighbors, backend, tile-size, quiet, memory-limit and temp-dir of
+/// the operations that label patches.
 std::vector<ParameterSpec> patch_parameters();
+/// memory-limit and temp-dir: the run budget (run_budget.h) every operation
+/// that reads a raster takes. `what_spills` ends the memory limit's help:
+/// what goes to scratch files when the limit is reached.
+std::vector<ParameterSpec> budget_parameters(const std::string& what_spills);
+/// The run budget of these values: memory-limit (default 1G) and temp-dir
+/// where the operation declares them, else the defaults.
+RunBudget run_budget(const ParameterValues& values);
 /// GDAL's -of FORMAT and -co NAME=VALUE of the raster outputs (command line only).
 std::vector<ParameterSpec> raster_output_parameters();
 
-/// The scan options of patch_parameters()' values.
+/// The scan options of patch_parameters()' values, with the budget's shares.
 ScanOptions scan_options(const ParameterValues& values);
 /// Applies -of/-co (set_raster_output_format) when given.
 void apply_raster_output_format(const ParameterValues& values);

@@ -6,16 +6,18 @@
 #include <cctype>
 #include <limits>
 
-#include "cell_neighbourhood.h"
+#include <optional>
+
 #include "common_parameters.h"
 #include "error.h"
-#include "fragstats_metrics.h"
 #include "gdal_class_raster.h"
 #include "geotiff_output.h"
+#include "landscape_job.h"
+#include "landscape_parameters.h"
 #include "metric_catalogue.h"
+#include "metric_selection.h"
 #include "operations.h"
 #include "patch_records.h"
-#include "patch_row_metrics.h"
 #include "patch_scan.h"
 
 namespace lsm::ops {
@@ -91,56 +93,56 @@ OperationSpec patchmetric_spec() {
   return s;
 }
 
-// Writes each relabeled strip as the metric of its cells' patches.
+// Writes each relabeled strip as the metric of its cells' patches (by PID,
+// filled from the patch table before the first strip comes).
 class PatchValueSink final : public LabelRasterSink {
  public:
-  PatchValueSink(GeoTiffOutput& out, const PagedArray<double>& by_pid) : out_(out), by_pid_(by_pid) {}
+  PatchValueSink(GeoTiffOutput& out, const std::optional<PagedArray<double>>& by_pid) : out_(out), by_pid_(by_pid) {}
   void write(const Window& w, const uint32_t* ids) override {
+    if (!by_pid_) throw Error(ErrorKind::Internal, "patch IDs before the patch table");
+    const PagedArray<double>& by_pid = *by_pid_;
     strip_.resize(static_cast<size_t>(w.width * w.height));
     for (size_t i = 0; i < strip_.size(); ++i)
-      strip_[i] = ids[i] && ids[i] < by_pid_.size() ? by_pid_[ids[i]] : std::numeric_limits<double>::quiet_NaN();
+      strip_[i] = ids[i] && ids[i] < by_pid.size() ? by_pid[ids[i]] : std::numeric_limits<double>::quiet_NaN();
     out_.write(w, strip_.data(), GDT_Float64);
     release_paged_memory();
   }
 
  private:
   GeoTiffOutput& out_;
-  const PagedArray<double>& by_pid_;
+  const std::optional<PagedArray<double>>& by_pid_;
   std::vector<double> strip_;
 };
 
 void run_patchmetric(const ParameterValues& v, const RunContext& context) {
   apply_raster_output_format(v);
   const std::string metric = upper(v.text("metric"));
-  ScanOptions scan = scan_options(v);
-  scan.keep_patch_ids = true;
+  LandscapeJobOptions job = landscape_job_options(v);
+  // Only what the metric needs: AREA, PERIM, PARA, SHAPE and FRAC come from
+  // the scan's records alone, without the second pass.
+  job.selection = MetricSelection(metric);
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
   source.require_measurable_cells();
-  auto labeler = make_labeler(parse_backend(v.text("backend")));
   const RasterInfo info = source.info();
   GeoTiffOutput out(v.text("output"), info.width, info.height, GDT_Float64, georeference_of(source.dataset()),
                     std::numeric_limits<double>::quiet_NaN());
   out.describe_band(1, metric);
-  const ProgressFn progress = context.checked_progress();
-  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0.0, 1.0 / 3));
-  const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);  // as lsm metrics
-  RowMetricOptions row_options;
-  row_options.counter = counter.get();
-  row_options.max_patch_array_bytes = scan.max_patch_array_bytes;
-  row_options.edge_depth = static_cast<int>(v.integer("edge-depth"));
-  row_options.want_enn = metric == "ENN";
-  const PatchRowResults rows =
-      compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 1.0 / 3, 2.0 / 3));
-  // The metric by PID (8 bytes a patch, paged beyond the budget; nodata: NaN).
-  PagedArray<double> by_pid(patch_count(table) + 1, PagedPolicy{scan.max_patch_array_bytes, scan.temp_dir});
-  size_t column = 0;
-  compute_fragstats_metrics(table, rows, MetricOptions{}, [&](const MetricTable& block) {
-    column = static_cast<size_t>(std::find(block.columns.begin(), block.columns.end(), metric) - block.columns.begin());
+  // The metric by PID (8 bytes a patch, paged beyond the budget's share).
+  std::optional<PagedArray<double>> by_pid;
+  job.after_scan = [&](const PatchTable& records) {
+    by_pid.emplace(patch_count(records) + 1, PagedPolicy{job.budget.share(BudgetShare::PatchArray), job.budget.temp_dir});
+  };
+  LandscapeSinks sinks;
+  sinks.patch_rows = [&](const MetricTable& block) {
+    const size_t column =
+        static_cast<size_t>(std::find(block.columns.begin(), block.columns.end(), metric) - block.columns.begin());
+    if (column == block.columns.size()) throw Error(ErrorKind::Internal, "the patch table has no column " + metric);
     for (const MetricTable::Row& r : block.rows)
-      if (r.pid < by_pid.size()) by_pid[r.pid] = r.values[column];
-  });
-  PatchValueSink sink(out, by_pid);
-  write_patch_ids(source, *labeler, table, sink, scaled_progress(progress, 2.0 / 3, 1.0));
+      if (r.pid < by_pid->size()) (*by_pid)[r.pid] = r.values[column];
+  };
+  PatchValueSink values(out, by_pid);  // the IDs come last, when every value is in
+  sinks.patch_ids = &values;
+  run_landscape_job(source, job, sinks, context.checked_progress());
   out.commit();
 }
 

@@ -5,20 +5,16 @@
 #include <optional>
 #include <set>
 
-#include "cell_neighbourhood.h"
 #include "class_descriptors.h"
 #include "common_parameters.h"
 #include "error.h"
-#include "fragstats_core_areas.h"
-#include "fragstats_gyrate.h"
-#include "fragstats_metrics.h"
 #include "fragstats_tables.h"
 #include "gdal_class_raster.h"
+#include "landscape_job.h"
+#include "landscape_parameters.h"
 #include "metric_catalogue.h"
 #include "metric_selection.h"
 #include "operations.h"
-#include "patch_records.h"
-#include "patch_row_metrics.h"
 #include "summary_table.h"
 
 namespace lsm::ops {
@@ -75,16 +71,6 @@ OperationSpec metrics_spec() {
               .with_default("0")
               .at_least(0)
               .at_most(1),
-          text("memory-limit", "memory the run may hold, e.g. 512M or 2G: what does not fit (patch records, per-patch "
-                               "values, edge cells) goes to scratch files, and the raster is labeled again instead of kept")
-              .with_default("1G")
-              .in("bytes")
-              .technical()
-              .checked_by([](const std::string& v) { memory_size(v); }),
-          text("temp-dir", "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit")
-              .titled("Scratch folder")
-              .technical()
-              .only(kCommandLine),  // a server's folders are not the client's to choose
           integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1).at_most(1000000).technical(),
           integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0).at_most(2147483647),
           text("format", "table layout")
@@ -103,102 +89,46 @@ OperationSpec metrics_spec() {
 }
 
 void run_metrics(const ParameterValues& v, const RunContext& context) {
-  const std::string input = v.text("input"), prefix = v.text("out"), temp_dir = v.text("temp-dir");
+  const std::string input = v.text("input"), prefix = v.text("out");
   // Every option is checked before any work.
   const MetricLevels levels = MetricLevels::parse(v.given("level") ? v.text("level") : "patch,class,land");
   const TableFormat format = parse_table_format(v.text("format"));
-  const MetricSelection selection = v.given("metrics") ? MetricSelection(v.text("metrics")) : MetricSelection();
-  const uint64_t memory_limit = memory_size(v.text("memory-limit"));
   const ClassDescriptors descriptors =
       v.given("class-descriptors") ? read_class_descriptors(v.text("class-descriptors")) : ClassDescriptors{};
+  LandscapeJobOptions job = landscape_job_options(v);
+  if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
   // --background wins over the descriptor file's IsBackground classes.
-  const std::set<int32_t> background = v.given("background")
-                                           ? std::set<int32_t>{static_cast<int32_t>(v.integer("background"))}
-                                           : descriptors.background;
-  MetricOptions metric_options;
-  metric_options.background = background;
-  metric_options.boundary_edge = v.number("boundary-edge");
-  if (v.integer("max-richness") > 0) metric_options.max_richness = static_cast<int>(v.integer("max-richness"));
-  metric_options.wanted = [&selection](const std::string& column) { return selection.selects(column); };
-  metric_options.temp_dir = temp_dir;
-  metric_options.memory_limit = memory_limit / 4;
-  const ProgressFn progress = context.checked_progress();
+  job.background = v.given("background") ? std::set<int32_t>{static_cast<int32_t>(v.integer("background"))}
+                                         : descriptors.background;
+  // FRAGSTATS leaves classes that are not Enabled out of the class-level output.
+  job.disabled_classes = descriptors.disabled;
+  job.boundary_edge = v.number("boundary-edge");
+  if (v.integer("max-richness") > 0) job.max_richness = static_cast<int>(v.integer("max-richness"));
+  job.gyrate = parse_gyrate_rule(v.text("gyrate"));
+  job.core_areas = parse_core_area_rule(v.text("core-areas"));
+  job.after_scan = class_count_check(v, input);
 
   GdalClassRaster source(input, static_cast<int>(v.integer("band")));
   source.require_measurable_cells();
-  // Notes on stderr stay with -q, which silences only the progress.
-  if (source.geographic())
-    std::cerr << "lsm: note: '" << input << "' has a geographic CRS; areas and lengths are measured on the "
-              << source.ellipsoid() << " ellipsoid (PROJ geodesics), distances in the local plane of each pair\n";
-  else if (!source.has_crs())
-    std::cerr << "lsm: warning: '" << input << "' has no CRS; map units are taken as metres\n";
-  // The second pass (shape, core, ENN, class adjacencies) runs only when a
-  // wanted metric needs it; area/edge metrics come from the scan's records.
-  const bool second_pass = selection.needs_second_pass() || !background.empty() || source.geographic();
-  ScanOptions scan = scan_options(v);
-  scan.keep_patch_ids = second_pass;
-  // Closed patch records beyond an eighth of the limit wait on a scratch file
-  // (the second pass needs only their classes and last rows, read once).
-  scan.max_record_bytes = memory_limit / 8;
-  scan.temp_dir = temp_dir;
-  // Its per-patch arrays (sort keys, fragment links) beyond a sixteenth of
-  // the limit each go to scratch files, as the second pass's do.
-  scan.max_patch_array_bytes = memory_limit / 16;
-  // Rasters whose labels fit half the memory limit (2 x 4 bytes a cell at
-  // the second pass's peak; 64 Mi cells with 1G) keep them for the second
-  // pass instead of being labeled a second time.
-  if (second_pass) scan.keep_labels_max_bytes = static_cast<int64_t>(memory_limit / 4);
-  auto labeler = make_labeler(parse_backend(v.text("backend")));
-  // On a GPU (one or several) the second pass's per-cell tests run there too.
-  const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);
-  MetricTableFiles files(prefix, levels, format, second_pass);  // fails now if PREFIX is not writable
+  note_measurement(source, input, context);
+  const LandscapePlan plan = plan_landscape_job(source.info(), job);
+  MetricTableFiles files(prefix, levels, format, plan.second_pass);  // fails now if PREFIX is not writable
   // Class names: the descriptor file's, else the raster's attribute table or category names.
   const std::map<int32_t, std::string> names = descriptors.names.empty() ? source.class_names() : descriptors.names;
   files.set_class_names(names);
-  // Up to two passes over the raster: labeling (the first half of the
-  // progress when a second pass follows), then per-cell metrics.
-  const double scan_share = second_pass ? 0.5 : 1;
-  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0, scan_share));
-  const size_t classes = class_codes(table).size();
-  const long long max_classes = v.integer("max-classes");
-  if (classes > static_cast<size_t>(max_classes))
-    throw Error(ErrorKind::BadInput, "'" + input + "' has " + std::to_string(classes) + " classes, more than " +
-                                         v.spelled("max-classes") + " " + std::to_string(max_classes) +
-                                         " (is it a categorical raster?)");
-  RowMetricOptions row_options;
-  row_options.temp_dir = temp_dir;
-  // Per-patch arrays of the second pass beyond a sixteenth of the limit each
-  // (64 MiB with 1G: 16 M patches of 4 bytes) live on scratch files.
-  row_options.max_patch_array_bytes = memory_limit / 16;
-  row_options.edge_depth = static_cast<int>(v.integer("edge-depth"));
-  row_options.gyrate = parse_gyrate_rule(v.text("gyrate"));
-  row_options.core_areas = parse_core_area_rule(v.text("core-areas"));
-  row_options.want_enn = selection.wants_enn();
-  row_options.counter = counter.get();
-  const PatchRowResults rows =
-      second_pass
-          ? compute_patch_row_metrics(source, *labeler, table, row_options, nullptr, scaled_progress(progress, 0.5, 1))
-          : records_only_row_results(table);
+  LandscapeSinks sinks;
   // The patch table goes to its file block by block as it is computed.
-  FragstatsMetrics m = compute_fragstats_metrics(table, rows, metric_options, [&](const MetricTable& block) {
-    if (selection.all()) files.write_patch_rows(block);  // the default: no copy of a block of rows
-    else files.write_patch_rows(selection.apply(block));
-  });
-  m.cls = selection.apply(m.cls);
-  // FRAGSTATS leaves classes that are not Enabled out of the class-level output.
-  m.cls.rows.erase(std::remove_if(m.cls.rows.begin(), m.cls.rows.end(),
-                                  [&](const MetricTable::Row& r) { return descriptors.disabled.count(r.type) > 0; }),
-                   m.cls.rows.end());
-  m.land = selection.apply(m.land);
-  files.write(m, rows);
+  sinks.patch_rows = [&files](const MetricTable& block) { files.write_patch_rows(block); };
+  const LandscapeResults results = run_landscape_job(source, job, sinks, context.checked_progress());
+  files.write(results.metrics, results.rows);
   if (v.flag("print")) {  // a summary for a person; every column is in the files
     if (levels.cls) {
       std::cout << "\nClass metrics (key columns; all in " << prefix << ".class.csv)\n";
-      write_summary_table(std::cout, m.cls, MetricLevel::Class, names);
+      write_summary_table(std::cout, results.metrics.cls, MetricLevel::Class, names);
     }
     if (levels.land) {
       std::cout << "\nLandscape metrics (key columns; all in " << prefix << ".land.csv)\n";
-      write_summary_table(std::cout, m.land, MetricLevel::Landscape);
+      write_summary_table(std::cout, results.metrics.land, MetricLevel::Landscape);
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 #include <sstream>
 
 #include "error.h"
@@ -313,6 +314,11 @@ bool ParameterValues::flag(const std::string& name) const {
   const std::string v = text(name);
   if (!v.empty() && !parse_flag(v, b)) fail(name, "must be YES or NO, not '" + v + "'");
   return b;
+}
+
+void RunContext::notify(const std::string& line) const {
+  if (note) note(line);
+  else std::cerr << "lsm: " << line << '\n';
 }
 
 ProgressFn RunContext::checked_progress() const {

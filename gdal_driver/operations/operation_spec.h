@@ -197,6 +197,13 @@ struct RunContext {
   ProgressFn progress;                        ///< the front end's progress, or none
   bool quiet = false;                         ///< no notes on stdout/stderr
   const std::atomic<bool>* cancel = nullptr;  ///< set by the front end to stop the run
+  /// Where notes and warnings go, one line each without the "lsm: " prefix
+  /// ("note: ..."); none = stderr, as the command line prints them. Notes
+  /// are not progress: `quiet` does not silence them.
+  std::function<void(const std::string& line)> note;
+
+  /// Hands `line` to `note`, else prints "lsm: <line>" on stderr.
+  void notify(const std::string& line) const;
 
   /// `progress` joined with the cancel flag: false once cancelled, so the
   /// engine stops between tiles and throws Error(Io, "interrupted"). Never

@@ -1,30 +1,36 @@
 // patches: one polygon per patch, with PID, TYPE, NAME and the patch metrics
-// as attributes (lsm patches INPUT OUTPUT.gpkg). The patch IDs are labeled
-// as `lsm label` does, polygonised by GDAL's own polygoniser (GDALPolygonize,
+// as attributes (lsm patches INPUT OUTPUT.gpkg). One landscape job labels the
+// raster, keeps the patch table in memory and writes the patch IDs (in
+// memory when they fit the budget's kept-labels share, else on a scratch
+// GeoTIFF in the scratch folder); GDAL's own polygoniser (GDALPolygonize,
 // which streams the raster line by line; 8-connected regions for the 8-cell
-// rule, so each patch is one polygon), and joined with the patch table of
-// `lsm metrics --level patch` by PID. Limits: docs/QGIS.md, "Patches on the map".
+// rule, so each patch is one polygon) turns them into polygons inside one
+// transaction, and the polygons are written in PID order with their rows.
+// Limits: docs/QGIS.md, "Patches on the map".
 #include <gdal_alg.h>
 #include <gdal_priv.h>
 #include <ogrsf_frmts.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
+#include <optional>
 
+#include "atomic_dataset.h"
 #include "atomic_output.h"
+#include "class_descriptors.h"
 #include "common_parameters.h"
-#include "csv_fields.h"
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "gdal_errors.h"
-#include "gdal_open.h"
+#include "geotiff_output.h"
+#include "landscape_job.h"
+#include "landscape_parameters.h"
 #include "operations.h"
-#include "protected_inputs.h"
+#include "paged_array.h"
+#include "spill_file.h"
 
 namespace lsm::ops {
 
@@ -68,53 +74,91 @@ const char* vector_driver(const std::string& path) {
   throw Error(ErrorKind::BadInput, "output '" + path + "' must end in .gpkg, .fgb or .geojson");
 }
 
-// A scratch folder for the patch IDs and the patch table, removed on every
-// exit path.
+// The patch table as the job hands it out, kept in memory in PID order
+// (background patches have no row).
+struct PatchRows {
+  std::vector<std::string> columns;        // after PID and TYPE
+  std::vector<uint32_t> pids;              // ascending
+  std::vector<int32_t> types;              // [row]
+  std::vector<std::vector<double>> values; // [row][column]
+
+  void add(const MetricTable& block) {
+    columns = block.columns;
+    for (const MetricTable::Row& r : block.rows) {
+      pids.push_back(r.pid);
+      types.push_back(r.type);
+      values.push_back(r.values);
+    }
+  }
+};
+
+// A folder of scratch datasets (the patch IDs and polygons beyond the
+// budget) in the run's scratch folder, removed on every exit path, a signal
+// included (atomic_output.h's registry).
 class ScratchFolder {
  public:
-  ScratchFolder() {
-    path_ = std::filesystem::temp_directory_path() / ("lsm-patches-" + std::to_string(::getpid()) + "-" +
-                                                      std::to_string(reinterpret_cast<uintptr_t>(this)));
-    std::filesystem::create_directories(path_);
+  explicit ScratchFolder(const std::string& temp_dir) {
+    static std::atomic<unsigned> counter{0};
+    path_ = temp_folder(temp_dir) + "/lsm-patches-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    std::error_code ec;
+    if (!std::filesystem::create_directory(path_, ec) || ec)
+      throw Error(ErrorKind::Io, "cannot create a scratch folder in '" + temp_folder(temp_dir) +
+                                     "' (--temp-dir): " + (ec ? ec.message() : "it exists"));
+    slot_ = register_temporary_folder(path_);
   }
   ~ScratchFolder() {
+    unregister_temporary_folder(slot_);
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
 
  private:
-  std::filesystem::path path_;
+  std::string path_;
+  int slot_ = -1;
 };
 
-// The patch table: header and rows in PID order (PID = row + 1).
-struct PatchTable {
-  std::vector<std::string> columns;          // after PID and TYPE (and NAME)
-  std::vector<int32_t> types;                // [pid - 1]
-  std::vector<std::string> names;            // [pid - 1], when the table has NAME
-  std::vector<std::vector<double>> values;   // [pid - 1][column]
+struct GdalDatasetCloser {
+  void operator()(GDALDataset* d) const { GDALClose(d); }
 };
+using OwnedDataset = std::unique_ptr<GDALDataset, GdalDatasetCloser>;
 
-PatchTable read_patch_table(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!std::getline(in, line)) throw Error(ErrorKind::Internal, "empty patch table " + path);
-  PatchTable t;
-  const std::vector<std::string> header = split_csv_line(line);
-  const bool named = header.size() > 2 && header[2] == "NAME";
-  const size_t first = named ? 3 : 2;
-  t.columns.assign(header.begin() + static_cast<std::ptrdiff_t>(first), header.end());
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = split_csv_line(line);
-    if (f.size() != header.size()) throw Error(ErrorKind::Internal, "a patch table row of the wrong width");
-    t.types.push_back(static_cast<int32_t>(std::stol(f[1])));
-    if (named) t.names.push_back(f[2]);
-    std::vector<double> v(t.columns.size());
-    for (size_t i = 0; i < v.size(); ++i)
-      v[i] = f[first + i].empty() ? std::nan("") : std::strtod(f[first + i].c_str(), nullptr);
-    t.values.push_back(std::move(v));
+// The patch IDs written strip by strip into band 1 of a dataset.
+class DatasetLabelSink final : public LabelRasterSink {
+ public:
+  explicit DatasetLabelSink(GDALRasterBand* band) : band_(band) {}
+  void write(const Window& w, const uint32_t* ids) override {
+    if (band_->RasterIO(GF_Write, static_cast<int>(w.x0), static_cast<int>(w.y0), static_cast<int>(w.width),
+                        static_cast<int>(w.height), const_cast<uint32_t*>(ids), static_cast<int>(w.width),
+                        static_cast<int>(w.height), GDT_UInt32, 0, 0, nullptr) != CE_None)
+      throw Error(ErrorKind::Io, "cannot write the scratch patch IDs: " + gdal_failure_reason());
   }
-  return t;
+
+ private:
+  GDALRasterBand* band_;
+};
+
+// A dataset of `info`'s shape for the patch IDs (UInt32, nodata 0) with the
+// source's georeferencing: in memory without a scratch folder, else a GeoTIFF there.
+OwnedDataset patch_id_dataset(const RasterInfo& info, const GeoReference& georef, const ScratchFolder* scratch) {
+  OwnedDataset d;
+  if (!scratch) {
+    d.reset(GetGDALDriverManager()->GetDriverByName("MEM")->Create("", static_cast<int>(info.width),
+                                                                  static_cast<int>(info.height), 1, GDT_UInt32, nullptr));
+  } else {
+    const std::string path = scratch->file("patch-ids.tif");
+    const char* options[] = {"TILED=YES", "COMPRESS=DEFLATE", "BIGTIFF=IF_SAFER", nullptr};
+    d.reset(GetGDALDriverManager()->GetDriverByName("GTiff")->Create(path.c_str(), static_cast<int>(info.width),
+                                                                    static_cast<int>(info.height), 1, GDT_UInt32,
+                                                                    const_cast<char**>(options)));
+  }
+  if (!d) throw Error(ErrorKind::Io, "cannot create the scratch patch IDs: " + gdal_failure_reason());
+  d->GetRasterBand(1)->SetNoDataValue(0);
+  if (georef.has_geotransform) d->SetGeoTransform(const_cast<double*>(georef.geotransform));
+  if (!georef.wkt.empty()) d->SetProjection(georef.wkt.c_str());
+  return d;
 }
 
 void run_patches(const ParameterValues& v, const RunContext& context) {
@@ -122,43 +166,45 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
   const char* driver_name = vector_driver(output_path);
   GDALDriver* driver = GetGDALDriverManager()->GetDriverByName(driver_name);
   if (!driver) throw Error(ErrorKind::Backend, std::string("this GDAL has no ") + driver_name + " driver");
-  AtomicOutput file(output_path);  // fails now if the output is not writable, or is an input
+  AtomicDatasetOutput file(output_path);  // fails now if the output is not writable, or is an input
   const ProgressFn progress = context.checked_progress();
-  ScratchFolder scratch;
-  RunContext quiet_context = context;
-  quiet_context.quiet = true;
+  const ClassDescriptors descriptors =
+      v.given("class-descriptors") ? read_class_descriptors(v.text("class-descriptors")) : ClassDescriptors{};
 
-  // 1. The patch IDs and the patch table, as `lsm label` and `lsm metrics --level patch` make them.
-  const std::string ids = scratch.file("ids.tif"), prefix = scratch.file("m");
-  {
-    const Operation& label = *find_operation("label");
-    ParameterValues lv(label.spec, kCommandLine);
-    for (const char* name : {"band", "neighbors", "backend", "tile-size"})
-      if (v.given(name)) lv.set(name, v.text(name));
-    lv.set("input", input);
-    lv.set("output", ids);
-    quiet_context.progress = scaled_progress(progress, 0.0, 0.3);
-    label.run(lv, quiet_context);
-    const Operation& metrics = *find_operation("metrics");
-    ParameterValues mv(metrics.spec, kCommandLine);
-    for (const char* name : {"band", "neighbors", "backend", "tile-size", "edge-depth", "class-descriptors"})
-      if (v.given(name)) mv.set(name, v.text(name));
-    mv.set("input", input);
-    mv.set("out", prefix);
-    mv.set("level", "patch");
-    quiet_context.progress = scaled_progress(progress, 0.3, 0.6);
-    metrics.run(mv, quiet_context);
-  }
-  const PatchTable table = read_patch_table(prefix + ".patch.csv");
+  // 1. The patch table and the patch IDs, in one landscape job.
+  LandscapeJobOptions job = landscape_job_options(v);
+  job.background = descriptors.background;  // as `lsm metrics --class-descriptors`
+  GdalClassRaster source(input, static_cast<int>(v.integer("band")));
+  source.require_measurable_cells();
+  note_measurement(source, input, context);
+  const RasterInfo info = source.info();
+  const bool ids_in_memory =
+      4.0 * double(info.width) * double(info.height) <= double(job.budget.share(BudgetShare::KeptLabels));
+  std::optional<ScratchFolder> scratch;  // beyond the budget only
+  if (!ids_in_memory) scratch.emplace(job.budget.temp_dir);
+  OwnedDataset id_raster = patch_id_dataset(info, georeference_of(source.dataset()), scratch ? &*scratch : nullptr);
+  const std::map<int32_t, std::string> names = descriptors.names.empty() ? source.class_names() : descriptors.names;
+  PatchRows table;
+  DatasetLabelSink id_sink(id_raster->GetRasterBand(1));
+  LandscapeSinks sinks;
+  sinks.patch_rows = [&table](const MetricTable& block) { table.add(block); };
+  sinks.patch_ids = &id_sink;
+  run_landscape_job(source, job, sinks, scaled_progress(progress, 0.0, 0.6));
 
-  // 2. GDAL's polygoniser on the patch IDs, into a scratch GeoPackage.
+  // 2. GDAL's polygoniser on the patch IDs, into a layer in memory or, beyond
+  // the budget, a scratch GeoPackage, inside one transaction.
   HeldGdalMessages held;
-  GDALDatasetUniquePtr id_raster(open_input_raster(ids));
   GDALRasterBand* id_band = id_raster->GetRasterBand(1);
-  GDALDatasetUniquePtr polygons(GetGDALDriverManager()->GetDriverByName("GPKG")->Create(scratch.file("polygons.gpkg").c_str(), 0,
-                                                                              0, 0, GDT_Unknown, nullptr));
-  if (!polygons) throw Error(ErrorKind::Io, "cannot create a scratch GeoPackage: " + gdal_failure_reason());
-  OGRSpatialReference* srs = id_raster->GetSpatialRef() ? id_raster->GetSpatialRef()->Clone() : nullptr;
+  OwnedDataset polygons;
+  if (!scratch) {
+    polygons.reset(GetGDALDriverManager()->GetDriverByName("Memory")->Create("", 0, 0, 0, GDT_Unknown, nullptr));
+  } else {
+    polygons.reset(GetGDALDriverManager()->GetDriverByName("GPKG")->Create(scratch->file("polygons.gpkg").c_str(), 0,
+                                                                          0, 0, GDT_Unknown, nullptr));
+  }
+  if (!polygons) throw Error(ErrorKind::Io, "cannot create the scratch polygons: " + gdal_failure_reason());
+  // GDAL 3.6 takes a mutable SRS; a clone, released with the run.
+  OGRSpatialReference* srs = source.dataset()->GetSpatialRef() ? source.dataset()->GetSpatialRef()->Clone() : nullptr;
   struct SrsRelease {
     OGRSpatialReference* s;
     ~SrsRelease() { if (s) s->Release(); }
@@ -176,15 +222,30 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
     const ProgressFn& fn = *static_cast<ProgressArg*>(p)->fn;
     return !fn || fn(0.6 + 0.3 * f) ? TRUE : FALSE;
   };
+  // One transaction: a GeoPackage commits once instead of once per polygon.
+  const bool transaction = polygons->StartTransaction() == OGRERR_NONE;
   if (GDALPolygonize(id_band, id_band->GetMaskBand(), raw, 0, const_cast<char**>(options), gdal_progress, &arg) !=
       CE_None) {
     if (progress && !progress(0.9)) throw Error(ErrorKind::Io, "interrupted");
     throw Error(ErrorKind::Io, "polygonising the patch IDs failed: " + gdal_failure_reason());
   }
+  if (transaction && polygons->CommitTransaction() != OGRERR_NONE)
+    throw Error(ErrorKind::Io, "cannot write the scratch polygons: " + gdal_failure_reason());
+  id_raster.reset();
+
+  // Each PID's polygon (its feature ID; 8 bytes a patch, paged beyond the budget).
+  const uint32_t max_pid = table.pids.empty() ? 0 : table.pids.back();
+  PagedArray<int64_t> fid_of_pid(size_t(max_pid) + 1,
+                                 PagedPolicy{job.budget.share(BudgetShare::PatchArray), job.budget.temp_dir});
+  raw->ResetReading();
+  for (auto& feature : *raw) {
+    const int64_t p = feature->GetFieldAsInteger64(0);
+    if (p < 1) throw Error(ErrorKind::Internal, "a polygon of PID " + std::to_string(p));
+    if (p <= int64_t(max_pid)) fid_of_pid[size_t(p)] = feature->GetFID() + 1;  // 0: no polygon
+  }
 
   // 3. The output: the polygons in PID order with the patch table's attributes.
-  std::remove(file.temp_path().c_str());  // the driver creates its own file
-  GDALDatasetUniquePtr out(driver->Create(file.temp_path().c_str(), 0, 0, 0, GDT_Unknown, nullptr));
+  OwnedDataset out(driver->Create(file.temp_path().c_str(), 0, 0, 0, GDT_Unknown, nullptr));
   if (!out) throw Error(ErrorKind::Io, "cannot create '" + output_path + "': " + gdal_failure_reason());
   const char* layer_options[] = {std::string(driver_name) == "GPKG" ? "FID=fid" : nullptr, nullptr};
   OGRLayer* layer = out->CreateLayer(std::filesystem::path(output_path).stem().string().c_str(),
@@ -193,39 +254,37 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
   OGRFieldDefn pid("PID", OFTInteger64), type("TYPE", OFTInteger), name("NAME", OFTString);
   layer->CreateField(&pid);
   layer->CreateField(&type);
-  if (!table.names.empty()) layer->CreateField(&name);
+  if (!names.empty()) layer->CreateField(&name);
   for (const std::string& c : table.columns) {
     OGRFieldDefn field(c.c_str(), OFTReal);
     layer->CreateField(&field);
   }
-  const int first_metric = table.names.empty() ? 2 : 3;
-  OGRLayer* sorted = polygons->ExecuteSQL("SELECT * FROM polygons ORDER BY PID", nullptr, "SQLITE");
-  if (!sorted) throw Error(ErrorKind::Io, "cannot read the scratch polygons: " + gdal_failure_reason());
+  const int first_metric = names.empty() ? 2 : 3;
   if (layer->StartTransaction() != OGRERR_NONE)
     throw Error(ErrorKind::Io, "cannot write '" + output_path + "': " + gdal_failure_reason());
-  int64_t written = 0;
-  const int64_t total = static_cast<int64_t>(table.types.size());
-  for (auto& feature : *sorted) {
-    const int64_t p = feature->GetFieldAsInteger64(0);
-    if (p < 1 || p > total) throw Error(ErrorKind::Internal, "a polygon of PID " + std::to_string(p) + " outside the table");
-    const size_t row = static_cast<size_t>(p - 1);
+  const size_t total = table.pids.size();
+  for (size_t row = 0; row < total; ++row) {
+    const uint32_t p = table.pids[row];
+    const int64_t fid = fid_of_pid[p] - 1;
+    std::unique_ptr<OGRFeature> polygon(fid >= 0 ? raw->GetFeature(fid) : nullptr);
+    if (!polygon) throw Error(ErrorKind::Internal, "patch " + std::to_string(p) + " has no polygon");
     OGRFeature f(layer->GetLayerDefn());
-    f.SetGeometry(feature->GetGeometryRef());
+    f.SetGeometry(polygon->GetGeometryRef());
     f.SetField(0, static_cast<GIntBig>(p));
     f.SetField(1, table.types[row]);
-    if (!table.names.empty()) f.SetField(2, table.names[row].c_str());
+    if (!names.empty()) {
+      const auto n = names.find(table.types[row]);
+      if (n != names.end()) f.SetField(2, n->second.c_str());
+    }
     for (size_t i = 0; i < table.columns.size(); ++i)
       if (!std::isnan(table.values[row][i])) f.SetField(first_metric + static_cast<int>(i), table.values[row][i]);
     if (layer->CreateFeature(&f) != OGRERR_NONE)
       throw Error(ErrorKind::Io, "cannot write '" + output_path + "': " + gdal_failure_reason());
-    if (++written % 65536 == 0 && progress && !progress(0.9 + 0.1 * double(written) / double(total)))
+    if ((row + 1) % 65536 == 0 && progress && !progress(0.9 + 0.1 * double(row + 1) / double(total)))
       throw Error(ErrorKind::Io, "interrupted");
   }
-  polygons->ReleaseResultSet(sorted);
   if (layer->CommitTransaction() != OGRERR_NONE)
     throw Error(ErrorKind::Io, "cannot write '" + output_path + "': " + gdal_failure_reason());
-  if (written != total)
-    throw Error(ErrorKind::Internal, std::to_string(written) + " polygons for " + std::to_string(total) + " patches");
   out.reset();
   file.commit();
   if (progress) progress(1.0);

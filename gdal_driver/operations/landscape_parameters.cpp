@@ -1,0 +1,42 @@
+#include "landscape_parameters.h"
+
+#include "common_parameters.h"
+#include "error.h"
+#include "gdal_class_raster.h"
+
+namespace lsm::ops {
+
+LandscapeJobOptions landscape_job_options(const ParameterValues& values) {
+  const ScanOptions scan = scan_options(values);
+  LandscapeJobOptions job;
+  job.rule = scan.rule;
+  job.tile_width = scan.tile_width;
+  job.tile_height = scan.tile_height;
+  job.backend = parse_backend(values.text("backend"));
+  job.budget = run_budget(values);
+  if (values.spec().find("edge-depth")) job.edge_depth = static_cast<int>(values.integer("edge-depth"));
+  return job;
+}
+
+std::function<void(const PatchTable&)> class_count_check(const ParameterValues& values, const std::string& input) {
+  if (!values.spec().find("max-classes")) return {};
+  const long long max_classes = values.integer("max-classes");
+  const std::string spelled = values.spelled("max-classes");
+  return [input, max_classes, spelled](const PatchTable& records) {
+    const size_t classes = class_codes(records).size();
+    if (classes > static_cast<size_t>(max_classes))
+      throw Error(ErrorKind::BadInput, "'" + input + "' has " + std::to_string(classes) + " classes, more than " +
+                                           spelled + " " + std::to_string(max_classes) + " (is it a categorical raster?)");
+  };
+}
+
+void note_measurement(const GdalClassRaster& source, const std::string& input, const RunContext& context) {
+  // Notes on stderr stay with -q, which silences only the progress.
+  if (source.geographic())
+    context.notify("note: '" + input + "' has a geographic CRS; areas and lengths are measured on the " +
+                   source.ellipsoid() + " ellipsoid (PROJ geodesics), distances in the local plane of each pair");
+  else if (!source.has_crs())
+    context.notify("warning: '" + input + "' has no CRS; map units are taken as metres");
+}
+
+}  // namespace lsm::ops

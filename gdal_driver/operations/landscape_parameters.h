@@ -1,0 +1,31 @@
+#pragma once
+// What the operations that run the landscape job (metrics, patchmetric,
+// patches) share: their values as job options, the class-count limit, and
+// the note on how a raster's cells are measured.
+#include <functional>
+#include <string>
+
+#include "landscape_job.h"
+#include "operation_spec.h"
+
+namespace lsm {
+class GdalClassRaster;
+}
+
+namespace lsm::ops {
+
+/// The job options of patch_parameters()' values (neighbour rule, tile size,
+/// backend, memory-limit, temp-dir) and edge-depth where declared; the
+/// metric choices (selection, background ...) are the caller's.
+LandscapeJobOptions landscape_job_options(const ParameterValues& values);
+
+/// The check of max-classes after the scan (where declared; else none):
+/// lsm::Error(BadInput) "'INPUT' has N classes, more than --max-classes M (is
+/// it a categorical raster?)".
+std::function<void(const PatchTable&)> class_count_check(const ParameterValues& values, const std::string& input);
+
+/// The note that `source` is measured on its CRS's ellipsoid, or the warning
+/// that it has no CRS (map units taken as metres), through context.notify().
+void note_measurement(const GdalClassRaster& source, const std::string& input, const RunContext& context);
+
+}  // namespace lsm::ops

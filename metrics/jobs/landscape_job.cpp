@@ -1,0 +1,114 @@
+#include "landscape_job.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "cell_neighbourhood.h"
+#include "error.h"
+
+namespace lsm {
+
+LandscapePlan plan_landscape_job(const RasterInfo& raster, const LandscapeJobOptions& options) {
+  const RunBudget& budget = options.budget;
+  LandscapePlan plan;
+  // The second pass (shape, core, ENN, class adjacencies) runs only when a
+  // wanted metric needs it; area/edge metrics come from the scan's records.
+  // Geographic rasters measure every cell on the ellipsoid and background
+  // edges come from the adjacencies, so both need it whatever is wanted.
+  plan.second_pass = options.selection.needs_second_pass() || !options.background.empty() || raster.geodesic;
+  plan.enn = plan.second_pass && options.selection.wants_enn();
+  plan.record_bytes = budget.share(BudgetShare::Records);
+  plan.patch_array_bytes = budget.share(BudgetShare::PatchArray);
+  plan.table_bytes = budget.share(BudgetShare::Tables);
+  if (plan.second_pass) {
+    plan.kept_labels_bytes = static_cast<int64_t>(budget.share(BudgetShare::KeptLabels));
+    // The scan keeps a tile's labels (4 bytes a cell) while their total fits.
+    plan.labels_kept = 4.0 * double(raster.width) * double(raster.height) <= double(plan.kept_labels_bytes);
+  }
+  return plan;
+}
+
+LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJobOptions& options,
+                                   const LandscapeSinks& sinks, const ProgressFn& progress) {
+  if (options.edge_depth < 1)
+    throw Error(ErrorKind::BadInput, "the edge depth must be at least 1 cell (got " + std::to_string(options.edge_depth) + ")");
+  if (!(options.boundary_edge >= 0 && options.boundary_edge <= 1))
+    throw Error(ErrorKind::BadInput, "the boundary edge share must be in 0..1 (got " + std::to_string(options.boundary_edge) + ")");
+  LandscapeResults results;
+  const RasterInfo info = source.info();
+  results.plan = plan_landscape_job(info, options);
+  const LandscapePlan& plan = results.plan;
+  const RunBudget& budget = options.budget;
+
+  std::unique_ptr<TileLabeler> own_labeler;
+  TileLabeler* labeler = options.labeler;
+  if (!labeler) {
+    own_labeler = make_labeler(options.backend);
+    labeler = own_labeler.get();
+  }
+  // Each pass over the raster takes an equal share of the progress.
+  const int passes = 1 + (plan.second_pass ? 1 : 0) + (sinks.patch_ids ? 1 : 0);
+  const auto pass_progress = [&](int pass) {
+    return scaled_progress(progress, double(pass) / passes, double(pass + 1) / passes);
+  };
+
+  ScanOptions scan;
+  scan.rule = options.rule;
+  scan.tile_width = options.tile_width;
+  scan.tile_height = options.tile_height;
+  scan.keep_patch_ids = plan.second_pass || sinks.patch_ids;
+  scan.keep_labels_max_bytes = plan.kept_labels_bytes;
+  scan.max_record_bytes = plan.record_bytes;
+  scan.max_patch_array_bytes = plan.patch_array_bytes;
+  scan.temp_dir = budget.temp_dir;
+  results.records = scan_patches(source, *labeler, scan, pass_progress(0));
+  if (options.after_scan) options.after_scan(results.records);
+
+  if (plan.second_pass) {
+    // On a GPU (one or several) the second pass's per-cell tests run there too.
+    const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);
+    RowMetricOptions row_options;
+    row_options.temp_dir = budget.temp_dir;
+    row_options.max_patch_array_bytes = plan.patch_array_bytes;
+    row_options.edge_depth = options.edge_depth;
+    row_options.gyrate = options.gyrate;
+    row_options.core_areas = options.core_areas;
+    row_options.want_enn = plan.enn;
+    row_options.counter = counter.get();
+    results.rows = compute_patch_row_metrics(source, *labeler, results.records, row_options, nullptr, pass_progress(1));
+    // The kept labels have served: the tables' share of the budget is theirs.
+    std::vector<std::vector<uint32_t>>().swap(results.records.tile_labels);
+  } else {
+    results.rows = records_only_row_results(results.records);
+  }
+
+  const MetricSelection& selection = options.selection;
+  MetricOptions metric_options;
+  metric_options.background = options.background;
+  metric_options.boundary_edge = options.boundary_edge;
+  metric_options.max_richness = options.max_richness;
+  if (!selection.all())
+    metric_options.wanted = [&selection](const std::string& column) { return selection.selects(column); };
+  metric_options.temp_dir = budget.temp_dir;
+  metric_options.memory_limit = plan.table_bytes;
+  PatchRowSink patch_rows;
+  if (sinks.patch_rows)
+    patch_rows = [&](const MetricTable& block) {
+      if (selection.all()) sinks.patch_rows(block);  // the default: no copy of a block of rows
+      else sinks.patch_rows(selection.apply(block));
+    };
+  results.metrics = compute_fragstats_metrics(results.records, results.rows, metric_options, patch_rows);
+  FragstatsMetrics& m = results.metrics;
+  if (!sinks.patch_rows) m.patch = selection.apply(m.patch);
+  m.cls = selection.apply(m.cls);
+  m.cls.rows.erase(std::remove_if(m.cls.rows.begin(), m.cls.rows.end(),
+                                  [&](const MetricTable::Row& r) { return options.disabled_classes.count(r.type) > 0; }),
+                   m.cls.rows.end());
+  m.land = selection.apply(m.land);
+
+  if (sinks.patch_ids)
+    write_patch_ids(source, *labeler, results.records, *sinks.patch_ids, pass_progress(passes - 1));
+  return results;
+}
+
+}  // namespace lsm

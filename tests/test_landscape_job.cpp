@@ -1,0 +1,206 @@
+// The landscape job (metrics/jobs/landscape_job.h) called as a library: its
+// plan, its tables on hand grids with known answers, and the same numbers
+// whatever the budget, the tile grid, the sinks or the path of the second pass.
+#include <cmath>
+#include <sstream>
+
+#include "error.h"
+#include "fragstats_tables.h"
+#include "landscape_job.h"
+#include "memory_raster.h"
+#include "test_helpers.h"
+
+namespace lsm::test {
+namespace {
+
+// Column `name` of row `row` of `table`.
+double value(const MetricTable& table, size_t row, const std::string& name) {
+  for (size_t c = 0; c < table.columns.size(); ++c)
+    if (table.columns[c] == name) return table.rows.at(row).values[c];
+  ADD_FAILURE() << "no column " << name;
+  return std::nan("");
+}
+
+std::string csv(const MetricTable& table, MetricLevel level) {
+  std::ostringstream out;
+  write_table_csv(out, table, level);
+  return out.str();
+}
+
+LandscapeJobOptions cpu_options() {
+  LandscapeJobOptions o;
+  o.backend = Backend::Cpu;
+  return o;
+}
+
+// Two patches under the 8-cell rule (each class's blocks touch at a corner),
+// four under the 4-cell rule: known areas, counts and the class adjacency.
+TEST(LandscapeJob, HandGridKnownValues) {
+  MemoryClassRaster raster = grid({"1122",
+                                   "1122",
+                                   "2211"}, 10.0);  // 10 m cells: 0.01 ha each
+  LandscapeResults r = run_landscape_job(raster, cpu_options());
+  ASSERT_EQ(r.metrics.patch.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(value(r.metrics.patch, 0, "AREA"), 0.06);  // 6 cells of 100 m2
+  EXPECT_EQ(r.metrics.patch.rows[0].type, 1);
+  EXPECT_EQ(r.metrics.patch.rows[0].pid, 1u);
+  ASSERT_EQ(r.metrics.cls.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(value(r.metrics.cls, 0, "NP"), 1);
+  EXPECT_DOUBLE_EQ(value(r.metrics.land, 0, "TA"), 0.12);
+  EXPECT_TRUE(r.plan.second_pass);  // every metric: shape, core, ENN need it
+  EXPECT_TRUE(r.plan.labels_kept);
+  // Sides shared by classes 1 and 2 (3 in rows, 4 between rows 1 and 2),
+  // entered from both cells (FRAGSTATS .adj); like sides twice on the diagonal.
+  const ClassAdjacency& adj = r.rows.adjacency;
+  ASSERT_EQ(adj.class_codes, (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(adj.at(0, 1), 7u);
+  EXPECT_EQ(adj.at(1, 0), 7u);
+  EXPECT_EQ(adj.at(0, 0), 2u * 5u);  // class 1: four sides inside the 2 x 2 block, one in the bottom pair
+  // Under the 4-cell rule as well: the corner-touching patches stay apart.
+  LandscapeJobOptions four = cpu_options();
+  four.rule = NeighbourRule::Four;
+  const LandscapeResults r4 = run_landscape_job(raster, four);
+  ASSERT_EQ(r4.metrics.patch.rows.size(), 4u);
+  EXPECT_DOUBLE_EQ(value(r4.metrics.patch, 0, "AREA"), 0.04);
+  EXPECT_DOUBLE_EQ(value(r4.metrics.cls, 0, "NP"), 2);
+}
+
+// Metrics of the patch records alone need no second pass; a background class
+// or ENN does.
+TEST(LandscapeJob, PlanFollowsTheSelection) {
+  RasterInfo info;
+  info.width = 1000;
+  info.height = 1000;
+  LandscapeJobOptions o = cpu_options();
+  o.selection = MetricSelection("AREA,CA,NP,TE,SHDI");
+  EXPECT_FALSE(plan_landscape_job(info, o).second_pass);
+  o.background = {3};
+  EXPECT_TRUE(plan_landscape_job(info, o).second_pass);
+  o.background.clear();
+  o.selection = MetricSelection("ENN");
+  const LandscapePlan enn = plan_landscape_job(info, o);
+  EXPECT_TRUE(enn.second_pass);
+  EXPECT_TRUE(enn.enn);
+  EXPECT_FALSE(plan_landscape_job(info, [&] { auto c = o; c.selection = MetricSelection("CONTIG"); return c; }()).enn);
+}
+
+// The budget's shares decide the plan: 4 bytes a cell must fit a quarter of
+// the memory for the labels to be kept; records an eighth, arrays a sixteenth.
+TEST(LandscapeJob, BudgetSharesDecideThePlan) {
+  RasterInfo info;
+  info.width = 1024;
+  info.height = 1024;  // 4 MiB of labels
+  LandscapeJobOptions o = cpu_options();
+  o.budget.memory_bytes = uint64_t(16) << 20;
+  LandscapePlan p = plan_landscape_job(info, o);
+  EXPECT_TRUE(p.labels_kept);
+  EXPECT_EQ(p.kept_labels_bytes, int64_t(4) << 20);
+  EXPECT_EQ(p.record_bytes, uint64_t(2) << 20);
+  EXPECT_EQ(p.patch_array_bytes, uint64_t(1) << 20);
+  EXPECT_EQ(p.table_bytes, uint64_t(4) << 20);
+  o.budget.memory_bytes = (uint64_t(16) << 20) - 1;
+  EXPECT_FALSE(plan_landscape_job(info, o).labels_kept);
+  const auto shares = o.budget.shares();
+  ASSERT_EQ(shares.size(), 4u);
+  EXPECT_STREQ(share_name(shares[0].first), "kept-labels");
+}
+
+// One raster, many ways to run it: labels kept or relabeled (budget), paged
+// arrays and scratch files (1 MiB), odd tiles, the patch table through a
+// sink: the same tables, byte for byte.
+TEST(LandscapeJob, SameTablesWhateverTheBudgetTilesAndSinks) {
+  MemoryClassRaster raster = random_landscape(300, 220, 5, 7, 0.05);
+  const LandscapeResults reference = run_landscape_job(raster, cpu_options());
+  ASSERT_TRUE(reference.plan.labels_kept);
+  ASSERT_GT(reference.metrics.patch.rows.size(), 100u);
+
+  LandscapeJobOptions tight = cpu_options();
+  tight.budget.memory_bytes = uint64_t(1) << 20;  // 264 000 bytes of labels do not fit a quarter
+  tight.tile_width = 64;
+  tight.tile_height = 17;
+  MetricTable streamed;
+  LandscapeSinks sinks;
+  sinks.patch_rows = [&](const MetricTable& block) {
+    streamed.columns = block.columns;
+    streamed.rows.insert(streamed.rows.end(), block.rows.begin(), block.rows.end());
+  };
+  MemoryLabelRaster ids(raster.info().width, raster.info().height);
+  sinks.patch_ids = &ids;
+  const LandscapeResults r = run_landscape_job(raster, tight, sinks);
+  EXPECT_FALSE(r.plan.labels_kept);
+  EXPECT_TRUE(r.metrics.patch.rows.empty());  // they went to the sink
+  EXPECT_EQ(csv(streamed, MetricLevel::Patch), csv(reference.metrics.patch, MetricLevel::Patch));
+  EXPECT_EQ(csv(r.metrics.cls, MetricLevel::Class), csv(reference.metrics.cls, MetricLevel::Class));
+  EXPECT_EQ(csv(r.metrics.land, MetricLevel::Landscape), csv(reference.metrics.land, MetricLevel::Landscape));
+  EXPECT_EQ(r.rows.adjacency.sides_h, reference.rows.adjacency.sides_h);
+  // The patch IDs are the PIDs of the table: the brute-force labeling's.
+  EXPECT_EQ(ids.labels(), brute_force(raster, NeighbourRule::Eight).labels);
+}
+
+// A selection restricts every table; disabled classes leave the class table
+// only; the patch table keeps PID and TYPE.
+TEST(LandscapeJob, SelectionAndDisabledClasses) {
+  MemoryClassRaster raster = random_landscape(120, 90, 4, 3, 0.0);
+  const LandscapeResults all = run_landscape_job(raster, cpu_options());
+  LandscapeJobOptions o = cpu_options();
+  o.selection = MetricSelection("AREA,NP,SHDI");
+  o.disabled_classes = {all.metrics.cls.rows[0].type};
+  const LandscapeResults some = run_landscape_job(raster, o);
+  EXPECT_FALSE(some.plan.second_pass);
+  EXPECT_FALSE(some.rows.second_pass);
+  EXPECT_EQ(some.metrics.cls.rows.size(), all.metrics.cls.rows.size() - 1);
+  EXPECT_DOUBLE_EQ(value(some.metrics.cls, 0, "NP"), value(all.metrics.cls, 1, "NP"));
+  EXPECT_DOUBLE_EQ(value(some.metrics.land, 0, "SHDI"), value(all.metrics.land, 0, "SHDI"));
+  for (const MetricTable* t : {&some.metrics.patch, &some.metrics.cls, &some.metrics.land})
+    for (const std::string& c : t->columns) EXPECT_TRUE(c == "AREA" || c.rfind("AREA_", 0) == 0 || c == "NP" || c == "SHDI") << c;
+  ASSERT_EQ(some.metrics.patch.rows.size(), all.metrics.patch.rows.size());
+  EXPECT_DOUBLE_EQ(value(some.metrics.patch, 5, "AREA"), value(all.metrics.patch, 5, "AREA"));
+}
+
+// The caller's check after the scan stops the job before the second pass;
+// bad options are refused with the problem named.
+TEST(LandscapeJob, AfterScanCheckAndBadOptions) {
+  MemoryClassRaster raster = grid({"123", "456"});
+  LandscapeJobOptions o = cpu_options();
+  size_t classes = 0;
+  o.after_scan = [&](const PatchTable& records) {
+    classes = class_codes(records).size();
+    throw Error(ErrorKind::BadInput, "too many classes");
+  };
+  EXPECT_THROW(run_landscape_job(raster, o), Error);
+  EXPECT_EQ(classes, 6u);
+  LandscapeJobOptions bad = cpu_options();
+  bad.edge_depth = 0;
+  try {
+    run_landscape_job(raster, bad);
+    FAIL() << "an edge depth of 0 was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("edge depth"), std::string::npos) << e.what();
+  }
+  bad = cpu_options();
+  bad.boundary_edge = 2;
+  EXPECT_THROW(run_landscape_job(raster, bad), Error);
+}
+
+// Stopping through the progress function stops the job with "interrupted".
+TEST(LandscapeJob, ProgressCanStopIt) {
+  MemoryClassRaster raster = random_landscape(200, 200, 4, 1, 0.0);
+  double last = 0;
+  int calls = 0;
+  const ProgressFn progress = [&](double f) {
+    EXPECT_GE(f, last - 1e-12);
+    last = f;
+    return ++calls < 2;
+  };
+  LandscapeJobOptions o = cpu_options();
+  o.tile_width = o.tile_height = 32;
+  try {
+    run_landscape_job(raster, o, {}, progress);
+    FAIL() << "the job did not stop";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+  }
+}
+
+}  // namespace
+}  // namespace lsm::test
