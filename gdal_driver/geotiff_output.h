@@ -16,13 +16,6 @@ class GDALDataset;
 
 namespace lsm {
 
-/// Georeferencing to stamp on an output.
-struct GeoReference {
-  bool has_geotransform = false;
-  double geotransform[6] = {0, 1, 0, 0, 0, 1};
-  std::string wkt;  ///< CRS as WKT; empty = none
-};
-
 /// The georeferencing of an open dataset.
 GeoReference georeference_of(GDALDataset* dataset);
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace lsm {
@@ -35,6 +36,13 @@ struct RasterInfo {
   /// Set for a geographic CRS: cell sizes on the ellipsoid, which the metrics
   /// use instead of cell_width/cell_height (then in degrees).
   std::shared_ptr<const GeodesicRows> geodesic;
+};
+
+/// Georeferencing of a raster (read from a source, stamped on an output).
+struct GeoReference {
+  bool has_geotransform = false;
+  double geotransform[6] = {0, 1, 0, 0, 0, 1};  ///< GDAL's affine transform
+  std::string wkt;                              ///< CRS as WKT; empty = none
 };
 
 /// A window of a raster: columns [x0, x0+width), rows [y0, y0+height).

@@ -39,6 +39,23 @@ while IFS= read -r line; do
 done < <(includes $(find "$src/tools" -name '*.cpp' -o -name '*.h') |
          grep -vE ":(${own_headers}|command_line\.h|operation_spec\.h|operations\.h|operation_json\.h|common_parameters\.h|error\.h|gdal_errors\.h|csv_fields\.h|atomic_output\.h|cpl_[a-z_]+\.h|gdal\.h|boost/.*|nlohmann/.*|httplib\.h|sqlite3\.h|unistd\.h|pthread\.h|signal\.h|[a-z_]+)$")
 
+# The driver renders operations too: beside the operation layer only GDAL's
+# headers, the GDAL I/O helpers (environment, errors, georeferencing), the
+# raster interfaces and its own.
+while IFS= read -r line; do
+  fail "$line: the driver holds no algorithm: it includes the operation layer only"
+done < <(includes "$src"/gdal_driver/plugin/*.cpp "$src"/gdal_driver/plugin/*.h |
+         grep -vE ":(connection\.h|derived_raster\.h|operation_spec\.h|operations\.h|error\.h|gdal_environment\.h|gdal_errors\.h|geotiff_output\.h|raster\.h|gdal[a-z_]*\.h|cpl_[a-z_]+\.h|ogr[a-z_]*\.h|[a-z_]+)$")
+
+# No front end names an operation: what each one does with an operation is
+# in its declaration (outputs, how the driver serves it), so a new operation
+# needs no front-end code. Operation names are the specs' `s.name = "..."`.
+names=$(grep -ho 's\.name = "[a-z]*"' "$src"/gdal_driver/operations/*_operation.cpp | sed -E 's/.*"([a-z]+)"/\1/' | paste -sd'|')
+while IFS= read -r line; do
+  fail "$line: a front end names an operation; declare what it needs in the operation's spec"
+done < <(grep -HnE "[\"'](${names})[\"']" $(find "$src/tools" "$src/gdal_driver/plugin" -name '*.cpp' -o -name '*.h' -o -name '*.py') |
+         grep -vE "^[^:]+:[0-9]+: *(//|#)")
+
 while IFS= read -r line; do
   fail "$line: the driver does not include the CLI"
 done < <(includes "$src"/gdal_driver/plugin/*.cpp "$src"/gdal_driver/plugin/*.h | grep -E ':(command_line\.h|cli_)')

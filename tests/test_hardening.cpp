@@ -204,6 +204,37 @@ TEST_F(Hardening, SparseRastersStreamInBoundedMemory) {
       << refused.err;
 }
 
+// Every image operation checks its needs against --memory-limit before any
+// work (no output created, no GB allocated) and says what it needs; on a
+// small raster each runs within a small limit.
+TEST_F(Hardening, ImageOperationsCheckTheirMemoryBeforeAnyWork) {
+  write_filled("wide.tif", 2147483647, 2, 0, {"SPARSE_OK=YES", "TILED=YES"});
+  write_filled("sparse.tif", 65536, 65536, 0, {"SPARSE_OK=YES", "TILED=YES", "COMPRESS=DEFLATE"});
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"gradient " + path("wide.tif") + " " + path("g.tif"), "error: gradient needs about"},
+      {"pyramid " + path("wide.tif") + " " + path("levels") + " --levels 2", "error: pyramid needs about"},
+      {"hog " + path("wide.tif") + " " + path("h.tif"), "error: hog needs about"},
+      {"kmeans " + path("wide.tif") + " " + path("k.tif") + " --k 2", "error: kmeans needs about"},
+      {"kmeans " + path("sparse.tif") + " " + path("k.tif") + " --k 2 --memory 100", "--memory is 100.00 MiB"},
+      {"fuzzy " + path("sparse.tif") + " " + path("f.tif") + " --seed 1,1", "error: fuzzy needs about 32.00 GiB"},
+  };
+  for (const auto& [command, message] : refused) {
+    const CliRun r = run_lsm(command + " -q");
+    EXPECT_EQ(r.code, 1) << command;
+    EXPECT_NE(r.err.find(message), std::string::npos) << command << ": " << r.err;
+    EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
+    struct rusage usage {};
+    getrusage(RUSAGE_CHILDREN, &usage);
+    EXPECT_LT(usage.ru_maxrss, 1200 * 1024) << command << ": peak resident memory in kB";
+  }
+  EXPECT_EQ(files(), (std::vector<std::string>{"sparse.tif", "wide.tif"}));
+  const std::string in = sample();
+  for (const std::string command : {"gradient " + in + " " + path("g.tif"), "pyramid " + in + " " + path("levels"),
+                                    "hog " + in + " " + path("h.tif"), "kmeans " + in + " " + path("k.tif") + " --k 3",
+                                    "fuzzy " + in + " " + path("f.tif") + " --seed 10,10"})
+    EXPECT_EQ(run_lsm(command + " --memory-limit 16M -q").code, 0) << command;
+}
+
 // Options at and past their limits; 64-bit values are never narrowed.
 TEST_F(Hardening, OptionsAreBoundedAndNeverNarrowed) {
   const std::string in = sample();

@@ -240,10 +240,10 @@ TEST_F(Operations, MetricsMdAndDescribeShowTheCatalogue) {
       EXPECT_TRUE(u.empty() || u == m.unit) << "docs/metrics.md gives '" << u << "', the catalogue '" << m.unit << "'";
   }
   const Json doc = Json::parse(run_lsm("--describe").out);
-  ASSERT_EQ(doc["metrics"].size(), metric_catalogue().size());
+  ASSERT_EQ(doc["metric_catalogue"].size(), metric_catalogue().size());
   for (size_t i = 0; i < metric_catalogue().size(); ++i) {
-    EXPECT_EQ(doc["metrics"][i]["acronym"], metric_catalogue()[i].acronym);
-    EXPECT_EQ(doc["metrics"][i]["unit"], metric_catalogue()[i].unit);
+    EXPECT_EQ(doc["metric_catalogue"][i]["acronym"], metric_catalogue()[i].acronym);
+    EXPECT_EQ(doc["metric_catalogue"][i]["unit"], metric_catalogue()[i].unit);
   }
 }
 

@@ -98,6 +98,39 @@ std::vector<ParameterSpec> budget_parameters(const std::string& what_spills) {
   };
 }
 
+ParameterSpec memory_limit_parameter(const std::string& holds) {
+  return text("memory-limit", "memory the run may hold, e.g. 512M or 2G (" + holds +
+                                  "); a run that needs more is refused before any work")
+      .with_default("1G")
+      .in("bytes")
+      .technical()
+      .checked_by([](const std::string& v) { memory_size(v); });
+}
+
+namespace {
+
+std::string bytes_text(double bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 5) {
+    bytes /= 1024;
+    ++u;
+  }
+  char text[48];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
+  return text;
+}
+
+}  // namespace
+
+void require_memory(const ParameterValues& values, double needed, const std::string& what, uint64_t limit_bytes,
+                    const std::string& limit_option) {
+  const uint64_t limit = limit_bytes ? limit_bytes : run_budget(values).memory_bytes;
+  if (needed <= double(limit)) return;
+  throw Error(ErrorKind::BadInput, values.spec().name + " needs about " + bytes_text(needed) + " of memory (" + what +
+                                       "); " + values.spelled(limit_option) + " is " + bytes_text(double(limit)));
+}
+
 RunBudget run_budget(const ParameterValues& values) {
   RunBudget budget;
   if (values.spec().find("memory-limit")) budget.memory_bytes = memory_size(values.text("memory-limit"));
@@ -214,6 +247,21 @@ void check_run_size(const ParameterValues& values, const RunContext& context) {
                              : std::string("read once per iteration"))
               << " by lsm " << values.spec().name << ": a long run; progress is reported as it goes\n";
   }
+}
+
+RasterShape source_shape(const std::string& path, int band) {
+  struct Closer {
+    void operator()(GDALDataset* d) const { GDALClose(d); }
+  };
+  std::unique_ptr<GDALDataset, Closer> dataset(open_input_raster(path));
+  if (band < 1 || band > dataset->GetRasterCount())
+    throw Error(ErrorKind::BadInput, "'" + path + "' has no band " + std::to_string(band));
+  RasterShape shape;
+  shape.width = dataset->GetRasterXSize();
+  shape.height = dataset->GetRasterYSize();
+  dataset->GetRasterBand(band)->GetBlockSize(&shape.block_width, &shape.block_height);
+  shape.georef = georeference_of(dataset.get());
+  return shape;
 }
 
 std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more) {

@@ -26,6 +26,15 @@ std::vector<ParameterSpec> patch_parameters();
 /// that reads a raster takes. `what_spills` ends the memory limit's help:
 /// what goes to scratch files when the limit is reached.
 std::vector<ParameterSpec> budget_parameters(const std::string& what_spills);
+/// memory-limit alone, for operations that write no scratch files (the
+/// image operations): `holds` says what their memory holds.
+ParameterSpec memory_limit_parameter(const std::string& holds);
+/// Refuses a run before any work when it needs more memory than its budget
+/// (`limit_bytes` spelled as option `limit_option`; default: memory-limit):
+/// lsm::Error(BadInput) "OP needs about 12.00 GiB of memory (WHAT);
+/// --memory-limit is 1.00 GiB". `needed` in bytes.
+void require_memory(const ParameterValues& values, double needed, const std::string& what, uint64_t limit_bytes = 0,
+                    const std::string& limit_option = "memory-limit");
 /// The run budget of these values: memory-limit (default 1G) and temp-dir
 /// where the operation declares them, else the defaults.
 RunBudget run_budget(const ParameterValues& values);
@@ -67,6 +76,11 @@ double cells_of_run(const ParameterValues& values);
 /// the cells, so a long run does not look like a hang.
 void check_run_size(const ParameterValues& values, const RunContext& context);
 
+/// The shape of band `band` of the raster at `path` as served unchanged:
+/// size, block size, georeferencing (type Float32, no nodata: the caller sets
+/// them). Opens the input (protected_inputs.h); throws lsm::Error(BadInput)
+/// when it cannot be opened or has no such band.
+RasterShape source_shape(const std::string& path, int band);
 /// `list` with `more` appended.
 std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more);
 

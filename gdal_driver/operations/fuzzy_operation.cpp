@@ -130,6 +130,7 @@ OperationSpec fuzzy_spec() {
           output(ParameterRole::OutputRaster, "mask", "path of the mask (default: OUTPUT's name with _mask.tif)").drawn_as(RasterStyle::Classes).titled("Object mask")
               .only(kCommandLine),
           backend_parameter({{"reference", "the sequential kFOE, slow"}}),
+          memory_limit_parameter("the whole image or volume, its connectivity scene and, with --relative, the background's"),
           quiet_parameter(),
       },
       raster_output_parameters());
@@ -171,6 +172,11 @@ void run_fuzzy_operation(const ParameterValues& v, const RunContext& context) {
   std::unique_ptr<FuzzyEngine> engine = use_reference ? nullptr : make_fuzzy_engine(parse_backend(backend));
 
   const ProgressFn progress = context.checked_progress();
+  {  // the volume in memory (4 bytes a voxel), its scene (4), the background scene (4, --relative)
+    const double voxels = cells_of_run(v);
+    require_memory(v, voxels * (relative ? 12.0 : 8.0),
+                   std::to_string(int64_t(voxels)) + " voxels held in memory, " + (relative ? "12" : "8") + " bytes each");
+  }
   LoadedVolume image = read_volume(input, volume, band, scaled_progress(progress, 0.0, 0.2));
   if (!seeds_from.empty()) seeds = seeds_from_mask(seeds_from, image, volume, band);
   if (!voxel_size_mm) voxel_size_mm = image.voxel_size_mm;

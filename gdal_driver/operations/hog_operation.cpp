@@ -85,6 +85,7 @@ OperationSpec hog_spec() {
                  "OUTPUT.npy (skimage's hog(..., feature_vector=False) array) or a GeoTIFF of one band per descriptor element")
               .needed()
               .at_position(2)
+              .making({{"output", ".tif", kCogMediaType, "HOG descriptors: one band per descriptor element, one cell per block position"}})
               .only(kCommandLine | kService),  // the service names it itself
           integer("cell", "pixels per cell side").with_default("8").at_least(1).at_most(64).in("pixels"),
           integer("block", "cells per block side").with_default("3").at_least(1).at_most(8).in("cells"),
@@ -108,6 +109,7 @@ OperationSpec hog_spec() {
               .checked_by([](const std::string& v) { parse_pyramid(v); }),
           backend_parameter(),
           integer("tile-size", "cell rows per streamed strip").with_default("64").at_least(1).at_most(1000000).technical().only(kCommandLine),
+          memory_limit_parameter("strips of cell rows, their gradients, histograms and block descriptors"),
           quiet_parameter(),
       },
       raster_output_parameters());
@@ -138,6 +140,13 @@ void run_hog_operation(const ParameterValues& v, const RunContext& context) {
   o.value_divisor = o.variant == HogVariant::Skimage ? raster.unit_range_divisor() : 1.0;
   const FeatureRasterInfo info = raster.info();
   const GeoReference georef = georeference_of(raster.dataset());
+  {  // a strip of cell rows (with its blocks' overlap): pixels, gradients, histograms, descriptors
+    const double rows = double(std::min<int64_t>((o.strip_cells + o.block) * o.cell, info.height));
+    const double descriptors = double(o.strip_cells + o.block) * (double(info.width) / o.cell) * o.block * o.block * o.bins;
+    require_memory(v, rows * double(info.width) * (8.0 * (info.bands + 1) + 32) + descriptors * 16.0,
+                   "strips of " + std::to_string(int64_t(rows)) + " rows of " + std::to_string(info.width) +
+                       " pixels and their block descriptors");
+  }
   auto pass = make_hog_pass(parse_backend(v.text("backend")));
   const ProgressFn progress = context.checked_progress();
   if (!v.given("pyramid")) {

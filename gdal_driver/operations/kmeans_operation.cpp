@@ -101,6 +101,7 @@ OperationSpec kmeans_spec() {
               .titled("Tolerance")
               .only(kCommandLine),
           output(ParameterRole::OutputFile, "stats", "write centres, counts and inertia as JSON to this file")
+              .making({{"stats", ".json", "application/json", "centres, counts and inertia (JSON)"}})
               .titled("Statistics (JSON)")
               .technical()
               .only(kCommandLine | kService),  // the service names it itself
@@ -111,8 +112,9 @@ OperationSpec kmeans_spec() {
           integer("close", "closing radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine),
           backend_parameter(),
           integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).technical().only(kCommandLine),
-          integer("memory", "keep the features in memory (and on the GPU) when they take at most this many MB")
-              .with_default("4096")
+          memory_limit_parameter("strips of rows, the features kept between iterations when they fit three quarters of it, "
+                                 "the class raster of --select"),
+          integer("memory", "the older spelling of --memory-limit, in MB (0: never keep the features between iterations)")
               .at_least(0)
               .at_most(1 << 20)
               .technical()
@@ -133,7 +135,12 @@ void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
   o.max_iter = static_cast<int>(v.integer("max-iter"));
   o.tol = v.number("tol");
   o.strip_rows = v.integer("tile-size");
-  o.resident_bytes = v.integer("memory") << 20;
+  // --memory MB is --memory-limit's older spelling; 0 kept its meaning: stream every iteration.
+  if (v.given("memory") && v.given("memory-limit"))
+    throw Error(ErrorKind::BadInput, v.spelled("memory") + " is the older spelling of " + v.spelled("memory-limit") + "; give one");
+  uint64_t memory_bytes = run_budget(v).memory_bytes;
+  if (v.given("memory") && v.integer("memory") > 0) memory_bytes = uint64_t(v.integer("memory")) << 20;
+  o.resident_bytes = v.given("memory") && v.integer("memory") == 0 ? 0 : memory_bytes / 4 * 3;
   const std::string colour_space = v.text("color-space"), select = v.text("select");
   const int open_radius = static_cast<int>(v.integer("open")), close_radius = static_cast<int>(v.integer("close"));
   if (!select.empty() && colour_space != "lab") throw Error(ErrorKind::BadInput, v.spelled("select") + " greenest needs " + v.spelled("color-space") + " lab");
@@ -154,6 +161,15 @@ void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
   }
   FeatureRasterSource& features = lab ? static_cast<FeatureRasterSource&>(*lab) : raster;
   const FeatureRasterInfo info = features.info();
+  {  // strips of features read ahead and in use, their labels; the class raster and mask of --select
+    const bool mask = !select.empty();
+    const double strip = double(std::min<int64_t>(o.strip_rows, info.height)) * double(info.width);
+    const double needed = strip * (12.0 * info.bands + 4) + (mask ? 3.0 * double(info.width) * double(info.height) : 0);
+    require_memory(v, needed,
+                   "strips of " + std::to_string(std::min<int64_t>(o.strip_rows, info.height)) + " rows of " +
+                       std::to_string(info.width) + " cells" + (mask ? ", the class raster of --select" : ""),
+                   memory_bytes, v.given("memory") ? "memory" : "memory-limit");
+  }
   if (v.given("init")) o.init = read_centres_file(v.text("init"), o.k, info.bands);
   auto pass = make_kmeans_pass(parse_backend(v.text("backend")));
 

@@ -2,6 +2,8 @@
 // LSM:label) and a FRAGSTATS patch metric of every cell (lsm patchmetric,
 // LSM:patchmetric), both streamed strip by strip through the engine: the
 // second labeling writes each strip as it comes.
+#include <gdal_priv.h>
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -24,6 +26,26 @@ namespace lsm::ops {
 
 namespace {
 
+// The shape of a raster with one value per cell of the class raster (the
+// patch IDs, a patch metric): the source's size, blocks and georeferencing.
+// Opening the source checks it now, before the driver's dataset exists.
+RasterShape per_cell_shape(const ParameterValues& v, CellType type, double nodata, std::string band_name) {
+  const int band = static_cast<int>(v.integer("band"));
+  GdalClassRaster source(v.text("input"), band);
+  const RasterInfo info = source.info();
+  RasterShape shape;
+  shape.width = info.width;
+  shape.height = info.height;
+  shape.type = type;
+  shape.nodata = nodata;
+  shape.georef = georeference_of(source.dataset());
+  source.dataset()->GetRasterBand(band)->GetBlockSize(&shape.block_width, &shape.block_height);
+  shape.band_names = {std::move(band_name)};
+  return shape;
+}
+
+std::string upper(std::string s);
+
 OperationSpec label_spec() {
   OperationSpec s;
   s.name = "label";
@@ -39,6 +61,7 @@ OperationSpec label_spec() {
                                     .only(kCommandLine | kService)},  // the service names it itself
                                patch_parameters()),
                         raster_output_parameters());
+  s.serving.shape_before_run = [](const ParameterValues& v) { return per_cell_shape(v, CellType::UInt32, 0.0, "patch_id"); };
   return s;
 }
 
@@ -90,6 +113,9 @@ OperationSpec patchmetric_spec() {
               integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells")},
              patch_parameters()),
       raster_output_parameters());
+  s.serving.shape_before_run = [](const ParameterValues& v) {
+    return per_cell_shape(v, CellType::Float64, std::numeric_limits<double>::quiet_NaN(), upper(v.text("metric")));
+  };
   return s;
 }
 

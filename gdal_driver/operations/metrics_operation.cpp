@@ -45,7 +45,12 @@ OperationSpec metrics_spec() {
               .needed()
               .short_option('o')
               .titled("Output tables (prefix)")
-              .with_metavar("PREFIX"),
+              .with_metavar("PREFIX")
+              .making({{"patch", ".patch.csv", "text/csv", "patch table (one row per patch)"},
+                       {"class", ".class.csv", "text/csv", "class table (one row per class)"},
+                       {"land", ".land.csv", "text/csv", "landscape table (one row)"},
+                       {"adj", ".adj.csv", "text/csv", "class adjacency matrix (cell sides, double count)"},
+                       {"tidy", ".tidy.csv", "text/csv", "tidy table (with format=tidy: level, class, id, metric, value)"}}),
           text("level", "levels to report: any of patch,class,land (default all)")
               .subset_of({"patch", "class", "land"})
               .titled("Levels")

@@ -66,6 +66,13 @@ Json parameter_json(const ParameterSpec& p) {
     case RasterStyle::Continuous: j["style"] = "continuous"; break;
   }
   j["choice_labels"] = p.choice_labels.empty() ? Json(nullptr) : Json(p.choice_labels);
+  if (p.is_output()) {  // the declared files: output IDs, suffixes of the argument, media types
+    j["files"] = Json::array();
+    for (const DeclaredFile& f : p.files_made())
+      j["files"].push_back({{"id", f.id}, {"suffix", f.suffix}, {"media_type", f.media_type}, {"description", f.description}});
+  } else {
+    j["files"] = nullptr;
+  }
   return j;
 }
 
@@ -106,13 +113,13 @@ std::string describe_json(const std::vector<Operation>& operations, const std::s
     doc["commands"].push_back(c);
   }
   // The metric catalogue: what `metrics` and `patchmetric` compute.
-  doc["metrics"] = Json::array();
+  doc["metric_catalogue"] = Json::array();
   for (const MetricInfo& m : metric_catalogue()) {
     Json levels = Json::array();
     if (m.levels & kPatchLevel) levels.push_back("patch");
     if (m.levels & kClassLevel) levels.push_back("class");
     if (m.levels & kLandscapeLevel) levels.push_back("landscape");
-    doc["metrics"].push_back({{"acronym", m.acronym}, {"name", m.name}, {"family", family_name(m.family)},
+    doc["metric_catalogue"].push_back({{"acronym", m.acronym}, {"name", m.name}, {"family", family_name(m.family)},
                               {"levels", levels}, {"unit", m.unit}, {"second_pass", m.second_pass},
                               {"distribution", m.distributed}});
   }

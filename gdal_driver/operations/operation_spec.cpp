@@ -191,6 +191,18 @@ ParameterSpec ParameterSpec::subset_of(std::vector<std::string> values) const {
   c.comma_list = true;
   return c;
 }
+ParameterSpec ParameterSpec::making(std::vector<DeclaredFile> list) const {
+  ParameterSpec p = *this;
+  p.files = std::move(list);
+  return p;
+}
+
+std::vector<DeclaredFile> ParameterSpec::files_made() const {
+  if (!files.empty() || !is_output()) return files;
+  if (role == ParameterRole::OutputVector) return {{name, ".gpkg", "application/geopackage+sqlite3", help}};
+  return {{name, ".tif", kCogMediaType, help}};
+}
+
 ParameterSpec ParameterSpec::drawn_as(RasterStyle s) const { auto c = *this; c.style = s; return c; }
 ParameterSpec ParameterSpec::technical() const { auto c = *this; c.advanced = true; return c; }
 ParameterSpec ParameterSpec::with_help(std::string h) const { auto c = *this; c.help = std::move(h); return c; }

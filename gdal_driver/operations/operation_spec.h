@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "progress.h"
+#include "served_raster.h"
 
 namespace lsm::ops {
 
@@ -56,6 +57,18 @@ enum FrontEnd : unsigned {
   kEveryFrontEnd = 7
 };
 
+/// One file (or folder) an output parameter makes: what the service lists as
+/// the process's outputs, `--describe` prints and dialogs load.
+struct DeclaredFile {
+  std::string id;           ///< output ID: "patch", "stats", "levels"
+  std::string suffix;       ///< appended to the output argument (".patch.csv"); "" = the argument itself
+  std::string media_type;   ///< "text/csv", "application/json", kCogMediaType ...
+  std::string description;  ///< one line
+};
+
+/// The media type of lsm's raster outputs as the service writes them.
+constexpr const char* kCogMediaType = "image/tiff; application=geotiff; profile=cloud-optimized";
+
 /// One parameter of an operation. Build one with the helpers below, e.g.
 ///   integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).in("cells")
 struct ParameterSpec {
@@ -79,6 +92,8 @@ struct ParameterSpec {
   bool comma_list = false;                   ///< the value is a comma-separated subset of `choices`
   bool advanced = false;                     ///< technical (backend, tile size, memory, format): dialogs fold it away
   RasterStyle style = RasterStyle::None;     ///< of an OutputRaster
+  /// The files of an output parameter; empty = the role's one file (see files_made()).
+  std::vector<DeclaredFile> files;
   int position = 0;                          ///< 1-based position on the CLI (0 = named only)
   unsigned front_ends = kEveryFrontEnd;
   std::string driver_spelling;               ///< driver name when not the name with '_' for '-'
@@ -99,6 +114,9 @@ struct ParameterSpec {
   bool shown_in(FrontEnd f) const { return (front_ends & f) != 0; }
   /// True for the roles that name something the run writes.
   bool is_output() const { return role != ParameterRole::Value && role != ParameterRole::InputRaster; }
+  /// The files an output parameter makes: `files`, else by role one raster
+  /// (".tif", COG) or one vector (".gpkg") named after the parameter.
+  std::vector<DeclaredFile> files_made() const;
 
   // Fluent setters, each returning a copy for chaining.
   ParameterSpec with_default(std::string v) const;
@@ -121,6 +139,8 @@ struct ParameterSpec {
   ParameterSpec titled(std::string l) const;
   ParameterSpec technical() const;  ///< marks it advanced
   ParameterSpec drawn_as(RasterStyle s) const;
+  /// The files this output makes (DeclaredFile).
+  ParameterSpec making(std::vector<DeclaredFile> list) const;
   /// The value is a comma-separated subset of `values` (listed for dialogs;
   /// a check function, where given, still decides).
   ParameterSpec subset_of(std::vector<std::string> values) const;
@@ -144,6 +164,8 @@ struct OperationSpec {
   std::string usage;    ///< the CLI's usage line(s)
   std::vector<ParameterSpec> parameters;
   unsigned front_ends = kEveryFrontEnd;
+  /// How the GDAL driver serves its raster (when front_ends has kDriver).
+  RasterServing serving;
 
   /// The parameter named `name`, or nullptr.
   const ParameterSpec* find(const std::string& name) const;

@@ -21,6 +21,51 @@ namespace lsm::ops {
 
 namespace {
 
+// LSM:pyramid, streamed: one level (resampled from the base, every band,
+// Float32, cells scaled), served window by window.
+class PyramidLevelStream final : public StreamedRaster {
+ public:
+  explicit PyramidLevelStream(const ParameterValues& v)
+      : source_(v.text("input"), {}), pass_(make_pyramid_pass(parse_backend(v.text("backend")))) {
+    PyramidOptions o;
+    o.scale = v.number("scale");
+    o.resampling = parse_resampling(v.text("resampling"));
+    o.levels = static_cast<int>(v.integer("level")) + 1;
+    const FeatureRasterInfo info = source_.info();
+    const auto sizes = pyramid_sizes(info.width, info.height, o);  // refuses levels below one cell
+    shape.width = sizes.back().first;
+    shape.height = sizes.back().second;
+    level_ = std::make_unique<PyramidLevelRaster>(source_, shape.width, shape.height, o.resampling, *pass_);
+    shape.bands = info.bands;
+    shape.type = CellType::Float32;
+    shape.nodata = std::numeric_limits<double>::quiet_NaN();
+    shape.block_width = static_cast<int>(std::min<int64_t>(256, shape.width));
+    shape.block_height = static_cast<int>(std::min<int64_t>(256, shape.height));
+    shape.georef = scale_cells(georeference_of(source_.dataset()), double(info.width) / shape.width,
+                               double(info.height) / shape.height);
+  }
+  void read_block(int band, int64_t bx, int64_t by, void* out) override {
+    const int64_t bw = shape.block_width, bh = shape.block_height;
+    const Window w{bx * bw, by * bh, std::min<int64_t>(bw, shape.width - bx * bw), std::min<int64_t>(bh, shape.height - by * bh)};
+    if (bx != cached_x_ || by != cached_y_) {  // all bands of the window at once
+      cells_.resize(static_cast<size_t>(w.width * w.height * shape.bands));
+      level_->read(w, cells_.data());
+      cached_x_ = bx;
+      cached_y_ = by;
+    }
+    for (int64_t r = 0; r < w.height; ++r)
+      for (int64_t x = 0; x < w.width; ++x)
+        static_cast<float*>(out)[r * bw + x] = cells_[static_cast<size_t>((r * w.width + x) * shape.bands + band - 1)];
+  }
+
+ private:
+  GdalFeatureRaster source_;
+  std::unique_ptr<PyramidPass> pass_;
+  std::unique_ptr<PyramidLevelRaster> level_;
+  int64_t cached_x_ = -1, cached_y_ = -1;
+  std::vector<float> cells_;
+};
+
 std::string level_name(int level) {
   char name[32];
   std::snprintf(name, sizeof name, "level_%02d.tif", level);
@@ -43,6 +88,7 @@ OperationSpec pyramid_spec() {
                  "output folder: level_00.tif (the input) .. level_NN.tif (not with --overviews)")
               .at_position(2)
               .titled("Output folder")
+              .making({{"levels", "", kCogMediaType, "pyramid levels level_00 (the input) ... as Cloud Optimized GeoTIFFs"}})
               .only(kCommandLine | kService),  // the service names it itself
           text("overviews", "instead build the input's GDAL overviews (factors 2, 4, 8 ... down to 256 cells, in "
                             "INPUT.ovr) with average, or mode for categorical data")
@@ -58,9 +104,13 @@ OperationSpec pyramid_spec() {
               .only(kCommandLine),
           backend_parameter(),
           integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).technical().only(kCommandLine),
+          memory_limit_parameter("strips of rows of the base and of each level"),
           quiet_parameter(),
       },
       raster_output_parameters());
+  s.serving.streamed = [](const ParameterValues& v) -> std::unique_ptr<StreamedRaster> {
+    return std::make_unique<PyramidLevelStream>(v);
+  };
   return s;
 }
 
@@ -92,6 +142,11 @@ void run_pyramid_operation(const ParameterValues& v, const RunContext& context) 
   GdalFeatureRaster base(v.text("input"), {});
   const FeatureRasterInfo info = base.info();
   const auto sizes = pyramid_sizes(info.width, info.height, o);
+  // A level's strip and the base rows it samples (every band, read ahead and
+  // in use), its interleaved copy and the pass's buffers.
+  require_memory(v, double(std::min<int64_t>(strip_rows, info.height) + 8) * double(info.width) * info.bands * 16.0,
+                 "strips of " + std::to_string(strip_rows) + " rows of " + std::to_string(info.width) + " cells and " +
+                     std::to_string(info.bands) + " bands");
   for (size_t l = 1; l < sizes.size(); ++l)  // fails before anything is written
     level_mapping(o.from_previous ? sizes[l - 1].first : info.width, o.from_previous ? sizes[l - 1].second : info.height,
                   sizes[l].first, sizes[l].second, o.resampling);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "connection.h"
-#include "geotiff_output.h"  // GeoReference
+#include "raster.h"  // GeoReference
 
 namespace lsm::gdal_plugin {
 

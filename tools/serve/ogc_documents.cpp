@@ -9,8 +9,6 @@ namespace lsm::serve {
 
 namespace {
 
-const char* kTiff = "image/tiff; application=geotiff; profile=cloud-optimized";
-
 // The service's inputs: values and input rasters it shows.
 bool is_input(const ops::ParameterSpec& p) { return !p.is_output() && p.shown_in(ops::kService); }
 
@@ -87,27 +85,7 @@ std::vector<OutputKind> process_outputs(const ops::OperationSpec& spec) {
   std::vector<OutputKind> outputs;
   for (const ops::ParameterSpec& p : spec.parameters) {
     if (!p.is_output() || !p.shown_in(ops::kService)) continue;
-    switch (p.role) {
-      case ops::ParameterRole::OutputTablePrefix:
-        outputs.push_back({"patch", "patch table (one row per patch)", "text/csv"});
-        outputs.push_back({"class", "class table (one row per class)", "text/csv"});
-        outputs.push_back({"land", "landscape table (one row)", "text/csv"});
-        outputs.push_back({"adj", "class adjacency matrix (cell sides, double count)", "text/csv"});
-        outputs.push_back({"tidy", "tidy table (with format=tidy: level, class, id, metric, value)", "text/csv"});
-        break;
-      case ops::ParameterRole::OutputFolder:
-        outputs.push_back({"levels", "pyramid levels level_00 (the input) ... as Cloud Optimized GeoTIFFs", kTiff});
-        break;
-      case ops::ParameterRole::OutputVector:
-        outputs.push_back({p.name, p.help, "application/geopackage+sqlite3"});
-        break;
-      case ops::ParameterRole::OutputFile:
-        if (p.name == "stats") outputs.push_back({"stats", p.help, "application/json"});
-        else outputs.push_back({p.name, p.help, kTiff});
-        break;
-      default:
-        outputs.push_back({p.name, p.help, kTiff});
-    }
+    for (const ops::DeclaredFile& f : p.files_made()) outputs.push_back({f.id, f.description, f.media_type});
   }
   return outputs;
 }

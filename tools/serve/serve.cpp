@@ -126,24 +126,22 @@ void send_document(const httplib::Request& req, httplib::Response& res, const Js
   }
 }
 
-// Names every output of the operation inside the job's folder.
+// Names every output of the operation inside the job's folder, as its
+// declaration says: a table prefix after the operation (metrics.patch.csv),
+// a folder after its output ID, a file after the parameter with its suffix.
 void set_outputs(ops::ParameterValues& values, const ops::OperationSpec& spec, const std::string& folder) {
   for (const ops::ParameterSpec& p : spec.parameters) {
     if (!p.is_output() || !p.shown_in(ops::kService)) continue;
     const fs::path dir(folder);
-    switch (p.role) {
-      case ops::ParameterRole::OutputTablePrefix: values.set(p.name, (dir / "metrics").string()); break;
-      case ops::ParameterRole::OutputFolder: values.set(p.name, (dir / "levels").string()); break;
-      case ops::ParameterRole::OutputVector: values.set(p.name, (dir / (p.name + ".gpkg")).string()); break;
-      case ops::ParameterRole::OutputFile:
-        values.set(p.name, (dir / (p.name == "stats" ? "stats.json" : p.name + ".tif")).string());
-        break;
-      default: values.set(p.name, (dir / (p.name + ".tif")).string());
-    }
+    const std::vector<ops::DeclaredFile> files = p.files_made();
+    if (p.role == ops::ParameterRole::OutputTablePrefix) values.set(p.name, (dir / spec.name).string());
+    else if (p.role == ops::ParameterRole::OutputFolder) values.set(p.name, (dir / files.front().id).string());
+    else values.set(p.name, (dir / (p.name + files.front().suffix)).string());
   }
 }
 
-// The files of a successful job, by output ID.
+// The files of a successful job, by output ID: a file's name up to its
+// extension, after the table prefix where it has one (metrics.patch.csv: patch).
 std::map<std::string, fs::path> result_files(const std::string& folder) {
   std::map<std::string, fs::path> files;
   std::error_code ec;
@@ -151,7 +149,7 @@ std::map<std::string, fs::path> result_files(const std::string& folder) {
     if (!it->is_regular_file()) continue;
     const fs::path& path = it->path();
     std::string id = path.stem().string();
-    if (id.rfind("metrics.", 0) == 0) id = id.substr(8);
+    if (const size_t dot = id.find('.'); dot != std::string::npos) id = id.substr(dot + 1);
     if (!id.empty() && id[0] != '.') files[id] = path;
   }
   return files;

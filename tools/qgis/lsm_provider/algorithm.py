@@ -36,7 +36,8 @@ from .lsm_binary import lsm_binary
 
 # Options the provider sets itself.
 HIDDEN = {"quiet", "help"}
-TABLE_SUFFIXES = ("patch", "class", "land", "tidy", "adj")
+# Layer names of the declared table outputs, by output ID (the files of a
+# table-prefix option in `lsm --describe`).
 TABLE_TITLES = {"patch": "patch metrics", "class": "class metrics", "land": "landscape metrics",
                 "tidy": "metrics (tidy)", "adj": "class adjacencies"}
 
@@ -112,6 +113,11 @@ def make_bare_parameter(option):
     return QgsProcessingParameterString(name, text, defaultValue=default, optional=optional)
 
 
+def table_prefix_option(command):
+    """The option naming the prefix of a command's tables (its declared files), or None."""
+    return next((o for o in command["parameters"] if o["output"] == "table-prefix"), None)
+
+
 def help_text(command, catalogue):
     """The help panel: what the command computes, its outputs and, for the
     metric commands, the metrics it offers with their units (from the metric
@@ -121,8 +127,12 @@ def help_text(command, catalogue):
     if outputs:
         parts.append("<p><b>Outputs</b></p><ul>{}</ul>".format(
             "".join("<li><i>{}</i>: {}</li>".format(field_title(o), o["help"]) for o in outputs)))
-    if command["name"] in ("metrics", "patchmetric") and catalogue:
-        wanted = "patch" if command["name"] == "patchmetric" else None
+    # The option whose choices are the catalogue's acronyms: a list of them
+    # (every level), or one patch metric.
+    acronyms = {m["acronym"] for m in catalogue or []}
+    metric_option = next((o for o in command["parameters"] if o["choices"] and set(o["choices"]) <= acronyms), None)
+    if metric_option and catalogue:
+        wanted = None if metric_option["list"] else "patch"
         rows = ["<li><b>{}</b> {} ({}; {})</li>".format(m["acronym"], m["name"], m["unit"] or "no unit",
                                                        ", ".join(m["levels"]))
                 for m in catalogue if wanted is None or wanted in m["levels"]]
@@ -135,7 +145,7 @@ def help_url(command):
     """The page of the documentation for the help button: installed with the
     plugin (lsm_provider/docs), or in the source tree beside it."""
     here = os.path.dirname(os.path.abspath(__file__))
-    page = "metrics.md" if command["name"] in ("metrics", "patchmetric", "patches") else "QGIS.md"
+    page = "metrics.md" if command.get("category") == "Landscape metrics" else "QGIS.md"
     for docs in (os.path.join(here, "docs"), os.path.join(here, "..", "..", "..", "docs")):
         path = os.path.normpath(os.path.join(docs, page))
         if os.path.exists(path):
@@ -174,9 +184,9 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
     def initAlgorithm(self, config=None):  # noqa: N802
         for option in self.options:
             self.addParameter(make_parameter(option))
-        if self.command["name"] == "metrics":
-            for suffix in TABLE_SUFFIXES:
-                self.addOutput(QgsProcessingOutputFile(suffix.upper() + "_TABLE", suffix + " table (CSV)"))
+        tables = table_prefix_option(self.command)
+        for table in tables["files"] if tables else []:  # the declared tables, one output each
+            self.addOutput(QgsProcessingOutputFile(table["id"].upper() + "_TABLE", table["id"] + " table (CSV)"))
 
     def arguments(self, parameters, context):
         """The lsm command line (without the binary) for these parameter values."""
@@ -290,15 +300,16 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
                             details.setPostProcessor(processor)
                 else:
                     results[name] = self.parameterAsFileOutput(parameters, name, context)
-        if self.command["name"] == "metrics":
-            prefix = args[args.index("--out") + 1]
+        tables = table_prefix_option(self.command)
+        if tables:
+            prefix = args[args.index("--" + tables["name"]) + 1]
             results["OUTPUT"] = prefix
-            for suffix in TABLE_SUFFIXES:
-                path = "{}.{}.csv".format(prefix, suffix)
+            for table in tables["files"]:
+                path = prefix + table["suffix"]
                 if os.path.exists(path):
-                    results[suffix.upper() + "_TABLE"] = path
-                    layer = table_layer(path, " — ".join(t for t in (source or os.path.basename(prefix),
-                                                                      TABLE_TITLES[suffix]) if t))
+                    results[table["id"].upper() + "_TABLE"] = path
+                    title = TABLE_TITLES.get(table["id"], table["description"])
+                    layer = table_layer(path, " — ".join(t for t in (source or os.path.basename(prefix), title) if t))
                     if layer.isValid():  # a CSV table in the project
                         context.temporaryLayerStore().addMapLayer(layer)
                         context.addLayerToLoadOnCompletion(

@@ -47,4 +47,4 @@ class LsmProvider(QgsProcessingProvider):
         if not self.description:
             return
         for command in self.description["commands"]:
-            self.addAlgorithm(LsmAlgorithm(command, self.description.get("metrics")))
+            self.addAlgorithm(LsmAlgorithm(command, self.description.get("metric_catalogue")))
