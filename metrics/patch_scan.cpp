@@ -138,7 +138,7 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   table.rule = options.rule;
   table.grid = plan_tiles(table.raster,
                           options.tile_width ? options.tile_width : labeler.preferred_tile_width(table.raster.width),
-                          options.tile_height);
+                          options.tile_height, options.max_strip_cells);
 
   // Per-patch and per-fragment arrays beyond their budget live on scratch files (paged_array.h).
   const PagedPolicy paged{options.max_patch_array_bytes, options.temp_dir};

@@ -43,6 +43,10 @@ struct ScanOptions {
   /// temp_dir (paged_array.h): memory then follows the open patches and the
   /// tile row, not the patch count. Default: always in memory.
   uint64_t max_patch_array_bytes = UINT64_MAX;
+  /// Cells of a strip of tile rows at most when the grid is planned
+  /// (plan_tiles(); 0: 16 Mi): a memory limit's strips share
+  /// (RunBudget::strip_cells()). Results never depend on it.
+  int64_t max_strip_cells = 0;
 };
 
 /// The patches of a raster.

@@ -15,6 +15,7 @@ uint64_t divisor(BudgetShare share) {
     case BudgetShare::Records: return 8;
     case BudgetShare::PatchArray: return 16;
     case BudgetShare::Tables: return 4;
+    case BudgetShare::Strips: return 2;
   }
   return 16;
 }
@@ -27,6 +28,7 @@ const char* share_name(BudgetShare share) {
     case BudgetShare::Records: return "records";
     case BudgetShare::PatchArray: return "patch-array";
     case BudgetShare::Tables: return "tables";
+    case BudgetShare::Strips: return "strips";
   }
   return "?";
 }
@@ -35,7 +37,8 @@ uint64_t RunBudget::share(BudgetShare s) const { return std::max<uint64_t>(1, me
 
 std::vector<std::pair<BudgetShare, uint64_t>> RunBudget::shares() const {
   std::vector<std::pair<BudgetShare, uint64_t>> all;
-  for (BudgetShare s : {BudgetShare::KeptLabels, BudgetShare::Records, BudgetShare::PatchArray, BudgetShare::Tables})
+  for (BudgetShare s : {BudgetShare::KeptLabels, BudgetShare::Records, BudgetShare::PatchArray, BudgetShare::Tables,
+                        BudgetShare::Strips})
     all.emplace_back(s, share(s));
   return all;
 }

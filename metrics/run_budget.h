@@ -28,7 +28,16 @@ enum class BudgetShare {
   /// value columns and the distributions gathered in memory
   /// (MetricOptions::memory_limit): a quarter.
   Tables,
+  /// The strips of tile rows the scheduler holds (three strips of class
+  /// codes, the labels and patch IDs of a row, the visitors' rows: about
+  /// kStripBytesPerCell a cell): a half, which is 16 Mi cells at 1G, the
+  /// most a strip takes (plan_tiles()). Smaller limits get shorter strips.
+  Strips,
 };
+
+/// Bytes the scan and the second pass hold per cell of a strip (measured:
+/// `lsm label` on the 47 Mpx bern_valais mosaic, 31 bytes a cell).
+constexpr uint64_t kStripBytesPerCell = 32;
 
 /// The name of a share, as `--describe`, messages and tests spell it.
 const char* share_name(BudgetShare share);
@@ -42,6 +51,8 @@ struct RunBudget {
 
   /// The bytes of `share` (at least 1).
   uint64_t share(BudgetShare s) const;
+  /// The cells of a strip of tile rows at most (ScanOptions::max_strip_cells).
+  int64_t strip_cells() const { return static_cast<int64_t>(share(BudgetShare::Strips) / kStripBytesPerCell); }
   /// Every share with its bytes, in the order of BudgetShare (for a plan's record).
   std::vector<std::pair<BudgetShare, uint64_t>> shares() const;
 };

@@ -31,7 +31,7 @@ Window TileGrid::tile(int64_t row, int64_t col) const {
   return w;
 }
 
-TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width, int64_t tile_height) {
+TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width, int64_t tile_height, int64_t max_strip_cells) {
   if (raster.width <= 0 || raster.height <= 0) throw Error(ErrorKind::BadInput, "the raster has no cells");
   if (tile_width < 0 || tile_height < 0) throw Error(ErrorKind::BadInput, "tile size must be positive");
   // 16 Mi cells a strip at most: the scheduler holds three strips of int32
@@ -46,7 +46,8 @@ TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width, int64_t tile_h
   } else {
     const int64_t block = std::max(1, raster.block_height);
     int64_t rows = std::max<int64_t>(block, (1024 / block) * block);
-    const int64_t max_rows = std::max<int64_t>(1, kStripCells / raster.width);
+    const int64_t strip_cells = max_strip_cells > 0 ? std::min(max_strip_cells, kStripCells) : kStripCells;
+    const int64_t max_rows = std::max<int64_t>(1, strip_cells / raster.width);
     if (rows > max_rows) rows = std::max<int64_t>(std::min(block, max_rows), (max_rows / block) * block);
     g.tile_height = rows;
   }

@@ -30,9 +30,10 @@ struct TileGrid {
 /// Plans the tile grid. tile_width/tile_height = 0 picks them: 1024 cells
 /// across, and a multiple of the source's block height near 1024 down (so
 /// strips are read in whole blocks), shrunk so that a strip of tiles holds at
-/// most 16 Mi cells. Throws lsm::Error(BadInput) for negative sizes or an
-/// empty raster.
-TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width = 0, int64_t tile_height = 0);
+/// most `max_strip_cells` (0: 16 Mi) cells. Throws lsm::Error(BadInput) for
+/// negative sizes or an empty raster.
+TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width = 0, int64_t tile_height = 0,
+                    int64_t max_strip_cells = 0);
 
 /// The streaming core every operation shares: calls `read(row)` for rows
 /// 0..rows-1 on a background thread, one row ahead, and `compute(row, item)`

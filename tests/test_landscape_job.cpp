@@ -101,7 +101,8 @@ TEST(LandscapeJob, BudgetSharesDecideThePlan) {
   o.budget.memory_bytes = (uint64_t(16) << 20) - 1;
   EXPECT_FALSE(plan_landscape_job(info, o).labels_kept);
   const auto shares = o.budget.shares();
-  ASSERT_EQ(shares.size(), 4u);
+  ASSERT_EQ(shares.size(), 5u);
+  EXPECT_EQ(RunBudget{}.strip_cells(), int64_t(16) << 20);  // the default 1G: the scheduler's own largest strip
   EXPECT_STREQ(share_name(shares[0].first), "kept-labels");
 }
 

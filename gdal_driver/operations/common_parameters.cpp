@@ -86,7 +86,8 @@ std::vector<ParameterSpec> patch_parameters() {
 std::vector<ParameterSpec> budget_parameters(const std::string& what_spills) {
   return {
       text("memory-limit", "memory the run may hold, e.g. 512M or 2G; what does not fit goes to scratch files (" +
-                               what_spills + ")")
+                               what_spills + "), and strips of rows get shorter (half of it, 32 bytes a cell); "
+                               "the floor is about 100 MB (GDAL's 64 MB block cache, the program) plus one block row")
           .with_default("1G")
           .in("bytes")
           .technical()
@@ -157,6 +158,7 @@ ScanOptions scan_options(const ParameterValues& values) {
   s.max_record_bytes = budget.share(BudgetShare::Records);
   s.max_patch_array_bytes = budget.share(BudgetShare::PatchArray);
   s.temp_dir = budget.temp_dir;
+  s.max_strip_cells = budget.strip_cells();
   s.rule = values.integer("neighbors") == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
   if (values.spec().find("tile-size") && values.given("tile-size")) {
     const auto [w, h] = tile_size(values.text("tile-size"));

@@ -30,6 +30,7 @@
 #include "landscape_parameters.h"
 #include "operations.h"
 #include "paged_array.h"
+#include "patch_records.h"
 #include "spill_file.h"
 
 namespace lsm::ops {
@@ -74,22 +75,46 @@ const char* vector_driver(const std::string& path) {
   throw Error(ErrorKind::BadInput, "output '" + path + "' must end in .gpkg, .fgb or .geojson");
 }
 
-// The patch table as the job hands it out, kept in memory in PID order
-// (background patches have no row).
-struct PatchRows {
-  std::vector<std::string> columns;        // after PID and TYPE
-  std::vector<uint32_t> pids;              // ascending
-  std::vector<int32_t> types;              // [row]
-  std::vector<std::vector<double>> values; // [row][column]
-
-  void add(const MetricTable& block) {
-    columns = block.columns;
-    for (const MetricTable::Row& r : block.rows) {
-      pids.push_back(r.pid);
-      types.push_back(r.type);
-      values.push_back(r.values);
-    }
+// The patch table as the job hands it out, in PID order (background
+// patches have no row): the rows' PIDs, classes and values in arrays of
+// the budget's per-patch share each, on scratch files beyond it
+// (paged_array.h), so that millions of patches do not stay resident.
+class PatchRows {
+ public:
+  /// Room for `patches` rows, in arrays of at most `policy.memory_bytes` each in memory.
+  void reserve(size_t patches, const PagedPolicy& policy) {
+    capacity_ = patches;
+    policy_ = policy;
+    pids_.assign(patches, policy);
+    types_.assign(patches, policy);
   }
+  void add(const MetricTable& block) {
+    if (columns_.empty()) {  // the columns are known with the first block
+      columns_ = block.columns;
+      values_.assign(capacity_ * columns_.size(), policy_);
+    }
+    for (const MetricTable::Row& r : block.rows) {
+      if (rows_ == capacity_) throw Error(ErrorKind::Internal, "more patch rows than patches");
+      pids_[rows_] = r.pid;
+      types_[rows_] = r.type;
+      std::copy(r.values.begin(), r.values.end(), &values_[rows_ * columns_.size()]);
+      ++rows_;
+    }
+    release_paged_memory();
+  }
+  const std::vector<std::string>& columns() const { return columns_; }
+  size_t rows() const { return rows_; }
+  uint32_t pid(size_t row) const { return pids_[row]; }
+  int32_t type(size_t row) const { return types_[row]; }
+  double value(size_t row, size_t column) const { return values_[row * columns_.size() + column]; }
+
+ private:
+  std::vector<std::string> columns_;
+  size_t capacity_ = 0, rows_ = 0;
+  PagedPolicy policy_;
+  PagedArray<uint32_t> pids_;
+  PagedArray<int32_t> types_;
+  PagedArray<double> values_;
 };
 
 // A folder of scratch datasets (the patch IDs and polygons beyond the
@@ -185,6 +210,8 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
   OwnedDataset id_raster = patch_id_dataset(info, georeference_of(source.dataset()), scratch ? &*scratch : nullptr);
   const std::map<int32_t, std::string> names = descriptors.names.empty() ? source.class_names() : descriptors.names;
   PatchRows table;
+  const PagedPolicy per_patch{job.budget.share(BudgetShare::PatchArray), job.budget.temp_dir};
+  job.after_scan = [&](const PatchTable& records) { table.reserve(patch_count(records), per_patch); };
   DatasetLabelSink id_sink(id_raster->GetRasterBand(1));
   LandscapeSinks sinks;
   sinks.patch_rows = [&table](const MetricTable& block) { table.add(block); };
@@ -234,9 +261,8 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
   id_raster.reset();
 
   // Each PID's polygon (its feature ID; 8 bytes a patch, paged beyond the budget).
-  const uint32_t max_pid = table.pids.empty() ? 0 : table.pids.back();
-  PagedArray<int64_t> fid_of_pid(size_t(max_pid) + 1,
-                                 PagedPolicy{job.budget.share(BudgetShare::PatchArray), job.budget.temp_dir});
+  const uint32_t max_pid = table.rows() ? table.pid(table.rows() - 1) : 0;
+  PagedArray<int64_t> fid_of_pid(size_t(max_pid) + 1, per_patch);
   raw->ResetReading();
   for (auto& feature : *raw) {
     const int64_t p = feature->GetFieldAsInteger64(0);
@@ -255,33 +281,35 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
   layer->CreateField(&pid);
   layer->CreateField(&type);
   if (!names.empty()) layer->CreateField(&name);
-  for (const std::string& c : table.columns) {
+  for (const std::string& c : table.columns()) {
     OGRFieldDefn field(c.c_str(), OFTReal);
     layer->CreateField(&field);
   }
   const int first_metric = names.empty() ? 2 : 3;
   if (layer->StartTransaction() != OGRERR_NONE)
     throw Error(ErrorKind::Io, "cannot write '" + output_path + "': " + gdal_failure_reason());
-  const size_t total = table.pids.size();
+  const size_t total = table.rows();
   for (size_t row = 0; row < total; ++row) {
-    const uint32_t p = table.pids[row];
+    const uint32_t p = table.pid(row);
     const int64_t fid = fid_of_pid[p] - 1;
     std::unique_ptr<OGRFeature> polygon(fid >= 0 ? raw->GetFeature(fid) : nullptr);
     if (!polygon) throw Error(ErrorKind::Internal, "patch " + std::to_string(p) + " has no polygon");
     OGRFeature f(layer->GetLayerDefn());
     f.SetGeometry(polygon->GetGeometryRef());
     f.SetField(0, static_cast<GIntBig>(p));
-    f.SetField(1, table.types[row]);
+    f.SetField(1, table.type(row));
     if (!names.empty()) {
-      const auto n = names.find(table.types[row]);
+      const auto n = names.find(table.type(row));
       if (n != names.end()) f.SetField(2, n->second.c_str());
     }
-    for (size_t i = 0; i < table.columns.size(); ++i)
-      if (!std::isnan(table.values[row][i])) f.SetField(first_metric + static_cast<int>(i), table.values[row][i]);
+    for (size_t i = 0; i < table.columns().size(); ++i)
+      if (const double x = table.value(row, i); !std::isnan(x)) f.SetField(first_metric + static_cast<int>(i), x);
     if (layer->CreateFeature(&f) != OGRERR_NONE)
       throw Error(ErrorKind::Io, "cannot write '" + output_path + "': " + gdal_failure_reason());
-    if ((row + 1) % 65536 == 0 && progress && !progress(0.9 + 0.1 * double(row + 1) / double(total)))
-      throw Error(ErrorKind::Io, "interrupted");
+    if ((row + 1) % 65536 == 0) {
+      release_paged_memory();  // the rows and polygon IDs done stay in their files
+      if (progress && !progress(0.9 + 0.1 * double(row + 1) / double(total))) throw Error(ErrorKind::Io, "interrupted");
+    }
   }
   if (layer->CommitTransaction() != OGRERR_NONE)
     throw Error(ErrorKind::Io, "cannot write '" + output_path + "': " + gdal_failure_reason());

@@ -61,6 +61,7 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
   scan.max_record_bytes = plan.record_bytes;
   scan.max_patch_array_bytes = plan.patch_array_bytes;
   scan.temp_dir = budget.temp_dir;
+  scan.max_strip_cells = budget.strip_cells();
   results.records = scan_patches(source, *labeler, scan, pass_progress(0));
   if (options.after_scan) options.after_scan(results.records);
 
