@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA backend of the second pass's per-cell neighbourhood tests
-// (metrics/cell_neighbourhood.h): one thread per cell, integer atomics only,
+// (metrics/fragstats/cell_neighbourhood.h): one thread per cell, integer atomics only,
 // so its counts equal the CPU reference's exactly.
 #include <memory>
 

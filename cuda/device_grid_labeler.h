@@ -1,8 +1,8 @@
 #pragma once
 // Labeling of a class grid that is already in device memory, fused with the
 // per-patch accumulators of the area and edge metrics. This is the CUDA
-// engine behind the "cuda" TileLabeler (metrics/tile_labeler.h, whose CPU
-// reference is metrics/tile_labeler_cpu.cpp) and behind the GPU benchmark,
+// engine behind the "cuda" TileLabeler (metrics/labeling/tile_labeler.h, whose CPU
+// reference is metrics/labeling/tile_labeler_cpu.cpp) and behind the GPU benchmark,
 // which labels whole rasters held on the device.
 //
 // Contract (identical to the CPU reference): patches connect cells of equal
@@ -32,7 +32,7 @@ struct DeviceClassGrid {
   /// never labelled or joined. false: outside the grid is nodata.
   bool halo = false;
   /// UInt8 grids: the cell value that means nodata, or -1 for none. Int32
-  /// grids use kNoClass (metrics/raster.h) for nodata and ignore this field.
+  /// grids use kNoClass (metrics/core/raster.h) for nodata and ignore this field.
   int nodata = -1;
 };
 

@@ -2,7 +2,7 @@
 // ENN on the GPU (FRAGSTATS 4.2, "Aggregation metrics: ENN"): for every
 // patch, the shortest cell-centre to cell-centre distance to another patch of
 // its class, from a patch-ID raster already on the device. Equal bit for bit
-// to the CPU sweep (metrics/enn_sweep.h): both return, per patch, the
+// to the CPU sweep (metrics/fragstats/enn_sweep.h): both return, per patch, the
 // floating-point minimum over pairs of edge cells of dx2 + dy * dy with
 // dx = columns x cell width and dy = rows x cell height, each product and the
 // sum rounded once (no fused multiply-add here, none on the host's baseline

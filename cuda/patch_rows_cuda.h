@@ -2,7 +2,7 @@
 // Per-patch row and column statistics on the GPU, from a patch-ID raster
 // already on the device (planar rasters), for two metrics of the second pass:
 //
-// - GYRATE under FRAGSTATS' rule (metrics/fragstats_gyrate.h), equal bit for
+// - GYRATE under FRAGSTATS' rule (metrics/fragstats/fragstats_gyrate.h), equal bit for
 //   bit to the CPU's fragstats_gyrate_m(): the same area medians (rounded as
 //   area_median() rounds, no fused multiply-add), the same distances, and the
 //   same exact sum of fixed-point terms, which does not depend on the order;

@@ -12,7 +12,7 @@ trap 'rm -rf "$copy"' EXIT
 cp -r "$src/metrics" "$src/image_algos" "$src/cuda" "$src/tools" "$src/gdal_driver" "$copy/"
 echo 'bool named(const std::string& op) { return op == "gradient"; }' >>"$copy/gdal_driver/plugin/derived_raster.cpp"
 echo '#include "gradient.h"' >>"$copy/gdal_driver/plugin/connection.cpp"
-echo '#include "landscape_job.h"' >>"$copy/tools/command_line.cpp"
+echo '#include "landscape_job.h"' >>"$copy/tools/cli/command_line.cpp"
 out=$(bash "$here/layering_test.sh" "$copy" "$engine_tests")
 status=$?
 failed=0

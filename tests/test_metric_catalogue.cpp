@@ -1,4 +1,4 @@
-// The metric catalogue (metrics/metric_catalogue.h) is what the tables hold:
+// The metric catalogue (metrics/fragstats/metric_catalogue.h) is what the tables hold:
 // every level's columns are exactly the catalogue's metrics of that level and
 // their distributions, and the metrics it marks as needing no second pass
 // are exactly those the scan's records give (the rest are empty then).

@@ -1,4 +1,4 @@
-// Per-patch arrays on scratch files (metrics/paged_array.h): the same values
+// Per-patch arrays on scratch files (metrics/core/paged_array.h): the same values
 // in memory and on a file, through releases of the process's pages, across
 // the switch of a growing vector from memory to a file; nothing left in the
 // scratch folder.

@@ -2,7 +2,7 @@
 // The operation layer: each lsm operation (metrics, label, patchmetric,
 // synth, kmeans, gradient, pyramid, hog, fuzzy) is one declaration of its
 // parameters plus one run. Every front end renders the declaration: the CLI
-// builds its options and --help from it (tools/command_line.h), `lsm
+// builds its options and --help from it (tools/cli/command_line.h), `lsm
 // --describe` prints it as JSON for the QGIS provider (operation_json.h), and
 // the GDAL driver builds its open-option list and checks connection strings
 // with it (gdal_driver/plugin/connection.h). Values are checked by one

@@ -1,5 +1,5 @@
 // Isolation (FRAGSTATS 4.2, "Aggregation Metrics: isolation/proximity"): the
-// ENN distribution (ENN itself is a patch column, metrics/enn_sweep.h).
+// ENN distribution (ENN itself is a patch column, metrics/fragstats/enn_sweep.h).
 #include "metric_families.h"
 
 namespace lsm::families {

@@ -1,6 +1,6 @@
 #pragma once
 // Labeling of one tile: the operation every backend (CPU reference in
-// metrics/tile_labeler_cpu.cpp, CUDA in cuda/tile_labeler_cuda.cu) implements.
+// metrics/labeling/tile_labeler_cpu.cpp, CUDA in cuda/tile_labeler_cuda.cu) implements.
 //
 // Contract shared by all backends, so that their results are identical:
 // - local patch labels are 1..count, numbered in raster order of each
