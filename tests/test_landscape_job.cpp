@@ -138,6 +138,26 @@ TEST(LandscapeJob, SameTablesWhateverTheBudgetTilesAndSinks) {
   EXPECT_EQ(ids.labels(), brute_force(raster, NeighbourRule::Eight).labels);
 }
 
+// The CUDA backend (labels, per-cell tests, ENN, GYRATE and CIRCLE's rows on
+// the GPU) gives the CPU's tables byte for byte through the job, with the
+// labels kept and with the raster labeled again.
+TEST(LandscapeJob, CudaGivesTheCpuTables) {
+  LSM_REQUIRE_CUDA();
+  MemoryClassRaster raster = random_landscape(700, 500, 6, 17, 0.03);
+  const LandscapeResults cpu = run_landscape_job(raster, cpu_options());
+  for (const uint64_t memory : {uint64_t(1) << 30, uint64_t(1) << 20}) {
+    LandscapeJobOptions o;
+    o.backend = Backend::Cuda;
+    o.budget.memory_bytes = memory;
+    const LandscapeResults gpu = run_landscape_job(raster, o);
+    EXPECT_EQ(gpu.plan.labels_kept, memory > (uint64_t(1) << 20));
+    EXPECT_EQ(csv(gpu.metrics.patch, MetricLevel::Patch), csv(cpu.metrics.patch, MetricLevel::Patch)) << memory;
+    EXPECT_EQ(csv(gpu.metrics.cls, MetricLevel::Class), csv(cpu.metrics.cls, MetricLevel::Class)) << memory;
+    EXPECT_EQ(csv(gpu.metrics.land, MetricLevel::Landscape), csv(cpu.metrics.land, MetricLevel::Landscape)) << memory;
+    EXPECT_EQ(gpu.rows.adjacency.sides_v, cpu.rows.adjacency.sides_v) << memory;
+  }
+}
+
 // A selection restricts every table; disabled classes leave the class table
 // only; the patch table keeps PID and TYPE.
 TEST(LandscapeJob, SelectionAndDisabledClasses) {
