@@ -86,7 +86,7 @@ OperationSpec gradient_spec() {
           integer("band", "the band to differentiate (default 1)").at_least(1).at_most(65535),
           flag("grey", "differentiate the grey levels of bands 1-3 (R, G, B): 0.2125 R + 0.7154 G + 0.0721 B"),
           backend_parameter(),
-          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).technical().only(kCommandLine),
+          integer("strip-rows", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).in("rows").also_spelled("tile-size").technical().only(kCommandLine),
           memory_limit_parameter("strips of rows, their four gradient planes"),
           quiet_parameter(),
       },
@@ -104,7 +104,7 @@ void run_gradient_operation(const ParameterValues& v, const RunContext& context)
   GradientOptions o;
   o.sigma = v.number("sigma");
   o.radius = static_cast<int>(v.integer("radius"));
-  o.strip_rows = v.integer("tile-size");
+  o.strip_rows = v.integer("strip-rows");
   gradient_kernels(o.sigma, o.radius);  // validates before any output exists
 
   const int band = v.given("band") ? static_cast<int>(v.integer("band")) : 1;

@@ -108,7 +108,7 @@ OperationSpec hog_spec() {
               .only(kCommandLine)
               .checked_by([](const std::string& v) { parse_pyramid(v); }),
           backend_parameter(),
-          integer("tile-size", "cell rows per streamed strip").with_default("64").at_least(1).at_most(1000000).technical().only(kCommandLine),
+          integer("strip-cell-rows", "cell rows per streamed strip").with_default("64").at_least(1).at_most(1000000).in("cell rows").also_spelled("tile-size").technical().only(kCommandLine),
           memory_limit_parameter("strips of cell rows, their gradients, histograms and block descriptors"),
           quiet_parameter(),
       },
@@ -126,7 +126,7 @@ void run_hog_operation(const ParameterValues& v, const RunContext& context) {
   o.norm = parse_hog_norm(v.text("norm"));
   o.variant = parse_hog_variant(v.text("variant"));
   o.window_sigma = v.number("window-sigma");
-  o.strip_cells = v.integer("tile-size");
+  o.strip_cells = v.integer("strip-cell-rows");
   const std::string input = v.text("input"), output = v.text("output");
 
   std::vector<int> bands{static_cast<int>(v.integer("band"))};

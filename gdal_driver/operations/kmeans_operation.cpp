@@ -111,7 +111,7 @@ OperationSpec kmeans_spec() {
           integer("open", "opening radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine),
           integer("close", "closing radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine),
           backend_parameter(),
-          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).technical().only(kCommandLine),
+          integer("strip-rows", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).in("rows").also_spelled("tile-size").technical().only(kCommandLine),
           memory_limit_parameter("strips of rows, the features kept between iterations when they fit three quarters of it, "
                                  "the class raster of --select"),
           integer("memory", "the older spelling of --memory-limit, in MB (0: never keep the features between iterations)")
@@ -134,7 +134,7 @@ void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
   o.n_init = static_cast<int>(v.integer("n-init"));
   o.max_iter = static_cast<int>(v.integer("max-iter"));
   o.tol = v.number("tol");
-  o.strip_rows = v.integer("tile-size");
+  o.strip_rows = v.integer("strip-rows");
   // --memory MB is --memory-limit's older spelling; 0 kept its meaning: stream every iteration.
   if (v.given("memory") && v.given("memory-limit"))
     throw Error(ErrorKind::BadInput, v.spelled("memory") + " is the older spelling of " + v.spelled("memory-limit") + "; give one");

@@ -66,6 +66,7 @@ Json parameter_json(const ParameterSpec& p) {
     case RasterStyle::Continuous: j["style"] = "continuous"; break;
   }
   j["choice_labels"] = p.choice_labels.empty() ? Json(nullptr) : Json(p.choice_labels);
+  j["aliases"] = p.aliases;  // older spellings, still accepted
   if (p.is_output()) {  // the declared files: output IDs, suffixes of the argument, media types
     j["files"] = Json::array();
     for (const DeclaredFile& f : p.files_made())

@@ -178,6 +178,7 @@ std::string ParameterSpec::title() const {
 
 std::string ParameterSpec::described() const {
   std::string text = help + (unit.empty() ? "" : " (" + unit + ")");
+  for (size_t i = 0; i < aliases.size(); ++i) text += (i ? ", " : "; older spelling: ") + aliases[i];
   if (choice_labels.empty() || comma_list) return text;  // a subset's list would swamp its help
   for (size_t i = 0; i < choices.size() && i < choice_labels.size(); ++i)
     text += (i ? "; " : " — ") + choices[i] + ": " + choice_labels[i];
@@ -191,6 +192,12 @@ ParameterSpec ParameterSpec::subset_of(std::vector<std::string> values) const {
   c.comma_list = true;
   return c;
 }
+ParameterSpec ParameterSpec::also_spelled(std::string old_name) const {
+  ParameterSpec p = *this;
+  p.aliases.push_back(std::move(old_name));
+  return p;
+}
+
 ParameterSpec ParameterSpec::making(std::vector<DeclaredFile> list) const {
   ParameterSpec p = *this;
   p.files = std::move(list);
@@ -235,10 +242,25 @@ const ParameterSpec* OperationSpec::find(const std::string& n) const {
   return nullptr;
 }
 
+const ParameterSpec* OperationSpec::find_spelled(const std::string& n) const {
+  if (const ParameterSpec* p = find(n)) return p;
+  for (const ParameterSpec& p : parameters)
+    if (std::find(p.aliases.begin(), p.aliases.end(), n) != p.aliases.end()) return &p;
+  return nullptr;
+}
+
 const ParameterSpec* OperationSpec::find_driver(const std::string& n) const {
   const std::string wanted = lower(n);
-  for (const ParameterSpec& p : parameters)
-    if (p.shown_in(kDriver) && lower(p.driver_name()) == wanted) return &p;
+  auto driver_spelling = [](std::string name) {
+    std::replace(name.begin(), name.end(), '-', '_');
+    return lower(name);
+  };
+  for (const ParameterSpec& p : parameters) {
+    if (!p.shown_in(kDriver)) continue;
+    if (lower(p.driver_name()) == wanted) return &p;
+    for (const std::string& a : p.aliases)
+      if (driver_spelling(a) == wanted) return &p;
+  }
   return nullptr;
 }
 
@@ -261,7 +283,9 @@ void ParameterValues::fail(const std::string& name, const std::string& problem) 
   throw Error(ErrorKind::BadInput, spelled(name) + (problem.rfind(":", 0) == 0 ? "" : " ") + problem);
 }
 
-void ParameterValues::set(const std::string& name, const std::string& value) {
+void ParameterValues::set(const std::string& spelled_name, const std::string& value) {
+  const ParameterSpec* found = spec_.find_spelled(spelled_name);
+  const std::string& name = found ? found->name : spelled_name;  // an older spelling sets the parameter itself
   const ParameterSpec& p = parameter(name);
   const std::string problem = problem_of(p, value);
   if (!problem.empty()) fail(name, problem);

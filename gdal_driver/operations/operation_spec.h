@@ -97,6 +97,10 @@ struct ParameterSpec {
   int position = 0;                          ///< 1-based position on the CLI (0 = named only)
   unsigned front_ends = kEveryFrontEnd;
   std::string driver_spelling;               ///< driver name when not the name with '_' for '-'
+  /// Older spellings, still accepted everywhere (documented in --help and
+  /// --describe) so that no script breaks when a name is made to mean one
+  /// thing across operations.
+  std::vector<std::string> aliases;
   /// Further check of one value (a size, a seed); throws lsm::Error(BadInput)
   /// with the problem only ("is not X,Y"): the caller prefixes the name.
   /// When given, it decides instead of `choices` (which then only list).
@@ -134,6 +138,8 @@ struct ParameterSpec {
   ParameterSpec only(unsigned front_end_mask) const;
   ParameterSpec short_option(char c) const;
   ParameterSpec named_in_driver(std::string spelling) const;
+  /// An older spelling still accepted (aliases).
+  ParameterSpec also_spelled(std::string old_name) const;
   ParameterSpec with_metavar(std::string m) const;
   ParameterSpec with_help(std::string h) const;
   ParameterSpec titled(std::string l) const;
@@ -169,6 +175,8 @@ struct OperationSpec {
 
   /// The parameter named `name`, or nullptr.
   const ParameterSpec* find(const std::string& name) const;
+  /// The parameter named `name` or spelled so in the past (aliases), or nullptr.
+  const ParameterSpec* find_spelled(const std::string& name) const;
   /// By driver name (case-insensitive), among those the driver shows; or nullptr.
   const ParameterSpec* find_driver(const std::string& driver_name) const;
 };
@@ -180,9 +188,10 @@ class ParameterValues {
  public:
   ParameterValues(const OperationSpec& spec, FrontEnd front_end);
 
-  /// Sets (or, for a repeatable parameter, adds) a value. Throws
-  /// lsm::Error(BadInput) naming the parameter when the value is malformed,
-  /// not a choice, out of range, or the parameter is unknown.
+  /// Sets (or, for a repeatable parameter, adds) a value; `name` may be an
+  /// older spelling (ParameterSpec::aliases). Throws lsm::Error(BadInput)
+  /// naming the parameter when the value is malformed, not a choice, out of
+  /// range, or the parameter is unknown.
   void set(const std::string& name, const std::string& value);
   /// Throws lsm::Error(BadInput) "<operation> needs the option --k K" (or
   /// "LSM:kmeans needs the option k=K") for a missing required parameter.

@@ -103,7 +103,7 @@ OperationSpec pyramid_spec() {
               .with_default("base")
               .only(kCommandLine),
           backend_parameter(),
-          integer("tile-size", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).technical().only(kCommandLine),
+          integer("strip-rows", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).in("rows").also_spelled("tile-size").technical().only(kCommandLine),
           memory_limit_parameter("strips of rows of the base and of each level"),
           quiet_parameter(),
       },
@@ -136,7 +136,7 @@ void run_pyramid_operation(const ParameterValues& v, const RunContext& context) 
   o.scale = v.number("scale");
   o.resampling = parse_resampling(v.text("resampling"));
   o.from_previous = v.text("from") == "previous";
-  const int64_t strip_rows = v.integer("tile-size");
+  const int64_t strip_rows = v.integer("strip-rows");
   const std::string outdir = v.text("outdir");
 
   GdalFeatureRaster base(v.text("input"), {});

@@ -30,7 +30,7 @@ OperationSpec synth_spec() {
           integer("height", "rows").with_default("512").at_least(1).at_most(1000000).in("cells"),
           integer("classes", "number of classes (codes 1..N)").with_default("5").at_least(1).at_most(65535),
           integer("seed", "random seed").with_default("1").at_least(0).at_most(9007199254740991),
-          number("scale", "size of the largest features").with_default("32").at_least(1).at_most(1000000).in("cells"),
+          number("feature-size", "size of the largest features").with_default("32").at_least(1).at_most(1000000).in("cells").also_spelled("scale"),
           number("roughness", "fragmentation, in (0,1)").with_default("0.5").at_least(0.01).at_most(0.99),
           integer("octaves", "noise octaves").with_default("6").at_least(1).at_most(16),
           number("cell-size", "cell size (CRS units, metres for the default CRS)").with_default("30").at_least(1e-9).at_most(1e7),
@@ -50,7 +50,7 @@ void run_synth(const ParameterValues& v, const RunContext& context) {
   nlm.height = v.integer("height");
   nlm.classes = static_cast<int>(v.integer("classes"));
   nlm.seed = static_cast<uint64_t>(v.integer("seed"));
-  nlm.scale = v.number("scale");
+  nlm.scale = v.number("feature-size");
   nlm.roughness = v.number("roughness");
   nlm.octaves = static_cast<int>(v.integer("octaves"));
   const double cell_size = v.number("cell-size");

@@ -41,6 +41,21 @@ po::options_description options_of(const ops::OperationSpec& spec) {
   return desc;
 }
 
+// The older spellings of the options (ParameterSpec::aliases): accepted,
+// not listed by --help (the option's own help names them).
+po::options_description aliases_of(const ops::OperationSpec& spec) {
+  po::options_description desc("older spellings");
+  for (const ops::ParameterSpec& p : spec.parameters) {
+    if (!p.shown_in(ops::kCommandLine)) continue;
+    for (const std::string& a : p.aliases) {
+      if (p.type == ops::ParameterType::Flag) desc.add_options()(a.c_str(), po::bool_switch(), "");
+      else if (p.repeatable) desc.add_options()(a.c_str(), po::value<std::vector<std::string>>()->composing(), "");
+      else desc.add_options()(a.c_str(), po::value<std::string>(), "");
+    }
+  }
+  return desc;
+}
+
 po::positional_options_description positionals_of(const ops::OperationSpec& spec) {
   po::positional_options_description pos;
   for (int position = 1;; ++position) {
@@ -75,12 +90,15 @@ std::string command_help(const ops::OperationSpec& spec) {
 
 int run_command(const ops::Operation& operation, const std::vector<std::string>& args) {
   const ops::OperationSpec& spec = operation.spec;
-  const po::options_description desc = options_of(spec);
+  po::options_description desc = options_of(spec);
+  const po::options_description older = aliases_of(spec);
+  po::options_description accepted;
+  accepted.add(desc).add(older);
   po::variables_map vm;
   try {
     // allow_long_disguise: GDAL's -of and -co are long options with one dash.
     const int style = po::command_line_style::default_style | po::command_line_style::allow_long_disguise;
-    po::store(po::command_line_parser(args).options(desc).positional(positionals_of(spec)).style(style).run(), vm);
+    po::store(po::command_line_parser(args).options(accepted).positional(positionals_of(spec)).style(style).run(), vm);
   } catch (const po::error& e) {
     throw Error(ErrorKind::BadInput, std::string(e.what()) + " (see --help)");
   }
@@ -90,13 +108,25 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
   }
   ops::ParameterValues values(spec, ops::kCommandLine);
   for (const ops::ParameterSpec& p : spec.parameters) {
-    if (!p.shown_in(ops::kCommandLine) || !vm.count(p.name) || vm[p.name].defaulted()) continue;
+    if (!p.shown_in(ops::kCommandLine)) continue;
+    // The option under its name or one older spelling, not both.
+    std::string spelled;
+    std::vector<std::string> names{p.name};
+    names.insert(names.end(), p.aliases.begin(), p.aliases.end());
+    for (const std::string& name : names) {
+      if (!vm.count(name) || vm[name].defaulted()) continue;
+      if (p.type == ops::ParameterType::Flag && !vm[name].as<bool>()) continue;
+      if (!spelled.empty())
+        throw Error(ErrorKind::BadInput, "--" + spelled + " and --" + name + " are one option (--" + p.name + "); give it once");
+      spelled = name;
+    }
+    if (spelled.empty()) continue;
     if (p.type == ops::ParameterType::Flag) {
-      if (vm[p.name].as<bool>()) values.set(p.name, "yes");
+      values.set(p.name, "yes");
     } else if (p.repeatable) {
-      for (const std::string& v : vm[p.name].as<std::vector<std::string>>()) values.set(p.name, v);
+      for (const std::string& v : vm[spelled].as<std::vector<std::string>>()) values.set(p.name, v);
     } else {
-      values.set(p.name, vm[p.name].as<std::string>());
+      values.set(p.name, vm[spelled].as<std::string>());
     }
   }
   values.check_required();
