@@ -217,6 +217,7 @@ TEST_F(Hardening, ImageOperationsCheckTheirMemoryBeforeAnyWork) {
       {"kmeans " + path("wide.tif") + " " + path("k.tif") + " --k 2", "error: kmeans needs about"},
       {"kmeans " + path("sparse.tif") + " " + path("k.tif") + " --k 2 --memory 100", "--memory is 100.00 MiB"},
       {"fuzzy " + path("sparse.tif") + " " + path("f.tif") + " --seed 1,1", "error: fuzzy needs about 32.00 GiB"},
+      {"synth " + path("s.tif") + " --width 1000000 --height 10 --memory-limit 64M", "error: synth needs about 1.91 GiB"},
   };
   for (const auto& [command, message] : refused) {
     const CliRun r = run_lsm(command + " -q");

@@ -37,6 +37,7 @@ OperationSpec synth_spec() {
           integer("epsg", "CRS as an EPSG code (default ETRS89-LAEA Europe)").with_default("3035").at_least(1).at_most(999999).titled("CRS (EPSG code)"),
           number("origin-x", "x of the upper-left corner").with_default("4000000").at_least(-1e9).at_most(1e9).titled("Upper-left x"),
           number("origin-y", "y of the upper-left corner").with_default("3000000").at_least(-1e9).at_most(1e9).titled("Upper-left y"),
+          memory_limit_parameter("strips of 256 rows, generated and written"),
           quiet_parameter(),
       },
       raster_output_parameters());
@@ -55,6 +56,8 @@ void run_synth(const ParameterValues& v, const RunContext& context) {
   nlm.octaves = static_cast<int>(v.integer("octaves"));
   const double cell_size = v.number("cell-size");
   if (!(cell_size > 0)) v.fail("cell-size", "must be positive");
+  // Two strips of 256 rows in flight (4 bytes a cell), the output's block cache aside.
+  require_memory(v, 2.0 * 4 * 256 * double(nlm.width), "strips of 256 rows of " + std::to_string(nlm.width) + " cells");
   const NeutralLandscape landscape(nlm);
   GeoReference georef;
   georef.has_geotransform = true;
