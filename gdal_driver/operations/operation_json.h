@@ -1,7 +1,7 @@
 #pragma once
-// The operations' declarations as JSON: `lsm --describe` prints it, the QGIS
-// provider (tools/qgis/) generates its algorithms from it, and the service
-// will describe its processes from it.
+// The operations' declarations as JSON: `lsm --describe` prints it and the
+// QGIS provider (tools/qgis/) generates its algorithms from it; the service
+// describes its processes from the same declarations (typed_json below).
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -11,18 +11,21 @@
 namespace lsm::ops {
 
 /// The document, compact:
-///   {"program": "lsm", "version": V, "commands": [{"name", "summary", "usage",
-///    "parameters": [{"name", "type", "required", "default", "choices",
-///    "multiple", "positional", "help", "output", "short", "unit", "minimum",
-///    "maximum", "driver", "title"}]}]}
+///   {"program": "lsm", "version": V, "commands": [{"name", "summary", "title",
+///    "category", "usage", "driver", "parameters": [{"name", "type", "required",
+///    "default", "choices", "multiple", "positional", "help", "output", "short",
+///    "unit", "minimum", "maximum", "driver", "title", "advanced", "list",
+///    "style", "choice_labels", "aliases", "files"}]}], "metric_catalogue": [...]}
 /// for the operations and parameters the command line shows. "type" is
 /// integer, number, string or flag; defaults and choices are typed (numbers
 /// as numbers); "output" is null for inputs and values, else raster, file,
-/// table-prefix or folder; "driver" is the GDAL driver's option name, or null
-/// where the driver does not take the parameter; "title" a dialog's field
-/// name (the QGIS provider's), "help" its explanation. A last member
-/// "metrics" lists the metric catalogue (metric_catalogue.h): acronym, name,
-/// family, levels, unit, second_pass, distribution.
+/// table-prefix, folder or vector; "files" (outputs only) the declared files:
+/// id, suffix, media_type, description; "aliases" the older spellings still
+/// accepted; "driver" is the GDAL driver's option name, or null where the
+/// driver does not take the parameter; "title" a dialog's field name (the QGIS
+/// provider's), "help" its explanation. The last member, "metric_catalogue",
+/// lists the metric catalogue (metric_catalogue.h): acronym, name, family,
+/// levels, unit, second_pass, distribution.
 /// A parameter's value (a default, a choice) as its JSON type: integers and
 /// numbers as numbers (whole ones without a fraction: "1" not "1.0"), flags
 /// as booleans, text as text. Shared by --describe and the service.

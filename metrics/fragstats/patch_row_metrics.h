@@ -70,7 +70,7 @@ struct PatchRowResults {
   /// metric that needs this pass as NaN.
   bool second_pass = true;
   /// PID order; empty when second_pass is false. On a scratch file beyond
-  /// RowMetricOptions::paged.memory_bytes (paged_array.h).
+  /// RowMetricOptions::max_patch_array_bytes (paged_array.h).
   PagedArray<PatchShape> patches;
   PagedArray<PatchGeodesic> geodesic;  ///< PID order; geographic rasters only, else empty
   /// Every counted disjunct core area (FRAGSTATS DCORE), by class index
@@ -104,12 +104,6 @@ struct RowMetricOptions {
   NeighbourhoodCounter* counter = nullptr;
 };
 
-/// Runs the second pass and returns its results. `table` must come from
-/// scan_patches() with keep_patch_ids. With the scan's labels kept (and no
-/// `also_write`), the patch IDs are assembled in memory, the neighbourhood
-/// tests run on options.counter when given, and the row work runs on CPU threads;
-/// otherwise `source` is relabeled and streamed row by row. Both give
-/// identical results. Throws lsm::Error.
 /// What stands in for the second pass when every wanted metric derives from
 /// the patch records alone (from_patch_records() in metric_selection.h):
 /// second_pass false, the class codes of `table` in adjacency.class_codes with
@@ -118,6 +112,13 @@ struct RowMetricOptions {
 /// raster.
 PatchRowResults records_only_row_results(const PatchTable& table);
 
+/// Runs the second pass and returns its results. `table` must come from
+/// scan_patches() with keep_patch_ids. With the scan's labels kept (and no
+/// `also_write`), the patch IDs are assembled in memory, the neighbourhood
+/// tests run on options.counter when given, and the row work runs on CPU threads;
+/// otherwise `source` is relabeled and streamed row by row. Both give
+/// identical results. The landscape job (landscape_job.h) is its caller.
+/// Throws lsm::Error.
 PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
                                           const RowMetricOptions& options, LabelRasterSink* also_write = nullptr,
                                           const ProgressFn& progress = {});
