@@ -251,21 +251,6 @@ void check_run_size(const ParameterValues& values, const RunContext& context) {
   }
 }
 
-RasterShape source_shape(const std::string& path, int band) {
-  struct Closer {
-    void operator()(GDALDataset* d) const { GDALClose(d); }
-  };
-  std::unique_ptr<GDALDataset, Closer> dataset(open_input_raster(path));
-  if (band < 1 || band > dataset->GetRasterCount())
-    throw Error(ErrorKind::BadInput, "'" + path + "' has no band " + std::to_string(band));
-  RasterShape shape;
-  shape.width = dataset->GetRasterXSize();
-  shape.height = dataset->GetRasterYSize();
-  dataset->GetRasterBand(band)->GetBlockSize(&shape.block_width, &shape.block_height);
-  shape.georef = georeference_of(dataset.get());
-  return shape;
-}
-
 std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more) {
   list.insert(list.end(), more.begin(), more.end());
   return list;

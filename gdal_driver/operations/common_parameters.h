@@ -76,11 +76,6 @@ double cells_of_run(const ParameterValues& values);
 /// the cells, so a long run does not look like a hang.
 void check_run_size(const ParameterValues& values, const RunContext& context);
 
-/// The shape of band `band` of the raster at `path` as served unchanged:
-/// size, block size, georeferencing (type Float32, no nodata: the caller sets
-/// them). Opens the input (protected_inputs.h); throws lsm::Error(BadInput)
-/// when it cannot be opened or has no such band.
-RasterShape source_shape(const std::string& path, int band);
 /// `list` with `more` appended.
 std::vector<ParameterSpec> joined(std::vector<ParameterSpec> list, const std::vector<ParameterSpec>& more);
 

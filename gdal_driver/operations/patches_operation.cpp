@@ -203,8 +203,7 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
   source.require_measurable_cells();
   note_measurement(source, input, context);
   const RasterInfo info = source.info();
-  const bool ids_in_memory =
-      4.0 * double(info.width) * double(info.height) <= double(job.budget.share(BudgetShare::KeptLabels));
+  const bool ids_in_memory = job.budget.holds_labels(double(info.width) * double(info.height));
   std::optional<ScratchFolder> scratch;  // beyond the budget only
   if (!ids_in_memory) scratch.emplace(job.budget.temp_dir);
   OwnedDataset id_raster = patch_id_dataset(info, georeference_of(source.dataset()), scratch ? &*scratch : nullptr);

@@ -3,10 +3,7 @@
 #include <gdal_priv.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
 #include <filesystem>
-#include <limits>
 
 #include <cpl_conv.h>
 

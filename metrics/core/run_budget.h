@@ -51,6 +51,8 @@ struct RunBudget {
 
   /// The bytes of `share` (at least 1).
   uint64_t share(BudgetShare s) const;
+  /// Whether labels of `cells` cells (4 bytes each) fit the KeptLabels share.
+  bool holds_labels(double cells) const { return 4.0 * cells <= double(share(BudgetShare::KeptLabels)); }
   /// The cells of a strip of tile rows at most (ScanOptions::max_strip_cells).
   int64_t strip_cells() const { return static_cast<int64_t>(share(BudgetShare::Strips) / kStripBytesPerCell); }
   /// Every share with its bytes, in the order of BudgetShare (for a plan's record).

@@ -23,7 +23,7 @@ LandscapePlan plan_landscape_job(const RasterInfo& raster, const LandscapeJobOpt
   if (plan.second_pass) {
     plan.kept_labels_bytes = static_cast<int64_t>(budget.share(BudgetShare::KeptLabels));
     // The scan keeps a tile's labels (4 bytes a cell) while their total fits.
-    plan.labels_kept = 4.0 * double(raster.width) * double(raster.height) <= double(plan.kept_labels_bytes);
+    plan.labels_kept = budget.holds_labels(double(raster.width) * double(raster.height));
   }
   return plan;
 }
