@@ -54,7 +54,7 @@ checksums() { gdalinfo -checksum "$1" | grep Checksum; }
 qp run lsm:label -- INPUT="$sample" OUTPUT="$work/label.tif" NEIGHBORS=4 >/dev/null || fail "lsm:label"
 "$LSM_BINARY" label "$sample" "$work/label_cli.tif" --neighbors 4 -q
 [ "$(checksums "$work/label.tif")" = "$(checksums "$work/label_cli.tif")" ] || fail "lsm:label differs from the CLI's"
-qp run lsm:fuzzy -- INPUT="$sample" OUTPUT="$work/fuzzy.tif" SEED="10,10;200,150" SEED_RADIUS=3 THRESHOLD=0.5 \
+qp run lsm:fuzzy -- INPUT="$sample" OUTPUT="$work/fuzzy.tif" SEED_CELL="10,10;200,150" SEED_RADIUS=3 THRESHOLD=0.5 \
   MASK="$work/mask.tif" >/dev/null || fail "lsm:fuzzy"
 "$LSM_BINARY" fuzzy "$sample" "$work/fuzzy_cli.tif" --seed 10,10 --seed 200,150 --seed-radius 3 -q
 [ "$(checksums "$work/fuzzy.tif")" = "$(checksums "$work/fuzzy_cli.tif")" ] || fail "lsm:fuzzy differs from the CLI's"

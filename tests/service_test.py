@@ -227,7 +227,7 @@ def documents(base, have_schemas):
           "8: edges and corners, FRAGSTATS' default" in metrics["inputs"]["neighbors"]["description"],
           metrics["inputs"]["neighbors"]["description"])
     check("no server-side path is an input (temp-dir, out)", "temp-dir" not in metrics["inputs"]
-          and "out" not in metrics["inputs"], list(metrics["inputs"]))
+          and "output" not in metrics["inputs"], list(metrics["inputs"]))
     status, html = request("GET", base + "/processes/metrics?f=html")[0::2]
     check("a process as HTML", status == 200 and b"<table>" in html and b"edge-depth" in html)
     if not have_schemas:
@@ -361,6 +361,14 @@ def bad_requests(base, have_schemas):
     check("the CLI's message for a bad value", "neighbors must be 4 or 8" in doc.get("detail", ""), doc)
     problem("unknown input", "POST", label, {"inputs": {"input": "landcover/sample.tif", "colour": 1}}, 400)
     problem("missing required input", "POST", label, {"inputs": {}}, 400)
+    doc = problem("a server-side path", "POST", label, {"inputs": {"input": "landcover/sample.tif", "temp-dir": "/"}}, 400)
+    check("a trusted input is refused as such", "names a path on the server" in doc.get("detail", ""), doc)
+    doc = problem("memory above the job's budget", "POST", label,
+                  {"inputs": {"input": "landcover/sample.tif", "memory-limit": "2G"}}, 400)
+    check("the job budget is named", "more than the 1.00 GiB a run may hold here" in doc.get("detail", ""), doc)
+    doc = problem("a broken rule", "POST", "/processes/gradient/execution",
+                  {"inputs": {"input": "landcover/sample.tif", "grey": True, "band": 1}}, 400)
+    check("the rule's one line", "input grey and input band exclude each other" in doc.get("detail", ""), doc)
     problem("oversized body", "POST", label, b"{" + b" " * (2 << 20) + b"}", 413)
     problem("too many cells", "POST", "/processes/synth/execution", {"inputs": {"width": 100000, "height": 100000}}, 413)
 

@@ -88,7 +88,7 @@ TEST_F(CliConventions, DescribeListsEveryCommandAndParameter) {
                    "\"multiple\":false,\"positional\":1"), std::string::npos);
   EXPECT_NE(j.find("{\"name\":\"neighbors\",\"type\":\"integer\",\"required\":false,\"default\":8,\"choices\":[4,8]"),
             std::string::npos);
-  EXPECT_NE(j.find("{\"name\":\"seed\",\"type\":\"string\",\"required\":false,\"default\":null,\"choices\":null,"
+  EXPECT_NE(j.find("{\"name\":\"seed-cell\",\"type\":\"string\",\"required\":false,\"default\":null,\"choices\":null,"
                    "\"multiple\":true"), std::string::npos);
   EXPECT_NE(j.find("{\"name\":\"sigma\",\"type\":\"number\",\"required\":false,\"default\":1,"), std::string::npos);
   EXPECT_NE(j.find("{\"name\":\"quiet\",\"type\":\"flag\""), std::string::npos);

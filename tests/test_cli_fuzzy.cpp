@@ -118,8 +118,8 @@ TEST_F(CliFuzzy, RelativeSplitsBetweenCompetingSeeds) {
   EXPECT_EQ(object, 20 * 5);
   for (int y = 0; y < 5; ++y) EXPECT_EQ(mask.band[0][y * 40 + 19], 1);
   const auto before = files();
-  expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 2,2 --relative"), "--background-seed", before);
-  expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 2,2 --background-seed 3,3"), "--relative", before);
+  expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 2,2 --relative"), "--relative needs --background-cell", before);
+  expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 2,2 --background-seed 3,3"), "--background-cell needs --relative", before);
 }
 
 TEST_F(CliFuzzy, BadInputGivesOneClearLine) {
@@ -127,7 +127,7 @@ TEST_F(CliFuzzy, BadInputGivesOneClearLine) {
   const auto before = files();
   expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 5,5"), "seed 5,5 lies on nodata", before);
   expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 30,1"), "outside the 30 x 20 image", before);
-  expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif")), "give the seeds with --seed", before);
+  expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif")), "give --seed-cell or --seeds-from (one of the two)", before);
   expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 6,9,1"), "expected X,Y", before);
   expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 6,9 --adjacency 6"), "4 or 8", before);
   expect_clean_failure(run_lsm("fuzzy " + in + " " + path("o.tif") + " --seed 6,9 --threshold 2"), "--threshold", before);

@@ -261,9 +261,9 @@ TEST_F(CliImage, OverviewsEqualGdaladdo) {
   const std::string m = path("mode_lsm.tif");
   expect_clean_failure(run_lsm("pyramid " + m + " --overviews mode"), "already has overviews", before);
   expect_clean_failure(run_lsm("pyramid " + path("average_gdal.tif") + " --overviews average"), "already has overviews", before);
-  expect_clean_failure(run_lsm("pyramid " + m + " " + path("dir") + " --overviews mode"), "give no OUTDIR", before);
+  expect_clean_failure(run_lsm("pyramid " + m + " " + path("dir") + " --overviews mode"), "give --output or --overviews (one of the two)", before);
   expect_clean_failure(run_lsm("pyramid " + m + " --overviews nearest"), "average or mode", before);
-  expect_clean_failure(run_lsm("pyramid " + m), "give an OUTDIR", before);
+  expect_clean_failure(run_lsm("pyramid " + m), "give --output or --overviews (one of the two)", before);
   const std::string small = make_raster("small.tif", 200, 100, 1, [](int x, int, int) { return float(x); });
   const CliRun none = run_lsm("pyramid " + small + " --overviews average");
   EXPECT_EQ(none.code, 0);

@@ -118,6 +118,9 @@ TEST_F(Operations, BadValueGetsTheSameMessageFromTheCliAndTheDriver) {
                              "LSM:gradient:sigma=abc:" + in, "option sigma"},
                         Case{"patchmetric " + in + " " + path("p.tif") + " --metric XYZ", "--metric",
                              "LSM:patchmetric:metric=XYZ:" + in, "option metric"},
+                        Case{"fuzzy " + in + " " + path("f.tif") + " --seed-cell 1 --volume", "--seed-cell",
+                             "LSM:fuzzy:seeds=1:volume=YES:" + in, "option seeds"},
+                        // An older spelling is named as typed.
                         Case{"fuzzy " + in + " " + path("f.tif") + " --seed 1 --volume", "--seed",
                              "LSM:fuzzy:seeds=1:volume=YES:" + in, "option seeds"}}) {
     SCOPED_TRACE(c.command);
@@ -150,12 +153,13 @@ TEST_F(Operations, CancelledRunLeavesNoOutput) {
     SCOPED_TRACE(name);
     ops::ParameterValues values(op.spec, ops::kCommandLine);
     if (op.spec.find("input")) values.set("input", sample());
-    if (op.spec.find("output")) values.set("output", path(name == "patches" ? "out.gpkg" : "out.tif"));
-    if (op.spec.find("out")) values.set("out", path("m"));
-    if (op.spec.find("outdir")) values.set("outdir", path("levels"));
+    if (op.spec.find("output") && name != "metrics" && name != "pyramid")
+      values.set("output", path(name == "patches" ? "out.gpkg" : "out.tif"));
+    if (name == "metrics") values.set("output", path("m"));
+    if (name == "pyramid") values.set("output", path("levels"));
     if (op.spec.find("metric")) values.set("metric", "GYRATE");
     if (name == "kmeans") values.set("k", "3");
-    if (name == "fuzzy") values.set("seed", "200,150");
+    if (name == "fuzzy") values.set("seed-cell", "200,150");
     if (name == "synth") values.set("width", "4000"), values.set("height", "4000");  // long enough to be stopped
     for (const char* strip : {"strip-rows", "strip-cell-rows"})
       if (op.spec.find(strip)) values.set(strip, "16");  // many progress steps
@@ -259,13 +263,13 @@ TEST_F(Operations, OneNameOneMeaningAndOlderSpellingsStillWork) {
   for (const Json& command : doc["commands"])
     for (const Json& p : command["parameters"]) {
       const std::string name = p["name"];
-      // Left for later: fuzzy's seed voxels (X,Y[,Z] text) share the name of synth's and kmeans' integer seed.
-      if (name == "seed" && command["name"] == "fuzzy") continue;
       const std::pair<std::string, std::string> m{p["type"].get<std::string>(), p["unit"].is_null() ? "" : p["unit"].get<std::string>()};
       const auto [it, first] = meaning.emplace(name, m);
       if (first) where[name] = command["name"];
       EXPECT_EQ(it->second, m) << "--" << name << " of " << command["name"].get<std::string>() << " against "
                                << where[name];
+      // One output name: the main output (positional, or the only one) is "output" everywhere.
+      if (!p["output"].is_null() && p["positional"].get<int>() > 0) EXPECT_EQ(name, "output") << command["name"];
     }
   // The image operations' strip height and synth's feature size under their old names.
   const std::string in = sample();
@@ -278,8 +282,81 @@ TEST_F(Operations, OneNameOneMeaningAndOlderSpellingsStillWork) {
   const CliRun both = run_lsm("gradient " + in + " " + path("c.tif") + " --strip-rows 7 --tile-size 9 -q");
   EXPECT_EQ(both.code, 1);
   EXPECT_NE(both.err.find("are one option (--strip-rows)"), std::string::npos) << both.err;
+  // metrics' --out, pyramid's OUTDIR and fuzzy's --seed, renamed, under their old names.
+  ASSERT_EQ(run_lsm("metrics " + in + " --output " + path("m1") + " -q").code, 0);
+  ASSERT_EQ(run_lsm("metrics " + in + " --out " + path("m2") + " -q").code, 0);
+  EXPECT_EQ(slurp(path("m1.class.csv")), slurp(path("m2.class.csv")));
+  const std::string image = make_raster("image.tif", 30, 20, 1, [](int x, int, int) { return float(x % 7); });
+  ASSERT_EQ(run_lsm("fuzzy " + image + " " + path("f1.tif") + " --seed-cell 3,4 -q").code, 0);
+  ASSERT_EQ(run_lsm("fuzzy " + image + " " + path("f2.tif") + " --seed 3,4 -q").code, 0);
+  EXPECT_EQ(slurp(path("f1.tif")), slurp(path("f2.tif")));
   const std::string help = run_lsm("gradient --help").out;  // Program_options wraps the line anywhere
   EXPECT_TRUE(std::regex_search(help, std::regex("older spelling:\\s+tile-size"))) << help;
+}
+
+// A rule between two parameters is declared once and checked by the same
+// code for every front end, in each one's spelling; visibility says why a
+// parameter is missing from a front end, and --describe carries both.
+TEST_F(Operations, RulesAndVisibilityAreDeclaredOnceForEveryFrontEnd) {
+  const ops::Operation* gradient = ops::find_operation("gradient");
+  ASSERT_NE(gradient, nullptr);
+  const std::pair<ops::FrontEnd, std::string> spellings[] = {
+      {ops::kCommandLine, "--grey and --band exclude each other"},
+      {ops::kDriver, "option grey and option band exclude each other"},
+      {ops::kService, "input grey and input band exclude each other"}};
+  for (const auto& [front_end, message] : spellings) {
+    ops::ParameterValues values(gradient->spec, front_end);
+    values.set("input", sample());
+    values.set("output", path("g.tif"));
+    values.set("band", "1");
+    values.set("grey", "NO");
+    EXPECT_NO_THROW(values.check_required());  // a flag set to NO is not given
+    values.set("grey", "YES");
+    try {
+      values.check_required();
+      ADD_FAILURE() << "grey with band passed";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), message);
+    }
+  }
+  // One of the two: the service and the driver, which show no --seeds-from, need the seed cells.
+  const ops::Operation* fuzzy = ops::find_operation("fuzzy");
+  ASSERT_NE(fuzzy, nullptr);
+  ops::ParameterValues service(fuzzy->spec, ops::kService);
+  service.set("input", sample());
+  service.set("output", path("f.tif"));
+  try {
+    service.check_required();
+    ADD_FAILURE() << "fuzzy without seeds passed";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "fuzzy needs the input seed-cell");
+  }
+  const CliRun both = run_lsm("fuzzy " + sample() + " " + path("f.tif") + " --seed-cell 1,1 --seeds-from " + sample());
+  EXPECT_EQ(both.code, 1);
+  EXPECT_NE(both.err.find("give --seed-cell or --seeds-from (one of the two)"), std::string::npos) << both.err;
+
+  const Json doc = Json::parse(run_lsm("--describe").out);
+  std::map<std::string, std::string> visibility;  // "command parameter": visibility
+  for (const Json& command : doc["commands"]) {
+    for (const Json& p : command["parameters"])
+      visibility[command["name"].get<std::string>() + " " + p["name"].get<std::string>()] = p["visibility"];
+    if (command["name"] == "gradient") {
+      ASSERT_EQ(command["rules"].size(), 1u);
+      EXPECT_EQ(command["rules"][0]["kind"], "excludes");
+      EXPECT_EQ(command["rules"][0]["parameters"], Json::array({"grey", "band"}));
+    }
+  }
+  for (const char* trusted : {"metrics temp-dir", "metrics class-descriptors", "kmeans init", "fuzzy seeds-from"})
+    EXPECT_EQ(visibility[trusted], "trusted") << trusted;
+  for (const char* shown : {"metrics quiet", "metrics print", "gradient of", "gradient co"})
+    EXPECT_EQ(visibility[shown], "presentation") << shown;
+  EXPECT_EQ(visibility["metrics edge-depth"], "everyone");
+  // Trusted parameters never reach the service; presentation ones only the command line.
+  for (const ops::Operation& op : ops::operations())
+    for (const ops::ParameterSpec& p : op.spec.parameters) {
+      if (p.visibility == ops::Visibility::Trusted) EXPECT_FALSE(p.shown_in(ops::kService)) << op.spec.name << " " << p.name;
+      if (p.visibility == ops::Visibility::Presentation) EXPECT_EQ(p.front_ends, unsigned(ops::kCommandLine)) << p.name;
+    }
 }
 
 }  // namespace

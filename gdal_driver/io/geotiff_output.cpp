@@ -30,11 +30,6 @@ GeoReference scale_cells(const GeoReference& georef, double sx, double sy) {
 
 namespace {
 
-RasterFormat& output_format() {
-  static RasterFormat format;
-  return format;
-}
-
 GDALDriver* driver_named(const std::string& name) {
   prepare_gdal_for_streaming();
   GDALDriver* driver = GetGDALDriverManager()->GetDriverByName(name.c_str());
@@ -49,21 +44,20 @@ bool can(GDALDriver* driver, const char* capability) {
 
 }  // namespace
 
-void set_raster_output_format(const RasterFormat& format) {
+void check_raster_format(const RasterFormat& format) {
   GDALDriver* driver = driver_named(format.driver);
   if (!can(driver, GDAL_DCAP_RASTER) || (!can(driver, GDAL_DCAP_CREATE) && !can(driver, GDAL_DCAP_CREATECOPY)))
     throw Error(ErrorKind::BadInput, "output format '" + format.driver + "' cannot write rasters");
   for (const std::string& o : format.creation_options)
     if (o.find('=') == std::string::npos || o.front() == '=')
       throw Error(ErrorKind::BadInput, "bad creation option '" + o + "': expected NAME=VALUE");
-  output_format() = format;
 }
 
-GeoTiffOutput::GeoTiffOutput(const std::string& path, int64_t width, int64_t height, GDALDataType type,
-                             const GeoReference& georef, std::optional<double> nodata, int bands)
-    : file_(path) {
+GeoTiffOutput::GeoTiffOutput(const std::string& path, const RasterFormat& format, int64_t width, int64_t height,
+                             GDALDataType type, const GeoReference& georef, std::optional<double> nodata, int bands)
+    : file_(path), format_(format) {
   prepare_gdal_for_streaming();
-  const RasterFormat& format = output_format();
+  check_raster_format(format);
   GDALDriver* target = driver_named(format.driver);
   const bool direct = can(target, GDAL_DCAP_CREATE);
   GDALDriver* driver = direct ? target : driver_named("GTiff");
@@ -158,7 +152,7 @@ void GeoTiffOutput::commit() {
   CPLErrorReset();
   dataset_->FlushCache(false);
   if (!staging_.empty()) {  // a CreateCopy-only format: copy the finished staging GeoTIFF
-    const RasterFormat& format = output_format();
+    const RasterFormat& format = format_;
     CPLStringList options;
     for (const std::string& o : format.creation_options) options.AddString(o.c_str());
     GDALDataset* copy = driver_named(format.driver)

@@ -23,31 +23,25 @@ GeoReference georeference_of(GDALDataset* dataset);
 /// origin and extent for a raster sx, sy times smaller): pyramid levels, HOG blocks.
 GeoReference scale_cells(const GeoReference& georef, double sx, double sy);
 
-/// The format of lsm's raster outputs (the CLI's -of and -co): a GDAL
-/// driver's short name and creation options. GTiff (the default) gets lsm's
-/// options (tiled 256 x 256, DEFLATE, BigTIFF when needed) under the user's.
-/// A driver that can only CreateCopy (COG, PNG, JPEG ...) is written through
-/// a temporary GeoTIFF beside the output. Every file of the dataset (side
-/// files such as .aux.xml and ENVI's .hdr included) appears at its final
-/// name only on commit (atomic_dataset.h).
-struct RasterFormat {
-  std::string driver = "GTiff";
-  std::vector<std::string> creation_options;  ///< NAME=VALUE
-};
-
-/// Sets the format of every GeoTiffOutput created afterwards (process-wide,
-/// as GDAL's own configuration). Throws lsm::Error(BadInput) for an unknown
-/// driver, one that cannot write rasters, or an option without '='.
-void set_raster_output_format(const RasterFormat& format);
+/// Checks a RasterFormat (raster.h) before any work: throws
+/// lsm::Error(BadInput) for an unknown driver, one that cannot write rasters,
+/// or a creation option without '='.
+void check_raster_format(const RasterFormat& format);
 
 class GeoTiffOutput {
  public:
   /// Creates `path`'s temporary file as a width x height raster of `bands`
   /// bands of `type` (band-interleaved when bands > 1), `nodata` set on every
-  /// band, in the format set_raster_output_format() chose (GeoTIFF by
-  /// default). Throws lsm::Error(Io) when it cannot be created.
-  GeoTiffOutput(const std::string& path, int64_t width, int64_t height, GDALDataType type, const GeoReference& georef,
-                std::optional<double> nodata, int bands = 1);
+  /// band, in `format` (the run context's or -of/-co). GTiff gets lsm's
+  /// options (tiled 256 x 256, DEFLATE, BigTIFF when needed) under the
+  /// format's. A driver that can only CreateCopy (COG, PNG, JPEG ...) is
+  /// written through a temporary GeoTIFF beside the output. Every file of the
+  /// dataset (side files such as .aux.xml and ENVI's .hdr included) appears at
+  /// its final name only on commit (atomic_dataset.h). Throws
+  /// lsm::Error(BadInput) for a bad format (check_raster_format), Error(Io)
+  /// when it cannot be created.
+  GeoTiffOutput(const std::string& path, const RasterFormat& format, int64_t width, int64_t height, GDALDataType type,
+                const GeoReference& georef, std::optional<double> nodata, int bands = 1);
   ~GeoTiffOutput();
   /// Writes a window of `data` (row-major, of `data_type`) into 1-based
   /// `band`. Throws lsm::Error(Io).
@@ -71,6 +65,7 @@ class GeoTiffOutput {
     void operator()(GDALDataset* d) const;
   };
   AtomicDatasetOutput file_;  ///< the dataset and its side files, at their final names only when complete
+  RasterFormat format_;       ///< the format asked for (the staging GeoTIFF's target)
   std::string staging_;       ///< the GeoTIFF a CreateCopy-only format is copied from; empty = none
   std::unique_ptr<GDALDataset, Closer> dataset_;
   std::vector<float> pending_;  ///< rows of write_interleaved() not yet given to GDAL, from pending_y0_

@@ -63,7 +63,7 @@ std::vector<std::string> metric_choice_labels(const std::vector<std::string>& ac
 }
 
 ParameterSpec quiet_parameter() {
-  return flag("quiet", "no progress output").short_option('q').only(kCommandLine);
+  return flag("quiet", "no progress output").short_option('q').presentation();
 }
 
 std::vector<ParameterSpec> patch_parameters() {
@@ -95,7 +95,7 @@ std::vector<ParameterSpec> budget_parameters(const std::string& what_spills) {
       text("temp-dir", "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit")
           .titled("Scratch folder")
           .technical()
-          .only(kCommandLine),  // a server's folders are not the client's to choose
+          .trusted(),  // a server's folders are not the client's to choose
   };
 }
 
@@ -124,18 +124,23 @@ std::string bytes_text(double bytes) {
 
 }  // namespace
 
-void require_memory(const ParameterValues& values, double needed, const std::string& what, uint64_t limit_bytes,
-                    const std::string& limit_option) {
-  const uint64_t limit = limit_bytes ? limit_bytes : run_budget(values).memory_bytes;
+void require_memory(const ParameterValues& values, const RunContext& context, double needed, const std::string& what,
+                    uint64_t limit_bytes, const std::string& limit_option) {
+  const uint64_t limit = limit_bytes ? limit_bytes : run_budget(values, context).memory_bytes;
   if (needed <= double(limit)) return;
   throw Error(ErrorKind::BadInput, values.spec().name + " needs about " + bytes_text(needed) + " of memory (" + what +
                                        "); " + values.spelled(limit_option) + " is " + bytes_text(double(limit)));
 }
 
-RunBudget run_budget(const ParameterValues& values) {
-  RunBudget budget;
-  if (values.spec().find("memory-limit")) budget.memory_bytes = memory_size(values.text("memory-limit"));
-  if (values.spec().find("temp-dir")) budget.temp_dir = values.text("temp-dir");
+RunBudget run_budget(const ParameterValues& values, const RunContext& context) {
+  RunBudget budget = context.budget;
+  if (values.spec().find("memory-limit") && values.given("memory-limit")) {
+    budget.memory_bytes = memory_size(values.text("memory-limit"));
+    if (context.memory_ceiling && budget.memory_bytes > context.memory_ceiling)
+      values.fail("memory-limit", "asks for " + bytes_text(double(budget.memory_bytes)) + ", more than the " +
+                                      bytes_text(double(context.memory_ceiling)) + " a run may hold here");
+  }
+  if (values.spec().find("temp-dir") && values.given("temp-dir")) budget.temp_dir = values.text("temp-dir");
   return budget;
 }
 
@@ -145,16 +150,16 @@ std::vector<ParameterSpec> raster_output_parameters() {
                  "formats are written through a temporary GeoTIFF")
           .titled("Output format")
           .technical()
-          .only(kCommandLine),
-      text("co", "creation option NAME=VALUE of the output format (repeatable)").several().titled("Creation options").technical().only(kCommandLine),
+          .presentation(),
+      text("co", "creation option NAME=VALUE of the output format (repeatable)").several().titled("Creation options").technical().presentation(),
   };
 }
 
-ScanOptions scan_options(const ParameterValues& values) {
+ScanOptions scan_options(const ParameterValues& values, const RunContext& context) {
   ScanOptions s;
   // Closed records beyond the budget's share and each per-patch array beyond
   // its share go to scratch files in the budget's folder.
-  const RunBudget budget = run_budget(values);
+  const RunBudget budget = run_budget(values, context);
   s.max_record_bytes = budget.share(BudgetShare::Records);
   s.max_patch_array_bytes = budget.share(BudgetShare::PatchArray);
   s.temp_dir = budget.temp_dir;
@@ -168,12 +173,12 @@ ScanOptions scan_options(const ParameterValues& values) {
   return s;
 }
 
-void apply_raster_output_format(const ParameterValues& values) {
-  if (!values.given("of") && !values.given("co")) return;
-  RasterFormat format;
-  if (values.given("of")) format.driver = values.text("of");
-  format.creation_options = values.texts("co");
-  set_raster_output_format(format);
+RasterFormat raster_output_format(const ParameterValues& values, const RunContext& context) {
+  RasterFormat format = context.raster_format;
+  if (values.spec().find("of") && values.given("of")) format.driver = values.text("of");
+  if (values.spec().find("co") && values.given("co")) format.creation_options = values.texts("co");
+  check_raster_format(format);
+  return format;
 }
 
 uint64_t memory_size(const std::string& text) {
@@ -194,13 +199,6 @@ uint64_t memory_size(const std::string& text) {
   const uint64_t bytes = static_cast<uint64_t>(value * scale);
   if (bytes < (uint64_t(1) << 20)) throw Error(ErrorKind::BadInput, "must be at least 1M");
   return bytes;
-}
-
-void set_default_raster_output(const std::string& driver, const std::vector<std::string>& creation_options) {
-  RasterFormat format;
-  format.driver = driver;
-  format.creation_options = creation_options;
-  set_raster_output_format(format);
 }
 
 bool may_use_gpu(const ParameterValues& values) {

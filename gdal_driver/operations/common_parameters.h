@@ -33,18 +33,21 @@ ParameterSpec memory_limit_parameter(const std::string& holds);
 /// (`limit_bytes` spelled as option `limit_option`; default: memory-limit):
 /// lsm::Error(BadInput) "OP needs about 12.00 GiB of memory (WHAT);
 /// --memory-limit is 1.00 GiB". `needed` in bytes.
-void require_memory(const ParameterValues& values, double needed, const std::string& what, uint64_t limit_bytes = 0,
-                    const std::string& limit_option = "memory-limit");
-/// The run budget of these values: memory-limit (default 1G) and temp-dir
-/// where the operation declares them, else the defaults.
-RunBudget run_budget(const ParameterValues& values);
+void require_memory(const ParameterValues& values, const RunContext& context, double needed, const std::string& what,
+                    uint64_t limit_bytes = 0, const std::string& limit_option = "memory-limit");
+/// The run budget: memory-limit and temp-dir where given, else the
+/// context's (RunContext::budget). Throws lsm::Error(BadInput) for a
+/// memory-limit above the context's ceiling (the service's --job-memory).
+RunBudget run_budget(const ParameterValues& values, const RunContext& context);
 /// GDAL's -of FORMAT and -co NAME=VALUE of the raster outputs (command line only).
 std::vector<ParameterSpec> raster_output_parameters();
 
 /// The scan options of patch_parameters()' values, with the budget's shares.
-ScanOptions scan_options(const ParameterValues& values);
-/// Applies -of/-co (set_raster_output_format) when given.
-void apply_raster_output_format(const ParameterValues& values);
+ScanOptions scan_options(const ParameterValues& values, const RunContext& context);
+/// The format of the run's raster outputs: -of/-co where given (the command
+/// line), else the run context's (GTiff; the service's COG). Checked here, so
+/// call it before any work: throws lsm::Error(BadInput) for a bad format.
+RasterFormat raster_output_format(const ParameterValues& values, const RunContext& context);
 
 /// Bytes of a memory size: a number with an optional unit K, M or G (powers
 /// of 1024; "1.5G"), plain numbers in MiB. Throws lsm::Error(BadInput) with
@@ -52,12 +55,6 @@ void apply_raster_output_format(const ParameterValues& values);
 /// size below 1 MiB (tiny limits serve tests: they send everything that can
 /// go to scratch files there).
 uint64_t memory_size(const std::string& text);
-
-/// Makes every raster output of later runs use GDAL driver `driver` with
-/// `creation_options` (NAME=VALUE), as -of/-co do for one command: the
-/// service writes Cloud Optimized GeoTIFFs. Call before runs start (it is
-/// process-wide, not per run).
-void set_default_raster_output(const std::string& driver, const std::vector<std::string>& creation_options);
 
 /// Whether a run with these values may use a GPU: its backend is auto or
 /// cuda and CUDA is available (the service runs one such job at a time).

@@ -1,6 +1,6 @@
 // fuzzy: the fuzzy connectedness scene of a 2-D image (one band) or a 3-D
 // volume (volume: band k = slice k) as Float32 in [0, 1] (NaN on nodata), and
-// with a threshold the object mask. lsm fuzzy INPUT OUTPUT.tif --seed X,Y[,Z];
+// with a threshold the object mask. lsm fuzzy INPUT OUTPUT.tif --seed-cell X,Y[,Z];
 // LSM:fuzzy.
 #include <array>
 #include <cmath>
@@ -93,7 +93,7 @@ OperationSpec fuzzy_spec() {
   s.summary = "fuzzy connectedness from seeds (2-D image or 3-D volume)";
   s.title = "Fuzzy connectedness";
   s.category = "Segmentation";
-  s.usage = "usage: lsm fuzzy INPUT OUTPUT.tif --seed X,Y[,Z] [--seed ...] [--volume] [options]";
+  s.usage = "usage: lsm fuzzy INPUT OUTPUT.tif --seed-cell X,Y[,Z] [--seed-cell ...] [--volume] [options]";
   s.parameters = joined(
       {
           input_raster("input", "image or volume (any raster GDAL reads)").needed().at_position(1),
@@ -101,16 +101,20 @@ OperationSpec fuzzy_spec() {
               .needed()
               .at_position(2)
               .only(kCommandLine | kService),  // the service names it itself
-          text("seed", "seed voxel X,Y (image) or X,Y,Z (volume), 0-based; repeatable")
+          text("seed-cell", "seed cell X,Y (image) or voxel X,Y,Z (volume), 0-based; repeatable")
               .several()
+              .titled("Seed cells")
               .named_in_driver("seeds")
+              .also_spelled("seed")  // a cell, unlike synth's and kmeans' --seed (a number)
               .checked_by(check_seed_text),
-          input_raster("seeds-from", "raster of the input's size whose non-zero voxels are seeds").only(kCommandLine),
+          input_raster("seeds-from", "raster of the input's size whose non-zero voxels are seeds").trusted().only(kCommandLine),
           flag("relative", "relative fuzzy connectedness: the object is where the object seeds' connectivity beats the "
                            "background seeds'")
               .only(kCommandLine),
-          text("background-seed", "background seed for --relative, as --seed; repeatable")
+          text("background-cell", "background seed cell for --relative, as --seed-cell; repeatable")
               .several()
+              .titled("Background seed cells")
+              .also_spelled("background-seed")
               .only(kCommandLine)
               .checked_by(check_seed_text),
           flag("volume", "read every band as a slice (band k = slice k) and segment in 3-D"),
@@ -134,28 +138,23 @@ OperationSpec fuzzy_spec() {
           quiet_parameter(),
       },
       raster_output_parameters());
+  s.rules = {one_of_the_two("seed-cell", "seeds-from"), requires_also("relative", "background-cell"),
+             requires_also("background-cell", "relative"), requires_also("mask", "threshold")};
   return s;
 }
 
 void run_fuzzy_operation(const ParameterValues& v, const RunContext& context) {
-  apply_raster_output_format(v);
+  const RasterFormat format = raster_output_format(v, context);
   const std::string input = v.text("input"), output = v.text("output"), seeds_from = v.text("seeds-from");
   const std::string voxel_size = v.text("voxel-size"), mask_path = v.text("mask"), backend = v.text("backend");
-  const std::vector<std::string> seed_texts = v.texts("seed"), background_texts = v.texts("background-seed");
+  const std::vector<std::string> seed_texts = v.texts("seed-cell"), background_texts = v.texts("background-cell");
   const std::optional<double> mean = v.optional_number("mean"), sd = v.optional_number("sd"),
                               sd_diff = v.optional_number("sd-diff"), threshold = v.optional_number("threshold");
   const int band = static_cast<int>(v.integer("band")), adjacency = static_cast<int>(v.integer("adjacency"));
   const int64_t seed_radius = v.integer("seed-radius");
   const bool volume = v.flag("volume"), quiet = context.quiet, relative = v.flag("relative");
-  if (v.front_end() != kCommandLine && seed_texts.empty())  // --seeds-from is the command line's alone
-    throw Error(ErrorKind::BadInput, "fuzzy needs the " + v.spelled("seed") + " (seeds X,Y or X,Y,Z, 0-based)");
-  if (seed_texts.empty() == seeds_from.empty())
-    throw Error(ErrorKind::BadInput, "give the seeds with --seed or with --seeds-from (one of the two)");
-  if (relative != !background_texts.empty())
-    throw Error(ErrorKind::BadInput, "--relative needs at least one --background-seed, and --background-seed needs --relative");
   if (threshold && !(*threshold >= 0 && *threshold <= 1))
     throw Error(ErrorKind::BadInput, "--threshold must lie in [0, 1]");
-  if (!mask_path.empty() && !threshold) throw Error(ErrorKind::BadInput, "--mask needs --threshold");
   const Adjacency adjacency_rule = parse_adjacency(adjacency ? adjacency : (volume ? 6 : 4), volume, v.spelled("adjacency"));
   std::optional<std::array<double, 3>> voxel_size_mm;
   if (!voxel_size.empty()) {
@@ -165,16 +164,16 @@ void run_fuzzy_operation(const ParameterValues& v, const RunContext& context) {
     voxel_size_mm = std::array<double, 3>{n[0], n[1], n[2]};
   }
   std::vector<Voxel> seeds;
-  for (const std::string& t : seed_texts) seeds.push_back(parse_seed(t, volume, v.spelled("seed")));
+  for (const std::string& t : seed_texts) seeds.push_back(parse_seed(t, volume, v.spelled("seed-cell")));
   std::vector<Voxel> background_seeds;
-  for (const std::string& t : background_texts) background_seeds.push_back(parse_seed(t, volume, v.spelled("background-seed")));
+  for (const std::string& t : background_texts) background_seeds.push_back(parse_seed(t, volume, v.spelled("background-cell")));
   const bool use_reference = backend == "reference";
   std::unique_ptr<FuzzyEngine> engine = use_reference ? nullptr : make_fuzzy_engine(parse_backend(backend));
 
   const ProgressFn progress = context.checked_progress();
   {  // the volume in memory (4 bytes a voxel), its scene (4), the background scene (4, --relative)
     const double voxels = cells_of_run(v);
-    require_memory(v, voxels * (relative ? 12.0 : 8.0),
+    require_memory(v, context, voxels * (relative ? 12.0 : 8.0),
                    std::to_string(int64_t(voxels)) + " voxels held in memory, " + (relative ? "12" : "8") + " bytes each");
   }
   LoadedVolume image = read_volume(input, volume, band, scaled_progress(progress, 0.0, 0.2));
@@ -216,12 +215,12 @@ void run_fuzzy_operation(const ParameterValues& v, const RunContext& context) {
   std::optional<GeoTiffOutput> mask;
   std::vector<uint8_t> mask_slice;
   if (threshold) {
-    mask.emplace(mask_path.empty() ? mask_path_for(output) : mask_path, image.width, image.height, GDT_Byte,
+    mask.emplace(mask_path.empty() ? mask_path_for(output) : mask_path, format, image.width, image.height, GDT_Byte,
                  image.georef, 255.0, bands);
     stamp(*mask);
     mask_slice.resize(static_cast<size_t>(plane));
   }
-  GeoTiffOutput out(output, image.width, image.height, GDT_Float32, image.georef,
+  GeoTiffOutput out(output, format, image.width, image.height, GDT_Float32, image.georef,
                     std::numeric_limits<double>::quiet_NaN(), bands);
   stamp(out);
   for (int z = 0; z < bands; ++z) {

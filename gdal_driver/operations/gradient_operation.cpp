@@ -28,7 +28,6 @@ class GradientStream final : public StreamedRaster {
         grey_levels_(source_, 1.0),
         kernels_(gradient_kernels(v.number("sigma"), static_cast<int>(v.integer("radius")))),
         pass_(make_gradient_pass(parse_backend(v.text("backend")))) {
-    if (grey_ && v.given("band")) throw Error(ErrorKind::BadInput, v.spelled("grey") + " and " + v.spelled("band") + " exclude each other");
     const FeatureRasterInfo info = source_.info();
     shape.width = info.width;
     shape.height = info.height;
@@ -91,6 +90,7 @@ OperationSpec gradient_spec() {
           quiet_parameter(),
       },
       raster_output_parameters());
+  s.rules = {excludes("grey", "band")};
   s.serving.streamed = [](const ParameterValues& v) -> std::unique_ptr<StreamedRaster> {
     return std::make_unique<GradientStream>(v);
   };
@@ -98,9 +98,8 @@ OperationSpec gradient_spec() {
 }
 
 void run_gradient_operation(const ParameterValues& v, const RunContext& context) {
-  apply_raster_output_format(v);
+  const RasterFormat format = raster_output_format(v, context);
   const bool grey = v.flag("grey");
-  if (grey && v.given("band")) throw Error(ErrorKind::BadInput, v.spelled("grey") + " and " + v.spelled("band") + " exclude each other");
   GradientOptions o;
   o.sigma = v.number("sigma");
   o.radius = static_cast<int>(v.integer("radius"));
@@ -115,11 +114,11 @@ void run_gradient_operation(const ParameterValues& v, const RunContext& context)
   // A strip and its halo: the input bands read ahead and in use, the four
   // planes, their interleaved copy and the pass's own buffers.
   const double strip_rows = double(std::min<int64_t>(o.strip_rows, info.height) + 2 * o.radius);
-  require_memory(v, strip_rows * double(info.width) * (8.0 * (raster.info().bands + 1) + 48),
+  require_memory(v, context, strip_rows * double(info.width) * (8.0 * (raster.info().bands + 1) + 48),
                  "strips of " + std::to_string(int64_t(strip_rows)) + " rows of " + std::to_string(info.width) + " cells");
   auto pass = make_gradient_pass(parse_backend(v.text("backend")));
 
-  GeoTiffOutput out(v.text("output"), info.width, info.height, GDT_Float32, georeference_of(raster.dataset()),
+  GeoTiffOutput out(v.text("output"), format, info.width, info.height, GDT_Float32, georeference_of(raster.dataset()),
                     std::numeric_limits<double>::quiet_NaN(), kGradientPlanes);
   const char* names[kGradientPlanes] = {"gx", "gy", "magnitude", "orientation"};
   for (int p = 0; p < kGradientPlanes; ++p) out.describe_band(p + 1, names[p]);

@@ -45,7 +45,7 @@ std::string level_output(const std::string& output, int level) {
 
 // Writes one image's descriptors to `path` (.npy or a GeoTIFF).
 void write_hog(FeatureRasterSource& source, const HogOptions& o, HogPass& pass, const std::string& path,
-               const GeoReference& georef, const ProgressFn& progress) {
+               const RasterFormat& format, const GeoReference& georef, const ProgressFn& progress) {
   const FeatureRasterInfo info = source.info();
   const HogGeometry g = hog_geometry(info.width, info.height, o);
   if (ends_with(path, ".npy")) {
@@ -56,7 +56,7 @@ void write_hog(FeatureRasterSource& source, const HogOptions& o, HogPass& pass, 
     out.commit();
     return;
   }
-  GeoTiffOutput out(path, g.blocks_x, g.blocks_y, GDT_Float32, scale_cells(georef, o.cell, o.cell),
+  GeoTiffOutput out(path, format, g.blocks_x, g.blocks_y, GDT_Float32, scale_cells(georef, o.cell, o.cell),
                     std::numeric_limits<double>::quiet_NaN(), g.descriptor_length);
   for (int e = 0; e < g.descriptor_length; ++e) {
     const int cell = e / o.bins, bin = e % o.bins;
@@ -117,7 +117,7 @@ OperationSpec hog_spec() {
 }
 
 void run_hog_operation(const ParameterValues& v, const RunContext& context) {
-  apply_raster_output_format(v);
+  const RasterFormat format = raster_output_format(v, context);
   HogOptions o;
   o.cell = static_cast<int>(v.integer("cell"));
   o.block = static_cast<int>(v.integer("block"));
@@ -143,7 +143,7 @@ void run_hog_operation(const ParameterValues& v, const RunContext& context) {
   {  // a strip of cell rows (with its blocks' overlap): pixels, gradients, histograms, descriptors
     const double rows = double(std::min<int64_t>((o.strip_cells + o.block) * o.cell, info.height));
     const double descriptors = double(o.strip_cells + o.block) * (double(info.width) / o.cell) * o.block * o.block * o.bins;
-    require_memory(v, rows * double(info.width) * (8.0 * (info.bands + 1) + 32) + descriptors * 16.0,
+    require_memory(v, context, rows * double(info.width) * (8.0 * (info.bands + 1) + 32) + descriptors * 16.0,
                    "strips of " + std::to_string(int64_t(rows)) + " rows of " + std::to_string(info.width) +
                        " pixels and their block descriptors");
   }
@@ -151,7 +151,7 @@ void run_hog_operation(const ParameterValues& v, const RunContext& context) {
   const ProgressFn progress = context.checked_progress();
   if (!v.given("pyramid")) {
     hog_geometry(info.width, info.height, o);
-    write_hog(raster, o, *pass, output, georef, progress);
+    write_hog(raster, o, *pass, output, format, georef, progress);
     return;
   }
   const auto sizes = pyramid_sizes(info.width, info.height, parse_pyramid(v.text("pyramid")));
@@ -171,7 +171,7 @@ void run_hog_operation(const ParameterValues& v, const RunContext& context) {
     const auto [w, h] = sizes[l];
     PyramidLevelRaster level(raster, w, h, Resampling::Bilinear, *resampler);
     const double share = double(w) * double(h) / total;
-    write_hog(level, o, *pass, level_output(output, int(l)),
+    write_hog(level, o, *pass, level_output(output, int(l)), format,
               scale_cells(georef, double(info.width) / w, double(info.height) / h),
               scaled_progress(progress, done, done + share));
     done += share;

@@ -90,7 +90,7 @@ OperationSpec kmeans_spec() {
           text("color-space", "none, or lab: 3-band 8-bit sRGB converted to CIE L*a*b* (D65)")
               .one_of({"none", "lab"})
               .with_default("none"),
-          text("init", "initial centres: a text file of K lines of one value per band").titled("Initial centres").only(kCommandLine),
+          text("init", "initial centres: a text file of K lines of one value per band").titled("Initial centres").trusted().only(kCommandLine),
           integer("seed", "seed of the sample and of k-means++").with_default("0").at_least(0).at_most(9007199254740991),
           integer("n-init", "k-means++ runs; the lowest inertia wins").titled("k-means++ runs").with_default("1").at_least(1).at_most(100),
           integer("max-iter", "Lloyd iterations per run").titled("Iterations per run").with_default("300").at_least(1).at_most(100000),
@@ -127,7 +127,7 @@ OperationSpec kmeans_spec() {
 }
 
 void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
-  apply_raster_output_format(v);
+  const RasterFormat format = raster_output_format(v, context);
   KMeansOptions o;
   o.k = static_cast<int>(v.integer("k"));
   o.seed = static_cast<uint64_t>(v.integer("seed"));
@@ -138,7 +138,7 @@ void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
   // --memory MB is --memory-limit's older spelling; 0 kept its meaning: stream every iteration.
   if (v.given("memory") && v.given("memory-limit"))
     throw Error(ErrorKind::BadInput, v.spelled("memory") + " is the older spelling of " + v.spelled("memory-limit") + "; give one");
-  uint64_t memory_bytes = run_budget(v).memory_bytes;
+  uint64_t memory_bytes = run_budget(v, context).memory_bytes;
   if (v.given("memory") && v.integer("memory") > 0) memory_bytes = uint64_t(v.integer("memory")) << 20;
   o.resident_bytes = v.given("memory") && v.integer("memory") == 0 ? 0 : memory_bytes / 4 * 3;
   const std::string colour_space = v.text("color-space"), select = v.text("select");
@@ -165,7 +165,7 @@ void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
     const bool mask = !select.empty();
     const double strip = double(std::min<int64_t>(o.strip_rows, info.height)) * double(info.width);
     const double needed = strip * (12.0 * info.bands + 4) + (mask ? 3.0 * double(info.width) * double(info.height) : 0);
-    require_memory(v, needed,
+    require_memory(v, context, needed,
                    "strips of " + std::to_string(std::min<int64_t>(o.strip_rows, info.height)) + " rows of " +
                        std::to_string(info.width) + " cells" + (mask ? ", the class raster of --select" : ""),
                    memory_bytes, v.given("memory") ? "memory" : "memory-limit");
@@ -175,7 +175,7 @@ void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
 
   const bool mask_output = !select.empty();
   const GDALDataType type = mask_output || o.k <= 254 ? GDT_Byte : GDT_UInt16;
-  GeoTiffOutput out(v.text("output"), info.width, info.height, type, georeference_of(raster.dataset()),
+  GeoTiffOutput out(v.text("output"), format, info.width, info.height, type, georeference_of(raster.dataset()),
                     mask_output ? double(kMaskNodata) : 0.0);
   std::vector<uint16_t> labels;  // the whole class raster, for the mask
   if (mask_output) labels.resize(static_cast<size_t>(info.width * info.height));

@@ -66,13 +66,13 @@ OperationSpec label_spec() {
 }
 
 void run_label(const ParameterValues& v, const RunContext& context) {
-  apply_raster_output_format(v);
-  ScanOptions scan = scan_options(v);
+  const RasterFormat format = raster_output_format(v, context);
+  ScanOptions scan = scan_options(v, context);
   scan.keep_patch_ids = true;
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
   auto labeler = make_labeler(parse_backend(v.text("backend")));
   const RasterInfo info = source.info();
-  GeoTiffOutput out(v.text("output"), info.width, info.height, GDT_UInt32, georeference_of(source.dataset()), 0.0);
+  GeoTiffOutput out(v.text("output"), format, info.width, info.height, GDT_UInt32, georeference_of(source.dataset()), 0.0);
   const ProgressFn progress = context.checked_progress();
   const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0.0, 0.5));
   GeoTiffLabelSink sink(out);
@@ -141,16 +141,16 @@ class PatchValueSink final : public LabelRasterSink {
 };
 
 void run_patchmetric(const ParameterValues& v, const RunContext& context) {
-  apply_raster_output_format(v);
+  const RasterFormat format = raster_output_format(v, context);
   const std::string metric = upper(v.text("metric"));
-  LandscapeJobOptions job = landscape_job_options(v);
+  LandscapeJobOptions job = landscape_job_options(v, context);
   // Only what the metric needs: AREA, PERIM, PARA, SHAPE and FRAC come from
   // the scan's records alone, without the second pass.
   job.selection = MetricSelection(metric);
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
   source.require_measurable_cells();
   const RasterInfo info = source.info();
-  GeoTiffOutput out(v.text("output"), info.width, info.height, GDT_Float64, georeference_of(source.dataset()),
+  GeoTiffOutput out(v.text("output"), format, info.width, info.height, GDT_Float64, georeference_of(source.dataset()),
                     std::numeric_limits<double>::quiet_NaN());
   out.describe_band(1, metric);
   // The metric by PID (8 bytes a patch, paged beyond the budget's share).

@@ -6,14 +6,14 @@
 
 namespace lsm::ops {
 
-LandscapeJobOptions landscape_job_options(const ParameterValues& values) {
-  const ScanOptions scan = scan_options(values);
+LandscapeJobOptions landscape_job_options(const ParameterValues& values, const RunContext& context) {
+  const ScanOptions scan = scan_options(values, context);
   LandscapeJobOptions job;
   job.rule = scan.rule;
   job.tile_width = scan.tile_width;
   job.tile_height = scan.tile_height;
   job.backend = parse_backend(values.text("backend"));
-  job.budget = run_budget(values);
+  job.budget = run_budget(values, context);
   if (values.spec().find("edge-depth")) job.edge_depth = static_cast<int>(values.integer("edge-depth"));
   return job;
 }

@@ -17,7 +17,7 @@ namespace lsm::ops {
 /// The job options of patch_parameters()' values (neighbour rule, tile size,
 /// backend, memory-limit, temp-dir) and edge-depth where declared; the
 /// metric choices (selection, background ...) are the caller's.
-LandscapeJobOptions landscape_job_options(const ParameterValues& values);
+LandscapeJobOptions landscape_job_options(const ParameterValues& values, const RunContext& context);
 
 /// The check of max-classes after the scan (where declared; else none):
 /// lsm::Error(BadInput) "'INPUT' has N classes, more than --max-classes M (is

@@ -34,18 +34,19 @@ OperationSpec metrics_spec() {
   s.title = "Landscape metrics (FRAGSTATS)";
   s.category = "Landscape metrics";
   s.passes = 2;
-  s.usage = "usage: lsm metrics INPUT --out PREFIX [options]";
+  s.usage = "usage: lsm metrics INPUT --output PREFIX [options]";
   s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
   s.parameters = joined(
       {
           input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
-          output(ParameterRole::OutputTablePrefix, "out",
+          output(ParameterRole::OutputTablePrefix, "output",
                  "output prefix: PREFIX.patch.csv, PREFIX.class.csv, PREFIX.land.csv (or PREFIX.tidy.csv) and "
                  "PREFIX.adj.csv (not when --metrics lists only metrics of the patch records, such as AREA, PERIM, CA, NP, TE)")
               .needed()
               .short_option('o')
               .titled("Output tables (prefix)")
               .with_metavar("PREFIX")
+              .also_spelled("out")
               .making({{"patch", ".patch.csv", "text/csv", "patch table (one row per patch)"},
                        {"class", ".class.csv", "text/csv", "class table (one row per class)"},
                        {"land", ".land.csv", "text/csv", "landscape table (one row)"},
@@ -85,22 +86,23 @@ OperationSpec metrics_spec() {
                                     "for the tables, classes left out of the class table, the background classes")
               .titled("Class descriptors")
               .with_metavar("FILE")
+              .trusted()
               .only(kCommandLine),
           flag("print", "also print key columns of the class and landscape tables on stdout, aligned, with class names")
-              .only(kCommandLine),
+              .presentation(),
       },
       patch_parameters());
   return s;
 }
 
 void run_metrics(const ParameterValues& v, const RunContext& context) {
-  const std::string input = v.text("input"), prefix = v.text("out");
+  const std::string input = v.text("input"), prefix = v.text("output");
   // Every option is checked before any work.
   const MetricLevels levels = MetricLevels::parse(v.given("level") ? v.text("level") : "patch,class,land");
   const TableFormat format = parse_table_format(v.text("format"));
   const ClassDescriptors descriptors =
       v.given("class-descriptors") ? read_class_descriptors(v.text("class-descriptors")) : ClassDescriptors{};
-  LandscapeJobOptions job = landscape_job_options(v);
+  LandscapeJobOptions job = landscape_job_options(v, context);
   if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
   // --background wins over the descriptor file's IsBackground classes.
   job.background = v.given("background") ? std::set<int32_t>{static_cast<int32_t>(v.integer("background"))}

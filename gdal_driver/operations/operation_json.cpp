@@ -29,9 +29,34 @@ Json role_name(ParameterRole r) {
     case ParameterRole::OutputFolder: return "folder";
     case ParameterRole::OutputVector: return "vector";
     case ParameterRole::Value:
-    case ParameterRole::InputRaster: break;
+    case ParameterRole::InputRaster:
+    case ParameterRole::InputVector: break;
   }
   return nullptr;
+}
+
+Json input_kind(ParameterRole r) {
+  if (r == ParameterRole::InputRaster) return "raster";
+  if (r == ParameterRole::InputVector) return "vector";
+  return nullptr;
+}
+
+const char* visibility_name(Visibility v) {
+  switch (v) {
+    case Visibility::Presentation: return "presentation";
+    case Visibility::Trusted: return "trusted";
+    case Visibility::Everyone: break;
+  }
+  return "everyone";
+}
+
+const char* rule_name(ParameterRule::Kind k) {
+  switch (k) {
+    case ParameterRule::Excludes: return "excludes";
+    case ParameterRule::Requires: return "requires";
+    case ParameterRule::OneOf: return "one-of";
+  }
+  return "";
 }
 
 Json parameter_json(const ParameterSpec& p) {
@@ -51,6 +76,8 @@ Json parameter_json(const ParameterSpec& p) {
   j["positional"] = p.position;
   j["help"] = p.help;
   j["output"] = role_name(p.role);
+  j["input"] = input_kind(p.role);  // the dataset kind an input names
+  j["visibility"] = visibility_name(p.visibility);
   j["short"] = p.short_name ? Json(std::string(1, p.short_name)) : Json(nullptr);
   j["unit"] = p.unit.empty() ? Json(nullptr) : Json(p.unit);
   j["minimum"] = p.minimum ? number_json(*p.minimum) : Json(nullptr);
@@ -111,6 +138,9 @@ std::string describe_json(const std::vector<Operation>& operations, const std::s
     c["parameters"] = Json::array();
     for (const ParameterSpec& p : op.spec.parameters)
       if (p.shown_in(kCommandLine)) c["parameters"].push_back(parameter_json(p));
+    // Cross-parameter rules, checked by lsm itself on every front end.
+    c["rules"] = Json::array();
+    for (const ParameterRule& r : op.spec.rules) c["rules"].push_back({{"kind", rule_name(r.kind)}, {"parameters", {r.first, r.second}}});
     doc["commands"].push_back(c);
   }
   // The metric catalogue: what `metrics` and `patchmetric` compute.

@@ -13,13 +13,19 @@ namespace lsm::ops {
 /// The document, compact:
 ///   {"program": "lsm", "version": V, "commands": [{"name", "summary", "title",
 ///    "category", "usage", "driver", "parameters": [{"name", "type", "required",
-///    "default", "choices", "multiple", "positional", "help", "output", "short",
-///    "unit", "minimum", "maximum", "driver", "title", "advanced", "list",
-///    "style", "choice_labels", "aliases", "files"}]}], "metric_catalogue": [...]}
+///    "default", "choices", "multiple", "positional", "help", "output", "input",
+///    "visibility", "short", "unit", "minimum", "maximum", "driver", "title",
+///    "advanced", "list", "style", "choice_labels", "aliases", "files"}],
+///    "rules": [{"kind", "parameters": [A, B]}]}], "metric_catalogue": [...]}
 /// for the operations and parameters the command line shows. "type" is
 /// integer, number, string or flag; defaults and choices are typed (numbers
 /// as numbers); "output" is null for inputs and values, else raster, file,
-/// table-prefix, folder or vector; "files" (outputs only) the declared files:
+/// table-prefix, folder or vector; "input" the dataset kind an input names
+/// (raster or vector; else null); "visibility" everyone, presentation (how
+/// the command line shows a run: -q, -of) or trusted (a path on the machine
+/// that runs it: never a remote client's); "rules" the cross-parameter rules
+/// (ParameterRule: excludes, requires, one-of; lsm checks them itself);
+/// "files" (outputs only) the declared files:
 /// id, suffix, media_type, description; "aliases" the older spellings still
 /// accepted; "driver" is the GDAL driver's option name, or null where the
 /// driver does not take the parameter; "title" a dialog's field name (the QGIS

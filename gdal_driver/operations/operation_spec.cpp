@@ -166,6 +166,18 @@ ParameterSpec ParameterSpec::needed() const { auto c = *this; c.required = true;
 ParameterSpec ParameterSpec::several() const { auto c = *this; c.repeatable = true; return c; }
 ParameterSpec ParameterSpec::at_position(int p) const { auto c = *this; c.position = p; return c; }
 ParameterSpec ParameterSpec::only(unsigned mask) const { auto c = *this; c.front_ends = mask; return c; }
+ParameterSpec ParameterSpec::presentation() const {
+  auto c = *this;
+  c.visibility = Visibility::Presentation;
+  c.front_ends = kCommandLine;
+  return c;
+}
+ParameterSpec ParameterSpec::trusted() const {
+  auto c = *this;
+  c.visibility = Visibility::Trusted;
+  c.front_ends &= ~unsigned(kService);
+  return c;
+}
 ParameterSpec ParameterSpec::short_option(char s) const { auto c = *this; c.short_name = s; return c; }
 ParameterSpec ParameterSpec::named_in_driver(std::string s) const { auto c = *this; c.driver_spelling = std::move(s); return c; }
 std::string ParameterSpec::title() const {
@@ -230,6 +242,21 @@ ParameterSpec input_raster(std::string name, std::string help) {
   p.front_ends = kCommandLine | kService;  // the driver's input is the connection string's path
   return p;
 }
+ParameterSpec input_vector(std::string name, std::string help) {
+  ParameterSpec p = input_raster(std::move(name), std::move(help));
+  p.role = ParameterRole::InputVector;
+  p.front_ends = kEveryFrontEnd;  // the driver's one input is a raster: a vector one is an option
+  return p;
+}
+ParameterRule excludes(std::string first, std::string second) {
+  return {ParameterRule::Excludes, std::move(first), std::move(second)};
+}
+ParameterRule requires_also(std::string first, std::string second) {
+  return {ParameterRule::Requires, std::move(first), std::move(second)};
+}
+ParameterRule one_of_the_two(std::string first, std::string second) {
+  return {ParameterRule::OneOf, std::move(first), std::move(second)};
+}
 ParameterSpec output(ParameterRole role, std::string name, std::string help) {
   ParameterSpec p = make(std::move(name), ParameterType::String, std::move(help));
   p.role = role;
@@ -288,7 +315,7 @@ void ParameterValues::set(const std::string& spelled_name, const std::string& va
   const std::string& name = found ? found->name : spelled_name;  // an older spelling sets the parameter itself
   const ParameterSpec& p = parameter(name);
   const std::string problem = problem_of(p, value);
-  if (!problem.empty()) fail(name, problem);
+  if (!problem.empty()) fail(spelled_name, problem);  // as the caller spelled it: an older spelling is named as typed
   auto& list = values_[name];
   if (p.repeatable) list.push_back(value);
   else list.assign(1, value);
@@ -311,6 +338,35 @@ void ParameterValues::check_required() const {
       throw Error(ErrorKind::BadInput, "lsm " + spec_.name + " needs " + metavar + " (" + p.help + "; see --help)");
     throw Error(ErrorKind::BadInput, "lsm " + spec_.name + " needs the option --" + p.name + " " + metavar + " (see --help)");
   }
+  for (const ParameterRule& rule : spec_.rules) {
+    const bool first = present(rule.first), second = present(rule.second);
+    switch (rule.kind) {
+      case ParameterRule::Excludes:
+        if (first && second)
+          throw Error(ErrorKind::BadInput, spelled(rule.first) + " and " + spelled(rule.second) + " exclude each other");
+        break;
+      case ParameterRule::Requires:
+        if (first && !second) throw Error(ErrorKind::BadInput, spelled(rule.first) + " needs " + spelled(rule.second));
+        break;
+      case ParameterRule::OneOf: {
+        // Where a front end shows only one of the two, that one is needed.
+        const bool first_shown = parameter(rule.first).shown_in(front_end_);
+        const bool second_shown = parameter(rule.second).shown_in(front_end_);
+        if (first == second && (first_shown || second_shown)) {
+          if (!second_shown) throw Error(ErrorKind::BadInput, spec_.name + " needs the " + spelled(rule.first));
+          if (!first_shown) throw Error(ErrorKind::BadInput, spec_.name + " needs the " + spelled(rule.second));
+          throw Error(ErrorKind::BadInput, "give " + spelled(rule.first) + " or " + spelled(rule.second) + " (one of the two)");
+        }
+        break;
+      }
+    }
+  }
+}
+
+bool ParameterValues::present(const std::string& name) const {
+  const ParameterSpec& p = parameter(name);
+  if (!given(name) || !p.shown_in(front_end_)) return false;
+  return p.type != ParameterType::Flag || flag(name);
 }
 
 std::string ParameterValues::text(const std::string& name) const {

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "progress.h"
+#include "raster.h"
+#include "run_budget.h"
 #include "served_raster.h"
 
 namespace lsm::ops {
@@ -34,6 +36,7 @@ enum class ParameterType {
 enum class ParameterRole {
   Value,
   InputRaster,        ///< a raster GDAL opens
+  InputVector,        ///< a vector dataset OGR opens (zones, points): the dataset kind zonal operations declare
   OutputRaster,       ///< a raster written (GeoTIFF or -of)
   OutputFile,         ///< another file written (.npy, JSON)
   OutputTablePrefix,  ///< the prefix of CSV tables
@@ -55,6 +58,15 @@ enum FrontEnd : unsigned {
   kDriver = 2,       ///< LSM:<operation>:... connection strings and open options
   kService = 4,      ///< lsm serve: OGC API - Processes inputs
   kEveryFrontEnd = 7
+};
+
+/// Who may set a parameter, by what it is for. It decides the front ends
+/// that show it (ParameterSpec::front_ends), so that the reason is declared,
+/// not a mask: a service hides what it must not take from a client.
+enum class Visibility {
+  Everyone,      ///< a value of the analysis: every front end that shows the operation
+  Presentation,  ///< how one front end presents a run (-q, --print, -of/-co): the command line's; the driver and the service decide these themselves
+  Trusted        ///< names a path on the machine that runs it (scratch folder, descriptor or seed files): never a remote client's
 };
 
 /// One file (or folder) an output parameter makes: what the service lists as
@@ -96,6 +108,7 @@ struct ParameterSpec {
   std::vector<DeclaredFile> files;
   int position = 0;                          ///< 1-based position on the CLI (0 = named only)
   unsigned front_ends = kEveryFrontEnd;
+  Visibility visibility = Visibility::Everyone;
   std::string driver_spelling;               ///< driver name when not the name with '_' for '-'
   /// Older spellings, still accepted everywhere (documented in --help and
   /// --describe) so that no script breaks when a name is made to mean one
@@ -117,7 +130,11 @@ struct ParameterSpec {
   std::string described() const;
   bool shown_in(FrontEnd f) const { return (front_ends & f) != 0; }
   /// True for the roles that name something the run writes.
-  bool is_output() const { return role != ParameterRole::Value && role != ParameterRole::InputRaster; }
+  bool is_output() const {
+    return role != ParameterRole::Value && role != ParameterRole::InputRaster && role != ParameterRole::InputVector;
+  }
+  /// True for the roles that name a dataset the run reads.
+  bool is_input() const { return role == ParameterRole::InputRaster || role == ParameterRole::InputVector; }
   /// The files an output parameter makes: `files`, else by role one raster
   /// (".tif", COG) or one vector (".gpkg") named after the parameter.
   std::vector<DeclaredFile> files_made() const;
@@ -136,6 +153,11 @@ struct ParameterSpec {
   ParameterSpec several() const;
   ParameterSpec at_position(int p) const;
   ParameterSpec only(unsigned front_end_mask) const;
+  /// Visibility::Presentation: shown on the command line only.
+  ParameterSpec presentation() const;
+  /// Visibility::Trusted: names a path on the machine that runs it, so the
+  /// service never shows it (the command line and, where shown, the driver do).
+  ParameterSpec trusted() const;
   ParameterSpec short_option(char c) const;
   ParameterSpec named_in_driver(std::string spelling) const;
   /// An older spelling still accepted (aliases).
@@ -158,6 +180,25 @@ ParameterSpec number(std::string name, std::string help);
 ParameterSpec text(std::string name, std::string help);
 ParameterSpec flag(std::string name, std::string help);
 ParameterSpec input_raster(std::string name, std::string help);
+/// A vector dataset the run reads (OGR: GeoPackage, Shapefile, GeoJSON ...).
+ParameterSpec input_vector(std::string name, std::string help);
+
+/// A rule between two parameters of one operation, declared once and checked
+/// by ParameterValues::check_required() for every front end. "Given" means
+/// set (a flag: set to yes); a parameter the front end does not show counts
+/// as not given.
+struct ParameterRule {
+  enum Kind {
+    Excludes,  ///< `first` and `second` are not given together ("--grey and --band exclude each other")
+    Requires,  ///< `first` given needs `second` given ("--mask needs --threshold")
+    OneOf      ///< exactly one of the two is given ("give --seed-cell or --seeds-from (one of the two)")
+  };
+  Kind kind;
+  std::string first, second;
+};
+ParameterRule excludes(std::string first, std::string second);
+ParameterRule requires_also(std::string first, std::string second);
+ParameterRule one_of_the_two(std::string first, std::string second);
 ParameterSpec output(ParameterRole role, std::string name, std::string help);
 
 /// An operation's declaration.
@@ -169,6 +210,8 @@ struct OperationSpec {
   int passes = 1;        ///< reads of the input a default run makes (0: one per iteration), for the note on large runs
   std::string usage;    ///< the CLI's usage line(s)
   std::vector<ParameterSpec> parameters;
+  /// Rules between parameters (ParameterRule), checked with the required ones.
+  std::vector<ParameterRule> rules;
   unsigned front_ends = kEveryFrontEnd;
   /// How the GDAL driver serves its raster (when front_ends has kDriver).
   RasterServing serving;
@@ -190,12 +233,16 @@ class ParameterValues {
 
   /// Sets (or, for a repeatable parameter, adds) a value; `name` may be an
   /// older spelling (ParameterSpec::aliases). Throws lsm::Error(BadInput)
-  /// naming the parameter when the value is malformed, not a choice, out of
+  /// naming the parameter as `name` spells it when the value is malformed, not a choice, out of
   /// range, or the parameter is unknown.
   void set(const std::string& name, const std::string& value);
   /// Throws lsm::Error(BadInput) "<operation> needs the option --k K" (or
-  /// "LSM:kmeans needs the option k=K") for a missing required parameter.
+  /// "LSM:kmeans needs the option k=K") for a missing required parameter,
+  /// and the rule's one line for a broken OperationSpec::rules entry.
   void check_required() const;
+  /// Whether the parameter counts as given for the rules: set, and for a
+  /// flag set to yes.
+  bool present(const std::string& name) const;
 
   /// Whether the parameter was given (defaults do not count).
   bool given(const std::string& name) const { return values_.count(name) != 0; }
@@ -232,6 +279,20 @@ struct RunContext {
   /// ("note: ..."); none = stderr, as the command line prints them. Notes
   /// are not progress: `quiet` does not silence them.
   std::function<void(const std::string& line)> note;
+
+  /// The format of raster outputs where the run is given no -of/-co
+  /// (raster_output_format() in common_parameters.h): GTiff by default; the
+  /// service's jobs write Cloud Optimized GeoTIFFs. Per run, so that runs in
+  /// one process (the service's workers, the driver) never share it.
+  RasterFormat raster_format;
+  /// The run's budget where its values give none (run_budget() in
+  /// common_parameters.h): memory (1G), scratch folder, device bytes. The
+  /// service gives each job its own: --job-memory and the job's folder.
+  RunBudget budget;
+  /// When not 0, the most a run's --memory-limit may ask for (bytes): the
+  /// service's --job-memory. A run that asks for more is refused before any
+  /// work. 0 = no ceiling (the command line and the driver).
+  uint64_t memory_ceiling = 0;
 
   /// Hands `line` to `note`, else prints "lsm: <line>" on stderr.
   void notify(const std::string& line) const;

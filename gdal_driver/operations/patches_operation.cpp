@@ -59,6 +59,7 @@ OperationSpec patches_spec() {
           text("class-descriptors", "FRAGSTATS class descriptor file (ID, Name, Enabled, IsBackground) for the NAME field")
               .titled("Class descriptors")
               .with_metavar("FILE")
+              .trusted()
               .only(kCommandLine),
       },
       patch_parameters());
@@ -197,7 +198,7 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
       v.given("class-descriptors") ? read_class_descriptors(v.text("class-descriptors")) : ClassDescriptors{};
 
   // 1. The patch table and the patch IDs, in one landscape job.
-  LandscapeJobOptions job = landscape_job_options(v);
+  LandscapeJobOptions job = landscape_job_options(v, context);
   job.background = descriptors.background;  // as `lsm metrics --class-descriptors`
   GdalClassRaster source(input, static_cast<int>(v.integer("band")));
   source.require_measurable_cells();

@@ -84,10 +84,12 @@ OperationSpec pyramid_spec() {
   s.parameters = joined(
       {
           input_raster("input", "input raster or photo (any format GDAL reads)").needed().at_position(1),
-          output(ParameterRole::OutputFolder, "outdir",
+          output(ParameterRole::OutputFolder, "output",
                  "output folder: level_00.tif (the input) .. level_NN.tif (not with --overviews)")
               .at_position(2)
               .titled("Output folder")
+              .with_metavar("OUTDIR")
+              .also_spelled("outdir")
               .making({{"levels", "", kCogMediaType, "pyramid levels level_00 (the input) ... as Cloud Optimized GeoTIFFs"}})
               .only(kCommandLine | kService),  // the service names it itself
           text("overviews", "instead build the input's GDAL overviews (factors 2, 4, 8 ... down to 256 cells, in "
@@ -111,11 +113,11 @@ OperationSpec pyramid_spec() {
   s.serving.streamed = [](const ParameterValues& v) -> std::unique_ptr<StreamedRaster> {
     return std::make_unique<PyramidLevelStream>(v);
   };
+  s.rules = {one_of_the_two("output", "overviews")};  // --overviews writes INPUT.ovr
   return s;
 }
 
 void build_input_overviews(const ParameterValues& v, const RunContext& context) {
-  if (v.given("outdir")) throw Error(ErrorKind::BadInput, v.spelled("overviews") + " writes INPUT.ovr: give no OUTDIR");
   const std::string input = v.text("input"), method_text = v.text("overviews");
   const OverviewMethod method = parse_overview_method(method_text);
   auto pass = make_overview_pass(parse_backend(v.text("backend")));
@@ -129,22 +131,21 @@ void build_input_overviews(const ParameterValues& v, const RunContext& context) 
 
 void run_pyramid_operation(const ParameterValues& v, const RunContext& context) {
   if (v.given("overviews")) return build_input_overviews(v, context);
-  if (!v.given("outdir")) throw Error(ErrorKind::BadInput, "give an OUTDIR for the levels, or " + v.spelled("overviews"));
-  apply_raster_output_format(v);
+  const RasterFormat format = raster_output_format(v, context);
   PyramidOptions o;
   o.levels = static_cast<int>(v.integer("levels"));
   o.scale = v.number("scale");
   o.resampling = parse_resampling(v.text("resampling"));
   o.from_previous = v.text("from") == "previous";
   const int64_t strip_rows = v.integer("strip-rows");
-  const std::string outdir = v.text("outdir");
+  const std::string outdir = v.text("output");
 
   GdalFeatureRaster base(v.text("input"), {});
   const FeatureRasterInfo info = base.info();
   const auto sizes = pyramid_sizes(info.width, info.height, o);
   // A level's strip and the base rows it samples (every band, read ahead and
   // in use), its interleaved copy and the pass's buffers.
-  require_memory(v, double(std::min<int64_t>(strip_rows, info.height) + 8) * double(info.width) * info.bands * 16.0,
+  require_memory(v, context, double(std::min<int64_t>(strip_rows, info.height) + 8) * double(info.width) * info.bands * 16.0,
                  "strips of " + std::to_string(strip_rows) + " rows of " + std::to_string(info.width) + " cells and " +
                      std::to_string(info.bands) + " bands");
   for (size_t l = 1; l < sizes.size(); ++l)  // fails before anything is written
@@ -165,7 +166,7 @@ void run_pyramid_operation(const ParameterValues& v, const RunContext& context) 
     FeatureRasterSource& source = o.from_previous && previous ? static_cast<FeatureRasterSource&>(*previous) : base;
     PyramidLevelRaster level(source, w, h, o.resampling, *pass);
     const std::string path = levels.path_for(level_name(int(l)));
-    GeoTiffOutput out(path, w, h, GDT_Float32, scale_cells(georef, double(info.width) / w, double(info.height) / h),
+    GeoTiffOutput out(path, format, w, h, GDT_Float32, scale_cells(georef, double(info.width) / w, double(info.height) / h),
                       std::numeric_limits<double>::quiet_NaN(), info.bands);
     const double share = double(w) * double(h) / total;
     stream_feature_strips(level, strip_rows, [&](const Window& win, const float* values) { out.write_interleaved(win, values); },

@@ -45,7 +45,7 @@ OperationSpec synth_spec() {
 }
 
 void run_synth(const ParameterValues& v, const RunContext& context) {
-  apply_raster_output_format(v);
+  const RasterFormat format = raster_output_format(v, context);
   NeutralLandscapeOptions nlm;
   nlm.width = v.integer("width");
   nlm.height = v.integer("height");
@@ -57,7 +57,7 @@ void run_synth(const ParameterValues& v, const RunContext& context) {
   const double cell_size = v.number("cell-size");
   if (!(cell_size > 0)) v.fail("cell-size", "must be positive");
   // Two strips of 256 rows in flight (4 bytes a cell), the output's block cache aside.
-  require_memory(v, 2.0 * 4 * 256 * double(nlm.width), "strips of 256 rows of " + std::to_string(nlm.width) + " cells");
+  require_memory(v, context, 2.0 * 4 * 256 * double(nlm.width), "strips of 256 rows of " + std::to_string(nlm.width) + " cells");
   const NeutralLandscape landscape(nlm);
   GeoReference georef;
   georef.has_geotransform = true;
@@ -72,7 +72,7 @@ void run_synth(const ParameterValues& v, const RunContext& context) {
   georef.wkt = wkt;
   CPLFree(wkt);
 
-  GeoTiffOutput out(v.text("output"), nlm.width, nlm.height, nlm.classes < 255 ? GDT_Byte : GDT_UInt16, georef,
+  GeoTiffOutput out(v.text("output"), format, nlm.width, nlm.height, nlm.classes < 255 ? GDT_Byte : GDT_UInt16, georef,
                     std::nullopt);
   // The scheduler's streaming core: strip r+1 is generated on its reader
   // thread while strip r is written.

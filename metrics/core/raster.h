@@ -45,6 +45,14 @@ struct GeoReference {
   std::string wkt;                              ///< CRS as WKT; empty = none
 };
 
+/// The format of raster outputs: a GDAL driver's short name and its creation
+/// options (the command line's -of and -co). Plain data, so that a run
+/// context carries it without GDAL; gdal_driver/io/geotiff_output.h writes it.
+struct RasterFormat {
+  std::string driver = "GTiff";
+  std::vector<std::string> creation_options;  ///< NAME=VALUE
+};
+
 /// A window of a raster: columns [x0, x0+width), rows [y0, y0+height).
 struct Window {
   int64_t x0 = 0, y0 = 0;

@@ -122,11 +122,11 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
     }
     if (spelled.empty()) continue;
     if (p.type == ops::ParameterType::Flag) {
-      values.set(p.name, "yes");
-    } else if (p.repeatable) {
-      for (const std::string& v : vm[spelled].as<std::vector<std::string>>()) values.set(p.name, v);
+      values.set(spelled, "yes");
+    } else if (p.repeatable) {  // set as spelled, so that a bad value's message names what was typed
+      for (const std::string& v : vm[spelled].as<std::vector<std::string>>()) values.set(spelled, v);
     } else {
-      values.set(p.name, vm[spelled].as<std::string>());
+      values.set(spelled, vm[spelled].as<std::string>());
     }
   }
   values.check_required();

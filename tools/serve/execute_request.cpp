@@ -59,7 +59,10 @@ ops::ParameterValues read_execute_request(const ops::Operation& operation, const
   ops::ParameterValues values(operation.spec, ops::kService);
   if (body.contains("inputs"))
     for (const auto& [name, value] : body["inputs"].items()) {
-      const ops::ParameterSpec* p = operation.spec.find(name);
+      const ops::ParameterSpec* p = operation.spec.find_spelled(name);  // older spellings too
+      if (p && p->visibility == ops::Visibility::Trusted)
+        throw Error(ErrorKind::BadInput, "input '" + name + "' of process " + operation.spec.name +
+                                             " names a path on the server, which this server chooses itself");
       if (!p || !p->shown_in(ops::kService) || p->is_output())
         throw Error(ErrorKind::BadInput, "process " + operation.spec.name + " has no input '" + name.substr(0, 64) + "'");
       set_input(values, *p, value, roots);

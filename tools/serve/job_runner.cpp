@@ -9,8 +9,8 @@ namespace lsm::serve {
 
 namespace fs = std::filesystem;
 
-JobRunner::JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir)
-    : store_(store), timeout_s_(timeout_s), jobs_dir_(std::move(jobs_dir)) {
+JobRunner::JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir, uint64_t job_memory)
+    : store_(store), timeout_s_(timeout_s), jobs_dir_(std::move(jobs_dir)), job_memory_(job_memory) {
   for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
   if (timeout_s_ > 0) threads_.emplace_back([this] { watch_timeouts(); });
 }
@@ -27,6 +27,16 @@ JobRunner::~JobRunner() {
 }
 
 std::string JobRunner::folder(const std::string& id) const { return (fs::path(jobs_dir_) / id).string(); }
+
+ops::RunContext JobRunner::job_context(const std::string& id) const {
+  ops::RunContext context;
+  context.quiet = true;
+  context.raster_format = {"COG", {"COMPRESS=DEFLATE"}};  // results GDAL and QGIS read over HTTP
+  context.budget.memory_bytes = job_memory_;
+  context.budget.temp_dir = folder(id);  // on the work dir's disk, and gone with the job
+  context.memory_ceiling = job_memory_;
+  return context;
+}
 
 void JobRunner::remove_folder(const std::string& id) const {
   std::error_code ec;
@@ -94,8 +104,7 @@ void JobRunner::work() {
 void JobRunner::run(Job& job) {
   store_.set_status(job.id, "running", "running");
   int last_percent = -1;
-  ops::RunContext context;
-  context.quiet = true;
+  ops::RunContext context = job_context(job.id);
   context.cancel = &job.cancel;
   context.progress = [&](double f) {
     const int percent = std::max(0, std::min(99, static_cast<int>(f * 100)));

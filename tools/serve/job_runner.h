@@ -25,7 +25,10 @@ namespace lsm::serve {
 class JobRunner {
  public:
   /// `job_folder(id)` is where job `id`'s outputs are; `timeout_s` 0 = none.
-  JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir);
+  /// Each job runs with a budget of `job_memory` bytes (its --memory-limit
+  /// may ask for less, not more) and its own folder as scratch folder, and
+  /// writes Cloud Optimized GeoTIFFs (job_context()).
+  JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir, uint64_t job_memory);
   ~JobRunner();  ///< cancels what runs, joins the threads
 
   /// Queues job `id` (its row already in the store, status accepted).
@@ -39,6 +42,9 @@ class JobRunner {
 
   /// The folder of job `id`'s outputs.
   std::string folder(const std::string& id) const;
+  /// What job `id` runs with besides its values: its output format, budget
+  /// and memory ceiling (no progress, cancel flag or notes yet).
+  ops::RunContext job_context(const std::string& id) const;
 
  private:
   struct Job {
@@ -61,6 +67,7 @@ class JobRunner {
   JobStore& store_;
   double timeout_s_;
   std::string jobs_dir_;
+  uint64_t job_memory_;
   std::mutex mutex_;
   std::condition_variable queued_, ended_;
   std::deque<std::shared_ptr<Job>> queue_;

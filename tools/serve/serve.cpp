@@ -35,6 +35,7 @@ struct Options {
   int workers = 2;
   int64_t max_queue = 100;
   double max_cells = 4e9;
+  std::string job_memory = "1G";
   double job_timeout = 3600;
   double retention = 7 * 24 * 3600;
   std::string token_file;
@@ -53,6 +54,8 @@ po::options_description options_of(Options& o) {
       ("workers", po::value(&o.workers)->default_value(o.workers), "jobs run at once (a GPU runs one at a time)")
       ("max-queue", po::value(&o.max_queue)->default_value(o.max_queue), "accepted jobs waiting at most; more get 429")
       ("max-cells", po::value(&o.max_cells)->default_value(o.max_cells), "largest raster a job may take, in cells")
+      ("job-memory", po::value(&o.job_memory)->default_value(o.job_memory),
+       "memory each job may hold, e.g. 512M or 2G (its run budget; a job's memory-limit may ask for less, not more)")
       ("job-timeout", po::value(&o.job_timeout)->default_value(o.job_timeout), "seconds a job may run (0: no limit)")
       ("retention", po::value(&o.retention)->default_value(o.retention),
        "seconds finished jobs and their results are kept")
@@ -202,7 +205,7 @@ class Service {
         tokens_(std::move(tokens)),
         roots_(o.data_roots),
         store_((fs::path(o.work_dir) / "jobs.sqlite").string()),
-        runner_(store_, o.workers, o.job_timeout, (fs::path(o.work_dir) / "jobs").string()) {}
+        runner_(store_, o.workers, o.job_timeout, (fs::path(o.work_dir) / "jobs").string(), ops::memory_size(o.job_memory)) {}
 
   void recover() {
     // Jobs the last server left unfinished failed: their process is gone;
@@ -375,6 +378,7 @@ class Service {
       ops::ParameterValues& values = *read;
       set_outputs(values, op->spec, runner_.folder(id));
       values.check_required();
+      ops::run_budget(values, runner_.job_context(id));  // a memory-limit above --job-memory: refused now
       const double cells = ops::cells_of_run(values);
       // The job checks the limit again as it starts (every front end's runs do).
       values.set("max-cells", std::to_string(static_cast<long long>(options_.max_cells)));
@@ -445,6 +449,11 @@ int run_serve(const std::vector<std::string>& args) {
   if (o.data_roots.empty()) throw Error(ErrorKind::BadInput, "lsm serve needs --data-root DIR (the folders inputs may come from)");
   if (o.work_dir.empty()) throw Error(ErrorKind::BadInput, "lsm serve needs --work-dir DIR (the job store and outputs)");
   if (o.workers < 1) throw Error(ErrorKind::BadInput, "--workers must be at least 1");
+  try {
+    ops::memory_size(o.job_memory);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::BadInput, "--job-memory " + std::string(e.what()));
+  }
   if (o.max_queue < 1) throw Error(ErrorKind::BadInput, "--max-queue must be at least 1");
   if (!(o.max_cells > 0) || o.job_timeout < 0 || !(o.retention > 0) || o.max_body < 1)
     throw Error(ErrorKind::BadInput, "--max-cells, --retention and --max-body must be positive, --job-timeout at least 0");
@@ -473,7 +482,6 @@ int run_serve(const std::vector<std::string>& args) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  ops::set_default_raster_output("COG", {"COMPRESS=DEFLATE"});  // results GDAL and QGIS read over HTTP
   Service service(o, tokens);
   service.recover();
   service.expire();

@@ -45,7 +45,7 @@ TABLE_TITLES = {"patch": "patch metrics", "class": "class metrics", "land": "lan
 def parameter_name(option):
     if option["name"] == "input":
         return "INPUT"
-    if option["output"] and option["positional"] or option["name"] in ("out", "outdir"):
+    if option["output"] and option["positional"] or option["name"] == "output":
         return "OUTPUT"
     return option["name"].upper().replace("-", "_")
 
