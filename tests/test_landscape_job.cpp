@@ -4,9 +4,13 @@
 #include <cmath>
 #include <sstream>
 
+#include "cell_neighbourhood.h"
 #include "error.h"
 #include "fragstats_tables.h"
 #include "landscape_job.h"
+#include "metric_catalogue.h"
+#include "patch_columns.h"
+#include "tile_labeler.h"
 #include "memory_raster.h"
 #include "test_helpers.h"
 
@@ -221,6 +225,108 @@ TEST(LandscapeJob, ProgressCanStopIt) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);
   }
+}
+
+// The second pass's stages follow their plan: with the patch IDs in memory a
+// counter takes the per-cell stages it can (the CPU reference has no GYRATE
+// or ENN kernel), streamed every stage is a row visitor, and every plan
+// gives the same per-patch values.
+TEST(LandscapeJob, SecondPassStagesFollowTheirPlan) {
+  MemoryClassRaster raster = random_landscape(230, 170, 5, 11, 0.04);
+  const std::unique_ptr<TileLabeler> labeler = make_labeler(Backend::Cpu);
+  ScanOptions scan;
+  scan.keep_patch_ids = true;
+  scan.tile_width = scan.tile_height = 64;
+  const PatchTable streamed = scan_patches(raster, *labeler, scan);
+  scan.keep_labels_max_bytes = int64_t(1) << 30;
+  const PatchTable kept = scan_patches(raster, *labeler, scan);
+  const std::unique_ptr<NeighbourhoodCounter> counter = make_neighbourhood_counter(Backend::Cpu);
+
+  RowMetricOptions o;
+  SecondPassPlan p = plan_second_pass(kept, o, false);
+  EXPECT_TRUE(p.ids_in_memory);
+  for (StageRun r : {p.neighbourhood, p.circle, p.gyrate, p.core_areas, p.enn}) EXPECT_EQ(r, StageRun::Rows);
+  EXPECT_EQ(p.geodesic, StageRun::Skipped);  // a projected raster
+  o.counter = counter.get();
+  p = plan_second_pass(kept, o, false);
+  EXPECT_EQ(p.neighbourhood, StageRun::Device);
+  EXPECT_EQ(p.circle, StageRun::Device);      // from the counter's row extents
+  EXPECT_EQ(p.gyrate, StageRun::Rows);        // the CPU counter has no GYRATE kernel
+  EXPECT_EQ(p.enn, StageRun::Rows);
+  EXPECT_EQ(p.core_areas, StageRun::Patches);  // FRAGSTATS' core areas after the mask
+  EXPECT_EQ(p.describe(), "neighbourhood device, circle device, gyrate rows, core areas patches, enn rows, "
+                          "geodesic skipped (patch IDs in memory)");
+  EXPECT_FALSE(plan_second_pass(streamed, o, false).ids_in_memory);  // relabeled: no counter
+  EXPECT_EQ(plan_second_pass(streamed, o, false).neighbourhood, StageRun::Rows);
+  EXPECT_FALSE(plan_second_pass(kept, o, true).ids_in_memory);  // the IDs also written: streamed
+  RowMetricOptions centroid = o;
+  centroid.gyrate = GyrateRule::Centroid;
+  centroid.core_areas = CoreAreaRule::All;
+  centroid.want_enn = false;
+  p = plan_second_pass(kept, centroid, false);
+  EXPECT_EQ(p.circle, StageRun::Rows);  // the shape visitor runs for the centroid rule and builds the hulls
+  EXPECT_EQ(p.core_areas, StageRun::Rows);
+  EXPECT_EQ(p.enn, StageRun::Skipped);
+
+  // Every plan, the same values.
+  for (const RowMetricOptions& options : {RowMetricOptions{}, centroid}) {
+    RowMetricOptions plain = options;
+    plain.counter = nullptr;
+    RowMetricOptions device = options;
+    device.counter = counter.get();
+    const PatchRowResults reference = compute_patch_row_metrics(raster, *labeler, streamed, plain);
+    for (const PatchTable* table : {&kept, &streamed}) {
+      SCOPED_TRACE(std::string(options.gyrate == GyrateRule::Centroid ? "centroid" : "fragstats") +
+                   (table == &kept ? ", kept" : ", streamed"));
+      const PatchRowResults r = compute_patch_row_metrics(raster, *labeler, *table, device);
+      EXPECT_EQ(r.plan.ids_in_memory, table == &kept);
+      ASSERT_EQ(r.patches.size(), reference.patches.size());
+      for (size_t i = 0; i < r.patches.size(); ++i) {
+        const PatchShape &a = r.patches[i], &b = reference.patches[i];
+        ASSERT_EQ(a.gyrate_m, b.gyrate_m) << i;
+        ASSERT_EQ(a.diagonal_pairs, b.diagonal_pairs) << i;
+        ASSERT_EQ(a.circle_radius_m, b.circle_radius_m) << i;
+        ASSERT_EQ(a.core_cells, b.core_cells) << i;
+        ASSERT_EQ(a.core_areas, b.core_areas) << i;
+        ASSERT_TRUE(a.enn_m == b.enn_m || (std::isnan(a.enn_m) && std::isnan(b.enn_m))) << i;
+      }
+      EXPECT_EQ(r.adjacency.sides_h, reference.adjacency.sides_h);
+      EXPECT_EQ(r.adjacency.sides_v, reference.adjacency.sides_v);
+    }
+  }
+}
+
+// Every patch metric of the catalogue has one formula (patch_columns.h), in
+// the patch table's column order, and the formulas give the hand values.
+TEST(LandscapeJob, EveryPatchColumnHasItsFormula) {
+  const std::vector<std::string> columns = patch_metric_columns();
+  ASSERT_EQ(patch_column_formulas().size(), columns.size());
+  for (size_t c = 0; c < columns.size(); ++c) EXPECT_EQ(patch_column(columns[c]), c);
+  EXPECT_THROW(patch_column("CA"), Error);  // a class metric
+  // A 2 x 3 patch of 10 m cells, 2 diagonal pairs... as the second pass would give them.
+  PatchStats record;
+  record.cells = 6;
+  record.perim_edges_h = 4;  // 2 top + 2 bottom sides
+  record.perim_edges_v = 6;  // 3 left + 3 right
+  PatchShape shape;
+  shape.diagonal_pairs = 4;
+  shape.core_cells = 0;
+  shape.gyrate_m = 8.5;
+  PatchInputs in;
+  in.record = &record;
+  in.shape = &shape;
+  in.cell_width = in.cell_height = 10;
+  in.size = 6;
+  in.unit_m2 = 100;
+  auto column = [&](const char* acronym) { return patch_column_formulas()[patch_column(acronym)](in); };
+  EXPECT_DOUBLE_EQ(column("AREA"), 0.06);
+  EXPECT_DOUBLE_EQ(column("PERIM"), 100);
+  EXPECT_DOUBLE_EQ(column("PARA"), 100 / 0.06);
+  EXPECT_DOUBLE_EQ(column("SHAPE"), 10.0 / 10.0);  // 6 cells: the most compact perimeter is 10 sides
+  EXPECT_DOUBLE_EQ(column("GYRATE"), 8.5);
+  EXPECT_DOUBLE_EQ(column("CAI"), 0);
+  // CONTIG: 7 orthogonal pairs (weight 2, counted twice) and 4 diagonal pairs (weight 1, twice).
+  EXPECT_DOUBLE_EQ(column("CONTIG"), ((6 + 4 * 7 + 2 * 4) / 6.0 - 1) / 12);
 }
 
 }  // namespace

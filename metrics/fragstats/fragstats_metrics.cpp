@@ -11,6 +11,7 @@
 #include "families/metric_families.h"
 #include "metric_catalogue.h"
 #include "metric_selection.h"
+#include "patch_columns.h"
 #include "patch_records.h"
 #include "streamed_distribution.h"
 
@@ -19,16 +20,13 @@ namespace {
 
 const double kNaN = std::nan("");
 
-// Patch metrics whose class/landscape distributions FRAGSTATS reports.
-const char* const kDistributed[] = {"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG"};
-const char* const kCoreDistributed[] = {"CORE", "DCORE", "CAI"};
+// The distributions of the class and landscape tables, in FRAGSTATS' column
+// order (the families print them in these groups); DCORE's values are the
+// disjunct core areas, the others patch columns (patch_columns.h).
+const char* const kAreaEdgeDistributions[] = {"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG"};
+const char* const kCoreDistributions[] = {"CORE", "DCORE", "CAI"};
 using families::ClassSums;
 using families::RowBuilder;
-
-// Per-patch values, kept for the distributions.
-struct PatchValues {
-  double area_ha, perim_m, gyrate, para, shape, frac, circle, contig, core_ha, ncore, cai, enn;
-};
 
 }  // namespace
 
@@ -138,32 +136,22 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   if (!rows.second_pass)
     for (size_t c = 0; c < out.patch.columns.size(); ++c)
       if (!from_patch_records(out.patch.columns[c])) second_pass_columns.push_back(c);
-  auto patch_values = [&](size_t i, const PatchStats& p) {
-    const PatchShape& s = rows.second_pass ? rows.patches[i] : records_only;
-    PatchValues v;
-    const double a = static_cast<double>(p.cells);
-    const double area_m2 = size_of(i, p) * unit_m2;
-    const uint64_t perim_sides = p.perim_edges_h + p.perim_edges_v;
-    v.area_ha = ha(size_of(i, p));
-    v.perim_m = perim_m(i, p);
-    v.gyrate = s.gyrate_m;  // by the second pass's rule (fragstats_gyrate.h)
-    v.para = v.perim_m / v.area_ha;
-    v.shape = static_cast<double>(perim_sides) / static_cast<double>(min_perimeter_sides(p.cells));
-    const double ln_a = std::log(area_m2);
-    v.frac = ln_a == 0 ? 1 : 2 * std::log(0.25 * v.perim_m) / ln_a;
-    // FRAGSTATS' printed CIRCLE values are reproduced with pi taken as 3.1415
-    // (with the exact pi about 1 in 20 patches differs in the 4th decimal; docs/metrics.md).
-    constexpr double kFragstatsPi = 3.1415;
-    v.circle = p.cells == 1 ? 0 : 1 - area_m2 / (kFragstatsPi * s.circle_radius_m * s.circle_radius_m);
-    const double orth_pairs = (4 * a - static_cast<double>(perim_sides)) / 2;
-    const double contig_sum = a + 2 * 2 * orth_pairs + 2 * static_cast<double>(s.diagonal_pairs);
-    v.contig = (contig_sum / a - 1) / 12;  // template 1-2-1 / 2-1-2 / 1-2-1: v = 13
-    v.core_ha = geodesic ? rows.geodesic[i].core_m2 / 10000 : ha(static_cast<double>(s.core_cells));
-    v.ncore = static_cast<double>(s.core_areas);
-    v.cai = v.core_ha / v.area_ha * 100;
-    v.enn = s.enn_m;
-    return v;
+  // A patch's columns, by the formulas of its catalogue columns (patch_columns.h).
+  const std::vector<PatchFormula>& formulas = patch_column_formulas();
+  const size_t n_columns = formulas.size();
+  auto patch_values = [&](size_t i, const PatchStats& p, double* values) {
+    PatchInputs in;
+    in.record = &p;
+    in.shape = rows.second_pass ? &rows.patches[i] : &records_only;
+    in.geodesic = geodesic ? &rows.geodesic[i] : nullptr;
+    in.cell_width = cw;
+    in.cell_height = ch;
+    in.size = size_of(i, p);
+    in.unit_m2 = unit_m2;
+    for (size_t c = 0; c < n_columns; ++c) values[c] = formulas[c](in);
   };
+  const size_t kArea = patch_column("AREA"), kPerim = patch_column("PERIM"), kCore = patch_column("CORE"),
+               kNcore = patch_column("NCORE");
 
   std::vector<ClassSums> sums(kc);
   auto wanted = [&](const std::string& column) { return !options.wanted || options.wanted(column); };
@@ -172,38 +160,39 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
       if (wanted(metric + "_" + stat)) return true;
     return false;
   };
-  // The per-patch values the distributions and PAFRAC read back, per class.
-  enum Column { kArea, kGyrate, kShape, kFrac, kPara, kCircle, kContig, kCore, kCai, kEnn, kPerim, kColumns };
-  // Only the columns something will read are stored (AREA: the weights of every distribution).
-  std::vector<bool> kept(kColumns, false);
-  const char* const column_metric[kColumns] = {"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE",
-                                               "CONTIG", "CORE", "CAI", "ENN", nullptr};
-  for (size_t c = 0; c < kPerim; ++c) kept[c] = distribution_wanted(column_metric[c]);
+  // The per-patch values the distributions and PAFRAC read back, per class,
+  // one column per patch column; only those something will read are stored
+  // (AREA: the weights of every distribution; PERIM: PAFRAC's).
+  std::vector<bool> kept(n_columns, false);
+  const std::vector<std::string> column_names = patch_metric_columns();
+  for (size_t c = 0; c < n_columns; ++c) {
+    const MetricInfo* m = find_metric(column_names[c]);
+    kept[c] = m && m->distributed && distribution_wanted(column_names[c]);
+  }
   kept[kPerim] = wanted("PAFRAC");
   kept[kArea] = std::find(kept.begin(), kept.end(), true) != kept.end();
-  ClassValueColumns columns(kc, kColumns, options.temp_dir, options.memory_limit / 8, kept);
-  std::vector<PatchValues> block;
+  ClassValueColumns columns(kc, n_columns, options.temp_dir, options.memory_limit / 8, kept);
+  std::vector<double> block;  // n x n_columns values of a block of patches
   MetricTable batch;
   batch.columns = out.patch.columns;
   for_each_patch_block(table, kBlock, [&](size_t first, const PatchStats* records, size_t n) {
     const int64_t count = static_cast<int64_t>(n);
-    block.resize(n);
+    block.resize(n * n_columns);
 #pragma omp parallel for schedule(static)
     for (int64_t j = 0; j < count; ++j)
-      block[static_cast<size_t>(j)] = patch_values(first + static_cast<size_t>(j), records[j]);
+      patch_values(first + static_cast<size_t>(j), records[j], &block[static_cast<size_t>(j) * n_columns]);
     size_t rows_used = 0;  // the batch's rows are reused block after block, their values' memory too
     for (int64_t j = 0; j < count; ++j) {
       const size_t i = first + static_cast<size_t>(j);
       const PatchStats& p = records[j];
-      const PatchValues& v = block[static_cast<size_t>(j)];
+      const double* v = &block[static_cast<size_t>(j) * n_columns];
       const size_t k = class_index(p.class_code);
       if (!is_background(p.class_code)) {
         if (rows_used == batch.rows.size()) batch.rows.emplace_back();
         MetricTable::Row& row = batch.rows[rows_used++];
         row.type = p.class_code;
         row.pid = static_cast<uint32_t>(i + 1);
-        row.values.assign({v.area_ha, v.perim_m, v.gyrate, v.para, v.shape, v.frac, v.circle, v.contig, v.core_ha,
-                           v.ncore, v.cai, v.enn});
+        row.values.assign(v, v + n_columns);
         for (size_t c : second_pass_columns) row.values[c] = kNaN;
       }
       ClassSums& c = sums[k];
@@ -218,14 +207,12 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
       c.edge_m += geodesic ? perim_m(i, p) - boundary_m(i, p)
                            : static_cast<double>(p.class_edges_h) * cw + static_cast<double>(p.class_edges_v) * ch;
       c.boundary_m += boundary_m(i, p);
-      c.core_ha += v.core_ha;
-      c.ncore += v.ncore;
+      c.core_ha += v[kCore];
+      c.ncore += v[kNcore];
       c.sp += static_cast<double>(perim);
       c.spa += static_cast<double>(perim) * std::sqrt(static_cast<double>(p.cells));
       c.sa2 += size * size;
-      const double values[kColumns] = {v.area_ha, v.gyrate, v.shape, v.frac, v.para, v.circle,
-                                       v.contig,  v.core_ha, v.cai,  v.enn,  v.perim_m};
-      columns.add(k, values);
+      columns.add(k, v);
     }
     batch.rows.resize(rows_used);
     if (sink) sink(batch);
@@ -245,7 +232,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   // The values of column m (with AREA as weights) of the patches of `ids`
   // (class indices), class by class, each in PID order.
   auto replay = [&](const std::vector<size_t>& ids, size_t m) -> PairReplay {
-    return [&columns, &ids, m](const std::function<void(double, double)>& fn) {
+    return [&columns, &ids, m, kArea](const std::function<void(double, double)>& fn) {
       for (size_t k : ids) columns.for_each(k, m, kArea, fn);
     };
   };
@@ -260,27 +247,22 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     };
   };
   auto distributions = [&](RowBuilder& b, const std::vector<size_t>& ids, bool area_edge_part) {
-    if (area_edge_part) {
-      const size_t fields[] = {kArea, kGyrate, kShape, kFrac, kPara, kCircle, kContig};
-      for (int k = 0; k < 7; ++k)
-        b.add_distribution(kDistributed[k], distribution_wanted(kDistributed[k])
-                                                ? streamed_distribution(replay(ids, fields[k]), false, max_gathered)
-                                                : not_computed);
-      return;
-    }
-    b.add_distribution(kCoreDistributed[0], distribution_wanted(kCoreDistributed[0])
-                                                ? streamed_distribution(replay(ids, kCore), false, max_gathered)
-                                                : not_computed);
-    b.add_distribution(kCoreDistributed[1], distribution_wanted(kCoreDistributed[1]) && rows.core_areas
-                                                ? streamed_distribution(dcore_replay(ids), false, max_gathered)
-                                                : not_computed);
-    b.add_distribution(kCoreDistributed[2], distribution_wanted(kCoreDistributed[2])
-                                                ? streamed_distribution(replay(ids, kCai), false, max_gathered)
-                                                : not_computed);
+    auto add = [&](const std::string& metric) {
+      if (!distribution_wanted(metric)) return b.add_distribution(metric, not_computed);
+      if (metric == "DCORE")  // the disjunct core areas, not a patch column
+        return b.add_distribution(metric, rows.core_areas ? streamed_distribution(dcore_replay(ids), false, max_gathered)
+                                                          : not_computed);
+      b.add_distribution(metric, streamed_distribution(replay(ids, patch_column(metric)), false, max_gathered));
+    };
+    if (area_edge_part)
+      for (const char* metric : kAreaEdgeDistributions) add(metric);
+    else
+      for (const char* metric : kCoreDistributions) add(metric);
   };
   auto enn_distribution = [&](RowBuilder& b, const std::vector<size_t>& ids) {
-    b.add_distribution("ENN", distribution_wanted("ENN") ? streamed_distribution(replay(ids, kEnn), true, max_gathered)
-                                                         : not_computed);
+    b.add_distribution("ENN", distribution_wanted("ENN")
+                                  ? streamed_distribution(replay(ids, patch_column("ENN")), true, max_gathered)
+                                  : not_computed);
   };
   // PAFRAC: 2 / slope of ln(area m2) regressed on ln(perimeter m); undefined under 10 patches.
   auto pafrac = [&](const std::vector<size_t>& ids) {

@@ -461,83 +461,130 @@ PatchRowResults records_only_row_results(const PatchTable& table) {
   return out;
 }
 
+namespace {
+
+// The counter's view of the patch IDs, without the IDs yet: the sizes and
+// what is asked of it, as plan_second_pass() and the run both need it.
+PatchIdRaster counter_request(const PatchTable& table, const RowMetricOptions& options, bool geodesic) {
+  PatchIdRaster r{nullptr, table.raster.width, table.raster.height, nullptr, 0};
+  r.with_enn = options.want_enn && !geodesic;
+  r.with_gyrate = options.gyrate == GyrateRule::Fragstats && !geodesic;
+  r.with_row_extents = !geodesic;
+  r.cell_width = table.raster.cell_width;
+  r.cell_height = table.raster.cell_height;
+  return r;
+}
+
+const char* run_name(StageRun r) {
+  switch (r) {
+    case StageRun::Skipped: return "skipped";
+    case StageRun::Device: return "device";
+    case StageRun::Rows: return "rows";
+    case StageRun::Patches: return "patches";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string SecondPassPlan::describe() const {
+  return std::string("neighbourhood ") + run_name(neighbourhood) + ", circle " + run_name(circle) + ", gyrate " +
+         run_name(gyrate) + ", core areas " + run_name(core_areas) + ", enn " + run_name(enn) + ", geodesic " +
+         run_name(geodesic) + (ids_in_memory ? " (patch IDs in memory)" : " (relabeled row by row)");
+}
+
+SecondPassPlan plan_second_pass(const PatchTable& table, const RowMetricOptions& options, bool also_write) {
+  SecondPassPlan plan;
+  const bool geodesic = CellGeometry(table.raster).geodesic();
+  plan.ids_in_memory = !also_write && has_kept_labels(table);
+  plan.geodesic = geodesic ? StageRun::Rows : StageRun::Skipped;
+  plan.enn = options.want_enn ? StageRun::Rows : StageRun::Skipped;
+  NeighbourhoodCounter* counter = plan.ids_in_memory ? options.counter : nullptr;
+  if (!counter) return plan;  // every stage a row visitor
+  const PatchIdRaster request = counter_request(table, options, geodesic);
+  plan.neighbourhood = StageRun::Device;  // the per-cell tests: pairs, adjacencies, the core mask
+  // With the counter's core mask, FRAGSTATS' scan runs patch by patch; every 8-connected core area row by row.
+  plan.core_areas = options.core_areas == CoreAreaRule::Fragstats ? StageRun::Patches : StageRun::Rows;
+  if (request.with_enn && counter->computes_enn(request)) plan.enn = StageRun::Device;
+  if (request.with_gyrate && counter->computes_gyrate(request)) plan.gyrate = StageRun::Device;
+  // CIRCLE from the counter's row extents, unless a shape visitor runs anyway
+  // (GYRATE's centroid rule), which builds the hulls as it goes.
+  if (request.with_row_extents && counter->computes_row_extents(request) && options.gyrate != GyrateRule::Centroid)
+    plan.circle = StageRun::Device;
+  return plan;
+}
+
 PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
                                           const RowMetricOptions& options, LabelRasterSink* also_write,
                                           const ProgressFn& progress) {
+  const SecondPassPlan plan = plan_second_pass(table, options, also_write != nullptr);
   PatchRowResults out;
+  out.plan = plan;
   const PagedPolicy paged{options.max_patch_array_bytes, options.temp_dir};
   const PatchClasses classes(table, options.gyrate == GyrateRule::Centroid, paged);
   const CellGeometry geometry(table.raster);
   out.patches.assign(patch_count(table), paged);
   if (geometry.geodesic()) out.geodesic.assign(patch_count(table), paged);
   out.adjacency.class_codes = classes.codes;
-  const bool in_memory = !also_write && has_kept_labels(table);
-  NeighbourhoodCounter* counter = in_memory ? options.counter : nullptr;
-  // Independent visitors: in memory they run concurrently, the ENN search (the longest) first.
-  std::optional<ShapeVisitor> shape;
+  NeighbourhoodCounter* counter = plan.neighbourhood == StageRun::Device ? options.counter : nullptr;
   // Disjunct core areas go to a scratch file: there may be millions.
   out.core_areas = std::make_shared<ClassValueColumns>(classes.codes.size(), 2, options.temp_dir, uint64_t(16) << 20);
-  // With a counter's core mask FRAGSTATS' scan runs patch by patch in
-  // parallel after the mask (fragstats_core_parallel.h), not in a visitor.
-  const bool core_in_parallel = counter && options.core_areas == CoreAreaRule::Fragstats;
-  std::optional<CoreVisitor> core;
-  if (!core_in_parallel) core.emplace(table, classes, options, geometry, out, paged);
-  std::optional<EnnVisitor> enn;
-  std::optional<GyrateVisitor> gyrate;
+
+  // The row visitors of the plan's Rows stages. Independent: in memory they
+  // run concurrently, the ENN search (the longest) first. The shape visitor
+  // does what of the neighbourhood, CIRCLE, GYRATE's centroid rule and the
+  // geodesic sums runs row by row.
   std::vector<PatchRowVisitor*> visitors;
-  if (core) visitors.push_back(&*core);
-  // The lookup of the counters and the patch IDs, when they are in memory.
-  const std::vector<uint32_t> class_of_pid =
-      counter ? std::vector<uint32_t>(classes.class_of_pid.begin(), classes.class_of_pid.end()) : std::vector<uint32_t>{};
-  PatchIdRaster id_raster{nullptr, table.raster.width, table.raster.height, &class_of_pid, classes.codes.size()};
-  id_raster.with_enn = options.want_enn && !geometry.geodesic();
-  id_raster.with_gyrate = options.gyrate == GyrateRule::Fragstats && !geometry.geodesic();
-  id_raster.cell_width = table.raster.cell_width;
-  id_raster.cell_height = table.raster.cell_height;
-  const bool enn_by_counter = counter && id_raster.with_enn && counter->computes_enn(id_raster);
-  const bool gyrate_by_counter = counter && id_raster.with_gyrate && counter->computes_gyrate(id_raster);
-  id_raster.with_row_extents = !geometry.geodesic();
-  const bool circle_by_counter = counter && id_raster.with_row_extents && counter->computes_row_extents(id_raster);
-  // What the shape visitor does beyond CIRCLE (with a counter, on a planar
-  // raster): only GYRATE's centroid rule.
-  if (!circle_by_counter || options.gyrate == GyrateRule::Centroid)
-    visitors.push_back(&shape.emplace(table, classes, geometry, out, counter == nullptr,
-                                      options.gyrate == GyrateRule::Centroid, paged));
-  id_raster.with_row_extents = circle_by_counter && !shape;
-  if (options.gyrate == GyrateRule::Fragstats && !gyrate_by_counter)
-    visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
-  if (options.want_enn && !enn_by_counter) {
-    enn.emplace(table, classes, geometry, options, out, paged, in_memory);
+  std::optional<CoreVisitor> core;
+  if (plan.core_areas == StageRun::Rows) visitors.push_back(&core.emplace(table, classes, options, geometry, out, paged));
+  const bool centroid_gyrate = options.gyrate == GyrateRule::Centroid;
+  std::optional<ShapeVisitor> shape;
+  if (plan.neighbourhood == StageRun::Rows || plan.circle == StageRun::Rows || plan.geodesic == StageRun::Rows ||
+      (plan.gyrate == StageRun::Rows && centroid_gyrate))
+    visitors.push_back(&shape.emplace(table, classes, geometry, out, plan.neighbourhood == StageRun::Rows,
+                                      centroid_gyrate, paged));
+  std::optional<GyrateVisitor> gyrate;
+  if (plan.gyrate == StageRun::Rows && !centroid_gyrate) visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
+  std::optional<EnnVisitor> enn;
+  if (plan.enn == StageRun::Rows) {
+    enn.emplace(table, classes, geometry, options, out, paged, plan.ids_in_memory);
     visitors.insert(visitors.begin(), &*enn);
   } else {
-    for (PatchShape& s : out.patches) s.enn_m = std::nan("");
+    for (PatchShape& s : out.patches) s.enn_m = std::nan("");  // the device's distances overwrite them
   }
-  if (!in_memory) {
+  if (!plan.ids_in_memory) {
     visit_patch_rows(source, labeler, table, visitors, also_write, progress);
     if (enn) enn->search();
     return out;
   }
   if (progress && !progress(0.0)) throw Error(ErrorKind::Io, "interrupted");
   const std::vector<uint32_t> pids = assemble_patch_ids(table);
-  NeighbourhoodCounts counts;
-  if (counter) {  // the per-cell neighbourhood tests, data-parallel on the counter's backend
+  NeighbourhoodCounts counts;  // the core visitor reads its mask during the rows below
+  if (counter) {  // the plan's Device stages, data-parallel on the counter's backend
+    const std::vector<uint32_t> class_of_pid(classes.class_of_pid.begin(), classes.class_of_pid.end());
+    PatchIdRaster id_raster = counter_request(table, options, geometry.geodesic());
     id_raster.pids = pids.data();
+    id_raster.class_of_pid = &class_of_pid;
+    id_raster.classes = classes.codes.size();
+    id_raster.with_enn = plan.enn == StageRun::Device;
+    id_raster.with_gyrate = plan.gyrate == StageRun::Device;
+    id_raster.with_row_extents = plan.circle == StageRun::Device;
     counter->count(id_raster, options.edge_depth, counts);
     for (size_t i = 0; i < out.patches.size(); ++i) out.patches[i].diagonal_pairs = counts.diagonal_pairs[i];
-    if (enn_by_counter) {  // rounded as EnnSweep::distances rounds
+    if (plan.enn == StageRun::Device) {  // rounded as EnnSweep::distances rounds
       if (counts.enn_squared.size() != out.patches.size()) throw Error(ErrorKind::Internal, "ENN: one distance per patch");
       for (size_t i = 0; i < out.patches.size(); ++i)
         out.patches[i].enn_m = std::isinf(counts.enn_squared[i]) ? std::nan("") : std::sqrt(counts.enn_squared[i]);
     }
-    if (id_raster.with_row_extents) circles_from_row_extents(counts.row_extents, geometry, out);
-    if (gyrate_by_counter) {
+    if (plan.circle == StageRun::Device) circles_from_row_extents(counts.row_extents, geometry, out);
+    if (plan.gyrate == StageRun::Device) {
       if (counts.gyrate_m.size() != out.patches.size()) throw Error(ErrorKind::Internal, "GYRATE: one value per patch");
       for (size_t i = 0; i < out.patches.size(); ++i) out.patches[i].gyrate_m = counts.gyrate_m[i];
     }
     out.adjacency.sides_h = std::move(counts.sides_h);
     out.adjacency.sides_v = std::move(counts.sides_v);
     if (core) core->use_core_mask(counts.core.data());
-    if (core_in_parallel) {  // entered as the core visitor enters them
+    if (plan.core_areas == StageRun::Patches) {  // entered as the core visitor enters them
       const bool geodesic = geometry.geodesic();
       fragstats_core_areas_in_parallel(
           pids.data(), counts.core.data(), table.raster.width, table.raster.height, classes.last_row_of_pid,

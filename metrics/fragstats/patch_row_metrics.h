@@ -1,9 +1,10 @@
 #pragma once
 // Everything the second pass over the patch IDs yields: the per-patch values
 // that need a patch's cells one by one (GYRATE, CONTIG, CIRCLE, core area,
-// ENN), the disjunct core areas and the class adjacency matrix. Computed by
-// one PatchRowVisitor from the rows of visit_patch_rows(), so one labeling
-// serves every metric.
+// ENN), the disjunct core areas and the class adjacency matrix. Computed in
+// stages (SecondPassPlan): row visitors over the rows of visit_patch_rows(),
+// and a NeighbourhoodCounter's kernels where the patch IDs are in memory, so
+// one labeling serves every metric.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -64,11 +65,42 @@ struct ClassAdjacency {
   }
 };
 
+/// Where one stage of the second pass runs.
+enum class StageRun {
+  Skipped,  ///< not computed: not wanted (ENN not asked for), or nothing to do (geodesic sums of a projected raster)
+  Device,   ///< in the NeighbourhoodCounter's data-parallel pass (RowMetricOptions::counter: CUDA or the CPU reference)
+  Rows,     ///< in a row visitor over the patch IDs (PatchRowVisitor: relabeled row by row, or in memory)
+  Patches   ///< patch by patch in parallel, after the counter's core mask (FRAGSTATS' core areas)
+};
+
+/// The second pass as stages, each yielding a set of per-patch values, and
+/// where each runs. plan_second_pass() decides it from the raster, the
+/// options and what the counter can do; compute_patch_row_metrics() follows
+/// it. A new per-patch value that needs a patch's cells is one more stage
+/// here (a row visitor, and optionally a counter kernel) and a formula in
+/// patch_columns.h.
+struct SecondPassPlan {
+  /// The scan kept its labels and nothing else is written: the patch IDs
+  /// are assembled in memory (the counter may run); else the raster is
+  /// relabeled and streamed row by row (every stage a row visitor).
+  bool ids_in_memory = false;
+  StageRun neighbourhood = StageRun::Rows;  ///< CONTIG's diagonal pairs, the class adjacencies (and the core mask on the device)
+  StageRun circle = StageRun::Rows;         ///< CIRCLE's hulls (from the device's row extents, or built row by row)
+  StageRun gyrate = StageRun::Rows;         ///< GYRATE, by RowMetricOptions::gyrate
+  StageRun core_areas = StageRun::Rows;     ///< core cells, NCORE, DCORE
+  StageRun enn = StageRun::Rows;            ///< ENN; Skipped = NaN
+  StageRun geodesic = StageRun::Skipped;    ///< areas and edge lengths on the ellipsoid (geographic rasters)
+  /// "neighbourhood device, circle device, gyrate rows, ...": the plan in one line.
+  std::string describe() const;
+};
+
 struct PatchRowResults {
   /// False for records_only_row_results(): no second pass ran, so only the
   /// class codes are known and compute_fragstats_metrics() reports every
   /// metric that needs this pass as NaN.
   bool second_pass = true;
+  /// Where each stage ran (plan_second_pass()); default when second_pass is false.
+  SecondPassPlan plan;
   /// PID order; empty when second_pass is false. On a scratch file beyond
   /// RowMetricOptions::max_patch_array_bytes (paged_array.h).
   PagedArray<PatchShape> patches;
@@ -103,6 +135,12 @@ struct RowMetricOptions {
   /// Not used when the raster is relabeled.
   NeighbourhoodCounter* counter = nullptr;
 };
+
+/// The plan of compute_patch_row_metrics() for these arguments (`also_write`:
+/// whether the patch IDs are also written, which streams them). Planar
+/// rasters only take the counter's GYRATE, ENN and row extents; a counter
+/// that cannot (computes_enn() ...) leaves the stage to a row visitor.
+SecondPassPlan plan_second_pass(const PatchTable& table, const RowMetricOptions& options, bool also_write);
 
 /// What stands in for the second pass when every wanted metric derives from
 /// the patch records alone (from_patch_records() in metric_selection.h):
