@@ -160,6 +160,18 @@ TEST(LandscapeJob, CudaGivesTheCpuTables) {
     EXPECT_EQ(csv(gpu.metrics.land, MetricLevel::Landscape), csv(cpu.metrics.land, MetricLevel::Landscape)) << memory;
     EXPECT_EQ(gpu.rows.adjacency.sides_v, cpu.rows.adjacency.sides_v) << memory;
   }
+  // GYRATE's centroid rule and every 8-connected core area: the plan keeps
+  // CIRCLE and the core areas in row visitors, on the GPU's core mask.
+  LandscapeJobOptions other = cpu_options();
+  other.gyrate = GyrateRule::Centroid;
+  other.core_areas = CoreAreaRule::All;
+  const LandscapeResults cpu_other = run_landscape_job(raster, other);
+  other.backend = Backend::Cuda;
+  const LandscapeResults gpu_other = run_landscape_job(raster, other);
+  EXPECT_EQ(gpu_other.rows.plan.core_areas, StageRun::Rows);
+  EXPECT_EQ(gpu_other.rows.plan.neighbourhood, StageRun::Device);
+  EXPECT_EQ(csv(gpu_other.metrics.patch, MetricLevel::Patch), csv(cpu_other.metrics.patch, MetricLevel::Patch));
+  EXPECT_EQ(csv(gpu_other.metrics.cls, MetricLevel::Class), csv(cpu_other.metrics.cls, MetricLevel::Class));
 }
 
 // A selection restricts every table; disabled classes leave the class table
