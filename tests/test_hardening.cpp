@@ -394,6 +394,28 @@ TEST_F(Hardening, SideFilesOfAnOutputAppearOnlyAtTheirFinalNames) {
   EXPECT_EQ(left, (std::vector<std::string>{"half.tif"}));
 }
 
+// The image operations take --temp-dir too: a copy-only format's staging
+// GeoTIFF goes there, not beside the output, and is gone afterwards.
+TEST_F(Hardening, CopyOnlyFormatsStageInTheScratchFolder) {
+  std::filesystem::create_directories(path("scratch"));
+  std::filesystem::create_directories(path("out"));
+  const std::string scratch = " --temp-dir " + path("scratch") + " -q";
+  ASSERT_EQ(run_lsm("gradient " + sample() + " " + path("out/g.tif") + " -of COG" + scratch).code, 0);
+  ASSERT_EQ(run_lsm("synth " + path("out/s.png") + " --width 50 --height 40 -of PNG" + scratch).code, 0);
+  ASSERT_EQ(run_lsm("pyramid " + sample() + " " + path("out/levels") + " --levels 2 -of COG" + scratch).code, 0);
+  EXPECT_TRUE(std::filesystem::is_empty(path("scratch")));
+  std::vector<std::string> made;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(path("out")))
+    made.push_back(std::filesystem::relative(e.path(), path("out")).string());
+  std::sort(made.begin(), made.end());
+  EXPECT_EQ(made, (std::vector<std::string>{"g.tif", "levels", "levels/level_00.tif", "levels/level_01.tif", "s.png", "s.png.aux.xml"}));
+  // A scratch folder that is not there: the run fails naming it, and leaves nothing.
+  const CliRun r = run_lsm("gradient " + sample() + " " + path("out/h.tif") + " -of COG --temp-dir " + path("nowhere") + " -q");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(path("nowhere")), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("out/h.tif")));
+}
+
 // The same run twice, and with two tile sizes, writes the same bytes.
 TEST_F(Hardening, RunsAreDeterministicAcrossRepeatsAndTileSizes) {
   const std::string in = sample();

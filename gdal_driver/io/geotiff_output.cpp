@@ -78,7 +78,8 @@ GeoTiffOutput::GeoTiffOutput(const std::string& path, const RasterFormat& format
     for (const std::string& o : format.creation_options) options.AddString(o.c_str());  // later ones win
   std::string create_path = file_.temp_path();
   if (!direct) {
-    staging_ = file_.temp_path() + ".lsm-staging.tif";
+    const std::string name = file_.temp_path() + ".lsm-staging.tif";  // the temporary name holds the process ID
+    staging_ = format.staging_dir.empty() ? name : format.staging_dir + "/" + CPLGetFilename(name.c_str());
     create_path = staging_;
   }
   CPLErrorReset();
@@ -90,7 +91,15 @@ GeoTiffOutput::GeoTiffOutput(const std::string& path, const RasterFormat& format
     for (int b = 1; b <= bands; ++b) dataset_->GetRasterBand(b)->SetNoDataValue(*nodata);
 }
 
-GeoTiffOutput::~GeoTiffOutput() = default;  // an uncommitted output is closed, then its file removed
+GeoTiffOutput::~GeoTiffOutput() {
+  // An uncommitted output is closed, then its files removed (AtomicDatasetOutput);
+  // a staging GeoTIFF in the scratch folder is removed here.
+  dataset_.reset();
+  if (!staging_.empty() && !format_.staging_dir.empty()) {
+    VSIUnlink(staging_.c_str());
+    VSIUnlink((staging_ + ".aux.xml").c_str());
+  }
+}
 
 void GeoTiffOutput::write(const Window& w, const void* data, GDALDataType data_type, int band) {
   CPLErrorReset();

@@ -35,8 +35,9 @@ class GeoTiffOutput {
   /// band, in `format` (the run context's or -of/-co). GTiff gets lsm's
   /// options (tiled 256 x 256, DEFLATE, BigTIFF when needed) under the
   /// format's. A driver that can only CreateCopy (COG, PNG, JPEG ...) is
-  /// written through a temporary GeoTIFF beside the output. Every file of the
-  /// dataset (side files such as .aux.xml and ENVI's .hdr included) appears at
+  /// written through a temporary GeoTIFF in the format's staging_dir (else
+  /// beside the output). Every file of the dataset (side files such as
+  /// .aux.xml and ENVI's .hdr included) appears at
   /// its final name only on commit (atomic_dataset.h). Throws
   /// lsm::Error(BadInput) for a bad format (check_raster_format), Error(Io)
   /// when it cannot be created.

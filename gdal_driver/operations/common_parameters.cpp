@@ -92,11 +92,15 @@ std::vector<ParameterSpec> budget_parameters(const std::string& what_spills) {
           .in("bytes")
           .technical()
           .checked_by([](const std::string& v) { memory_size(v); }),
-      text("temp-dir", "folder of the scratch files (default $TMPDIR or /tmp); they have no name and vanish on any exit")
-          .titled("Scratch folder")
-          .technical()
-          .trusted(),  // a server's folders are not the client's to choose
+      temp_dir_parameter("scratch files; they have no name and vanish on any exit"),
   };
+}
+
+ParameterSpec temp_dir_parameter(const std::string& what) {
+  return text("temp-dir", "folder of the run's " + what + " (default $TMPDIR or /tmp)")
+      .titled("Scratch folder")
+      .technical()
+      .trusted();  // a server's folders are not the client's to choose
 }
 
 ParameterSpec memory_limit_parameter(const std::string& holds) {
@@ -177,6 +181,8 @@ RasterFormat raster_output_format(const ParameterValues& values, const RunContex
   RasterFormat format = context.raster_format;
   if (values.spec().find("of") && values.given("of")) format.driver = values.text("of");
   if (values.spec().find("co") && values.given("co")) format.creation_options = values.texts("co");
+  const std::string scratch = run_budget(values, context).temp_dir;
+  if (!scratch.empty()) format.staging_dir = scratch;
   check_raster_format(format);
   return format;
 }

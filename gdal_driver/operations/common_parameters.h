@@ -26,9 +26,16 @@ std::vector<ParameterSpec> patch_parameters();
 /// that reads a raster takes. `what_spills` ends the memory limit's help:
 /// what goes to scratch files when the limit is reached.
 std::vector<ParameterSpec> budget_parameters(const std::string& what_spills);
-/// memory-limit alone, for operations that write no scratch files (the
-/// image operations): `holds` says what their memory holds.
+/// memory-limit alone, for operations that spill nothing to scratch files
+/// (the image operations): `holds` says what their memory holds.
 ParameterSpec memory_limit_parameter(const std::string& holds);
+/// temp-dir (trusted: never the service's): the folder of the run's `what`.
+ParameterSpec temp_dir_parameter(const std::string& what);
+/// The scratch folder of the image operations: the staging GeoTIFF of a
+/// copy-only output format.
+inline ParameterSpec staging_dir_parameter() {
+  return temp_dir_parameter("staging GeoTIFF of copy-only output formats (-of COG, PNG, JPEG)");
+}
 /// Refuses a run before any work when it needs more memory than its budget
 /// (`limit_bytes` spelled as option `limit_option`; default: memory-limit):
 /// lsm::Error(BadInput) "OP needs about 12.00 GiB of memory (WHAT);

@@ -135,6 +135,7 @@ OperationSpec fuzzy_spec() {
               .only(kCommandLine),
           backend_parameter({{"reference", "the sequential kFOE, slow"}}),
           memory_limit_parameter("the whole image or volume, its connectivity scene and, with --relative, the background's"),
+          staging_dir_parameter(),
           quiet_parameter(),
       },
       raster_output_parameters());

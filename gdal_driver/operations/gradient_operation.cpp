@@ -87,6 +87,7 @@ OperationSpec gradient_spec() {
           backend_parameter(),
           integer("strip-rows", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).in("rows").also_spelled("tile-size").technical().only(kCommandLine),
           memory_limit_parameter("strips of rows, their four gradient planes"),
+          staging_dir_parameter(),
           quiet_parameter(),
       },
       raster_output_parameters());

@@ -110,6 +110,7 @@ OperationSpec hog_spec() {
           backend_parameter(),
           integer("strip-cell-rows", "cell rows per streamed strip").with_default("64").at_least(1).at_most(1000000).in("cell rows").also_spelled("tile-size").technical().only(kCommandLine),
           memory_limit_parameter("strips of cell rows, their gradients, histograms and block descriptors"),
+          staging_dir_parameter(),
           quiet_parameter(),
       },
       raster_output_parameters());

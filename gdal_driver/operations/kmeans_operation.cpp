@@ -114,6 +114,7 @@ OperationSpec kmeans_spec() {
           integer("strip-rows", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).in("rows").also_spelled("tile-size").technical().only(kCommandLine),
           memory_limit_parameter("strips of rows, the features kept between iterations when they fit three quarters of it, "
                                  "the class raster of --select"),
+          staging_dir_parameter(),
           integer("memory", "the older spelling of --memory-limit, in MB (0: never keep the features between iterations)")
               .at_least(0)
               .at_most(1 << 20)

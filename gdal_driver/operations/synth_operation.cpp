@@ -38,6 +38,7 @@ OperationSpec synth_spec() {
           number("origin-x", "x of the upper-left corner").with_default("4000000").at_least(-1e9).at_most(1e9).titled("Upper-left x"),
           number("origin-y", "y of the upper-left corner").with_default("3000000").at_least(-1e9).at_most(1e9).titled("Upper-left y"),
           memory_limit_parameter("strips of 256 rows, generated and written"),
+          staging_dir_parameter(),
           quiet_parameter(),
       },
       raster_output_parameters());

@@ -51,6 +51,9 @@ struct GeoReference {
 struct RasterFormat {
   std::string driver = "GTiff";
   std::vector<std::string> creation_options;  ///< NAME=VALUE
+  /// Where a copy-only format's staging GeoTIFF is written (the run's
+  /// scratch folder, --temp-dir); empty = beside the output.
+  std::string staging_dir;
 };
 
 /// A window of a raster: columns [x0, x0+width), rows [y0, y0+height).
