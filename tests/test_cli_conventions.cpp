@@ -48,6 +48,21 @@ TEST_F(CliConventions, OutputFormatAndCreationOptions) {
   const auto before = files();
   expect_clean_failure(run_lsm("label " + sample + " " + path("x.tif") + " -of NOPE"), "unknown output format 'NOPE'", before);
   expect_clean_failure(run_lsm("label " + sample + " " + path("x.tif") + " -co TILED"), "expected NAME=VALUE", before);
+  // Options the format does not have, or values it does not take: refused, not ignored.
+  expect_clean_failure(run_lsm("label " + sample + " " + path("x.tif") + " -co COMPRESS=FOO"),
+                       "creation options refused by GTiff: 'FOO' is an unexpected value for COMPRESS", before);
+  expect_clean_failure(run_lsm("label " + sample + " " + path("x.tif") + " -co FROB=1"),
+                       "GTiff does not support creation option FROB", before);
+  // The user's options replace lsm's defaults (DEFLATE, tiles of 256).
+  ASSERT_EQ(run_lsm("label " + sample + " " + path("lzw.tif") + " -co COMPRESS=LZW -co BLOCKXSIZE=128 -co BLOCKYSIZE=64 -q").code, 0);
+  GDALDatasetH lzw = GDALOpen(path("lzw.tif").c_str(), GA_ReadOnly);
+  ASSERT_NE(lzw, nullptr);
+  EXPECT_STREQ(GDALGetMetadataItem(lzw, "COMPRESSION", "IMAGE_STRUCTURE"), "LZW");
+  int block_x = 0, block_y = 0;
+  GDALGetBlockSize(GDALGetRasterBand(lzw, 1), &block_x, &block_y);
+  EXPECT_EQ(block_x, 128);
+  EXPECT_EQ(block_y, 64);
+  GDALClose(lzw);
 }
 
 TEST_F(CliConventions, HelpPerCommand) {

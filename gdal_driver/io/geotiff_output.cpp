@@ -42,6 +42,24 @@ bool can(GDALDriver* driver, const char* capability) {
   return v && CPLTestBool(v);
 }
 
+// Sets each NAME=VALUE of `options` in `list`, replacing a value of the same
+// name already there (lsm's defaults), so that the user's choice is the one
+// GDAL reads (it reads a name's first occurrence).
+void set_options(CPLStringList& list, const std::vector<std::string>& options) {
+  for (const std::string& o : options) {
+    const size_t eq = o.find('=');
+    list.SetNameValue(o.substr(0, eq).c_str(), o.substr(eq + 1).c_str());
+  }
+}
+
+// GDAL's warnings while checking creation options ("driver GTiff does not
+// support creation option FOO"), joined.
+void CPL_STDCALL collect_warning(CPLErr level, CPLErrorNum, const char* message) {
+  if (level < CE_Warning) return;
+  std::string& text = *static_cast<std::string*>(CPLGetErrorHandlerUserData());
+  text += (text.empty() ? "" : "; ") + std::string(message);
+}
+
 }  // namespace
 
 void check_raster_format(const RasterFormat& format) {
@@ -51,6 +69,17 @@ void check_raster_format(const RasterFormat& format) {
   for (const std::string& o : format.creation_options)
     if (o.find('=') == std::string::npos || o.front() == '=')
       throw Error(ErrorKind::BadInput, "bad creation option '" + o + "': expected NAME=VALUE");
+  // Options the format does not have, or values it does not take, are
+  // refused here (GDAL would only warn and ignore them).
+  CPLStringList options;
+  set_options(options, format.creation_options);
+  std::string warnings;
+  CPLPushErrorHandlerEx(collect_warning, &warnings);
+  const bool valid = GDALValidateCreationOptions(driver, options.List()) != FALSE;
+  CPLPopErrorHandler();
+  if (!valid)
+    throw Error(ErrorKind::BadInput, "creation options refused by " + format.driver + ": " +
+                                         (warnings.empty() ? std::string("see its documentation") : warnings));
 }
 
 GeoTiffOutput::GeoTiffOutput(const std::string& path, const RasterFormat& format, int64_t width, int64_t height,
@@ -74,8 +103,7 @@ GeoTiffOutput::GeoTiffOutput(const std::string& path, const RasterFormat& format
     // GTiff with GDAL_NUM_THREADS=ALL_CPUS and a small block cache.
     options.SetNameValue("NUM_THREADS", "1");
   }
-  if (direct)
-    for (const std::string& o : format.creation_options) options.AddString(o.c_str());  // later ones win
+  if (direct) set_options(options, format.creation_options);  // the user's replace lsm's defaults
   std::string create_path = file_.temp_path();
   if (!direct) {
     const std::string name = file_.temp_path() + ".lsm-staging.tif";  // the temporary name holds the process ID
@@ -163,7 +191,7 @@ void GeoTiffOutput::commit() {
   if (!staging_.empty()) {  // a CreateCopy-only format: copy the finished staging GeoTIFF
     const RasterFormat& format = format_;
     CPLStringList options;
-    for (const std::string& o : format.creation_options) options.AddString(o.c_str());
+    set_options(options, format.creation_options);
     GDALDataset* copy = driver_named(format.driver)
                             ->CreateCopy(file_.temp_path().c_str(), dataset_.get(), FALSE, options.List(), nullptr, nullptr);
     if (!copy)
