@@ -150,6 +150,12 @@ check("K-means classes load paletted", len(layers) == 1 and layers[0].renderer()
       [l.renderer().type() for l in layers])
 # The input with a colour table (a land-cover palette): the patch polygons
 # are drawn one colour per class, in the table's colours.
+# Multi-choices left at their default, as the dialog passes them (an empty
+# list): every level and metric, not `--level ''`.
+out = os.path.join(work, "default")
+result = processing.run("lsm:metrics", {"INPUT": sample, "OUTPUT": out + ".csv", "LEVEL": [], "METRICS": []})
+check("lsm:metrics with LEVEL and METRICS left empty writes every table",
+      all(os.path.exists(out + "." + t + ".csv") for t in ("patch", "class", "land", "adj")), result)
 from osgeo import gdal  # noqa: E402
 
 polygon_layer = None

@@ -31,7 +31,14 @@ TEST_F(Cli, SynthMetricsAndLabelAgree) {
   ASSERT_EQ(run_lsm("synth " + path("nlm.tif") + " --width 300 --height 200 --classes 4 --seed 3 -q").code, 0);
   const CliRun m = run_lsm("metrics " + path("nlm.tif") + " --out " + path("m") + " --tile-size 64");
   ASSERT_EQ(m.code, 0) << m.err;
-  EXPECT_EQ(m.out.rfind("0...10...20...30...40...50...60...70...80...90...100 - done.", 0), 0u) << m.out;
+  // GDAL's terminal progress, on stderr: stdout carries results alone (--print).
+  EXPECT_EQ(m.err.rfind("0...10...20...30...40...50...60...70...80...90...100 - done.\n", 0), 0u) << m.err;
+  EXPECT_EQ(m.out, "");
+  const CliRun printed = run_lsm("metrics " + path("nlm.tif") + " --out " + path("p") + " --print");
+  ASSERT_EQ(printed.code, 0) << printed.err;
+  EXPECT_EQ(printed.out.find("done."), std::string::npos) << printed.out;
+  EXPECT_NE(printed.out.find("Class metrics"), std::string::npos) << printed.out;
+  EXPECT_NE(printed.err.find("100 - done."), std::string::npos) << printed.err;
   ASSERT_EQ(run_lsm("label " + path("nlm.tif") + " " + path("ids.tif") + " --tile-size 17 -q").code, 0);
 
   // Each patch ID's cell count equals the patch table's AREA / cell area, and its class the TYPE.

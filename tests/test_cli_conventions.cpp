@@ -65,6 +65,28 @@ TEST_F(CliConventions, OutputFormatAndCreationOptions) {
   GDALClose(lzw);
 }
 
+// What is asked is what is written: a table prefix that names a folder (or
+// nothing) is refused instead of writing hidden files, and a level whose
+// table the selection leaves empty is refused when asked for, else left out
+// with a note.
+TEST_F(CliConventions, MetricsWritesNoEmptyOrHiddenTables) {
+  const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
+  std::filesystem::create_directories(path("out"));
+  const auto before = files();
+  for (const std::string& prefix : {path("out") + "/", path("out"), std::string("''")})
+    expect_clean_failure(run_lsm("metrics " + sample + " --output " + prefix), "is not a prefix of file names", before);
+  expect_clean_failure(run_lsm("metrics " + sample + " --output " + path("t") + " --level land --metrics CA"),
+                       "--metrics 'CA' selects no land metric, so --level land would write an empty table", before);
+  const CliRun r = run_lsm("metrics " + sample + " --output " + path("t") + " --metrics CA,PLAND -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --metrics CA,PLAND selects no patch or land metric"), std::string::npos) << r.err;
+  std::vector<std::string> expected = before;
+  expected.push_back("t.class.csv");
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(files(), expected);
+  EXPECT_EQ(slurp(path("t.class.csv")).substr(0, 14), "TYPE,CA,PLAND\n");
+}
+
 TEST_F(CliConventions, HelpPerCommand) {
   for (const char* command : {"metrics", "label", "synth", "kmeans", "gradient", "pyramid", "hog", "fuzzy"}) {
     const CliRun r = run_lsm(std::string(command) + " --help");

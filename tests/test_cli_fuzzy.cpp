@@ -94,7 +94,7 @@ TEST_F(CliFuzzy, ObjectStatisticsCanBeGiven) {
   const CliRun r = run_lsm("fuzzy " + in + " " + path("x.tif") + " --seed 6,9 -q");
   ASSERT_EQ(r.code, 0);
   const CliRun verbose = run_lsm("fuzzy " + in + " " + path("y.tif") + " --seed 6,9");
-  EXPECT_NE(verbose.out.find("100 - done."), std::string::npos);
+  EXPECT_NE(verbose.err.find("100 - done."), std::string::npos);
   EXPECT_NE(verbose.out.find("object: mean "), std::string::npos);
 }
 

@@ -1,6 +1,7 @@
 // metrics: the FRAGSTATS patch, class and landscape tables and the class
 // adjacency matrix of a categorical raster (lsm metrics INPUT --out PREFIX).
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -95,15 +96,44 @@ OperationSpec metrics_spec() {
   return s;
 }
 
+// The levels of the selected metrics: a table without a selected column is
+// not written. Asked for by --level, that is an error; left to the default,
+// a note names the tables left out.
+void select_levels(MetricLevels& levels, const MetricSelection& selection, const ParameterValues& v,
+                   const RunContext& context) {
+  const std::pair<bool*, std::pair<unsigned, const char*>> each[] = {
+      {&levels.patch, {kPatchLevel, "patch"}}, {&levels.cls, {kClassLevel, "class"}}, {&levels.land, {kLandscapeLevel, "land"}}};
+  std::string dropped;
+  for (const auto& [wanted, level] : each) {
+    if (!*wanted || selection.selects_at(level.first)) continue;
+    if (v.given("level"))
+      v.fail("metrics", "'" + v.text("metrics") + "' selects no " + level.second + " metric, so --level " +
+                            level.second + " would write an empty table");
+    *wanted = false;
+    dropped += std::string(dropped.empty() ? "" : ", ") + level.second;
+  }
+  if (!levels.patch && !levels.cls && !levels.land)
+    v.fail("metrics", "'" + v.text("metrics") + "' selects no metric of the levels asked for");
+  if (const size_t last = dropped.rfind(", "); last != std::string::npos) dropped.replace(last, 2, " or ");
+  if (!dropped.empty())
+    context.notify("note: --metrics " + v.text("metrics") + " selects no " + dropped +
+                   " metric: no table of that level is written");
+}
+
 void run_metrics(const ParameterValues& v, const RunContext& context) {
   const std::string input = v.text("input"), prefix = v.text("output");
   // Every option is checked before any work.
-  const MetricLevels levels = MetricLevels::parse(v.given("level") ? v.text("level") : "patch,class,land");
+  if (prefix.empty() || prefix.back() == '/' || std::filesystem::is_directory(prefix))
+    v.fail("output", "'" + prefix + "' is not a prefix of file names: give one such as " +
+                         (prefix.empty() ? std::string("run1") : prefix + (prefix.back() == '/' ? "" : "/") + "run1") +
+                         " (tables run1.patch.csv, run1.class.csv ...)");
+  MetricLevels levels = MetricLevels::parse(v.given("level") ? v.text("level") : "patch,class,land");
   const TableFormat format = parse_table_format(v.text("format"));
   const ClassDescriptors descriptors =
       v.given("class-descriptors") ? read_class_descriptors(v.text("class-descriptors")) : ClassDescriptors{};
   LandscapeJobOptions job = landscape_job_options(v, context);
   if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
+  select_levels(levels, job.selection, v, context);
   // --background wins over the descriptor file's IsBackground classes.
   job.background = v.given("background") ? std::set<int32_t>{static_cast<int32_t>(v.integer("background"))}
                                          : descriptors.background;

@@ -45,6 +45,16 @@ const std::vector<std::string>& known_metric_names() {
   return names;
 }
 
+bool MetricSelection::selects_at(unsigned level) const {
+  for (const MetricInfo& m : metric_catalogue()) {
+    if ((m.levels & level) && selects(m.acronym)) return true;
+    if (level != kPatchLevel && m.distributed)
+      for (const std::string& stat : distribution_statistics())
+        if (selects(std::string(m.acronym) + "_" + stat)) return true;
+  }
+  return false;
+}
+
 MetricSelection::MetricSelection(const std::string& list) {
   std::stringstream ss(list);
   std::string item;

@@ -29,6 +29,11 @@ class MetricSelection {
   /// (shape, core, ENN or class adjacency metrics): not from_patch_records().
   bool needs_second_pass() const;
 
+  /// True when some column of a table of `level` (kPatchLevel, kClassLevel
+  /// or kLandscapeLevel of metric_catalogue.h) is selected: a metric of that
+  /// level, or at class and landscape level a distribution of a patch metric.
+  bool selects_at(unsigned level) const;
+
   /// `table` restricted to the selected columns.
   MetricTable apply(const MetricTable& table) const;
 

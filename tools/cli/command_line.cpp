@@ -1,9 +1,10 @@
 #include "command_line.h"
 
-#include <cpl_progress.h>
-
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "error.h"
@@ -68,9 +69,26 @@ po::positional_options_description positionals_of(const ops::OperationSpec& spec
   return pos;
 }
 
+// GDAL's terminal progress ("0...10...20...30 ... 100 - done."), drawn as
+// GDALTermProgress draws it (a digit each 10 %, a dot each 2.5 %), but on
+// stderr: GDALTermProgress writes to stdout, which may carry results
+// (`--print`, `--describe`) that a redirection must get alone.
 ProgressFn terminal_progress(bool quiet) {
   if (quiet) return {};
-  return [](double f) { return GDALTermProgress(f, nullptr, nullptr) != 0; };
+  auto last_tick = std::make_shared<int>(-1);
+  return [last_tick](double f) {
+    const int tick = static_cast<int>(std::clamp(f, 0.0, 1.0) * 40.0);
+    if (tick < *last_tick && *last_tick >= 39) *last_tick = -1;  // a new run of the progress
+    if (tick <= *last_tick) return true;
+    while (*last_tick < tick) {
+      ++*last_tick;
+      if (*last_tick % 4 == 0) std::fprintf(stderr, "%d", *last_tick / 4 * 10);
+      else std::fputs(".", stderr);
+    }
+    if (tick == 40) std::fputs(" - done.\n", stderr);
+    std::fflush(stderr);
+    return true;
+  };
 }
 
 }  // namespace

@@ -3,9 +3,9 @@ the command's entry in `lsm --describe` (no hand-written parameter lists).
 
 Parameter names are the option names in upper case with '-' as '_'
 (--seed-radius is SEED_RADIUS); the input raster is INPUT and the main output
-OUTPUT (for `metrics`, OUTPUT is the prefix of the tables, as --out).
-The lsm binary runs as a separate process: its GDAL-style progress
-(0...10...20...) drives the progress bar, its stderr goes to the log, and
+OUTPUT (for `metrics`, OUTPUT is the prefix of the tables, as --output).
+The lsm binary runs as a separate process: its GDAL-style progress on
+stderr (0...10...20...) drives the progress bar, its messages go to the log, and
 cancelling ends the process.
 """
 import os
@@ -213,7 +213,9 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
             elif not given:
                 continue
             elif isinstance(param, QgsProcessingParameterEnum):
-                chosen = self.parameterAsEnumStrings(parameters, name, context)
+                # QGIS 3.22 records a multi-choice left at its default as ''
+                # (dialog, History, batches): no choice, so lsm's default (all).
+                chosen = [c for c in self.parameterAsEnumStrings(parameters, name, context) if c]
                 if not chosen:
                     continue
                 values = [",".join(chosen)] if option.get("list") else [chosen[0]]
@@ -240,23 +242,25 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
         args = self.arguments(parameters, context)
         feedback.pushCommandInfo(" ".join([lsm_binary()] + args))
         progress = {"text": ""}
+        errors = []
 
         def on_stdout(data):
+            for line in bytes(data).decode("utf-8", "replace").splitlines():
+                if line:
+                    feedback.pushInfo(line)
+
+        def on_stderr(data):
+            # GDAL-style progress (0...10...20 ... 100 - done.) drives the
+            # bar; lsm's error line becomes the algorithm's one error message
+            # (the exception below); notes and warnings go to the log.
             text = bytes(data).decode("utf-8", "replace")
-            progress["text"] += text
+            progress["text"] = (progress["text"] + text)[-4096:]
             steps = re.findall(r"(\d+)(?=\.\.\.|\s*-\s*done)", progress["text"])
             if steps:
                 feedback.setProgress(int(steps[-1]))
             for line in text.splitlines():
-                if line and not re.match(r"^[\d.]+( - done\.)?$", line):
-                    feedback.pushInfo(line)
-
-        errors = []
-
-        def on_stderr(data):
-            # lsm's error line becomes the algorithm's one error message (the
-            # exception below); notes and warnings go to the log as they come.
-            for line in bytes(data).decode("utf-8", "replace").splitlines():
+                # A message may follow the progress on its line.
+                line = re.sub(r"^[\d.]+(\s*-\s*done\.)?(?=lsm: |$)", "", line)
                 if line.startswith("lsm: error: "):
                     errors.append(line[len("lsm: error: "):])
                 elif line:
