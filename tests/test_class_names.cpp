@@ -3,6 +3,7 @@
 // with FRAGSTATS' meaning of Enabled and IsBackground.
 #include "attribute_table.h"
 #include "cli_fixture.h"
+#include "printable_text.h"
 
 namespace lsm::test {
 namespace {
@@ -40,6 +41,24 @@ TEST_F(ClassNamesCli, DescriptorFileNamesClassesAndLeavesOutDisabledOnes) {
                     path("classes.csv") + " -q").code, 0);
   EXPECT_EQ(header("t.tidy.csv"), "level,class,name,id,metric,value");
   EXPECT_NE(slurp(path("t.tidy.csv")).find("class,1,Forest,,CA,"), std::string::npos);
+}
+
+// Excel's "CSV UTF-8" starts with a byte order mark; names with control
+// characters (a terminal escape) or bytes that are not UTF-8 reach the
+// tables with '?' in their place, and UTF-8 names unchanged.
+TEST_F(ClassNamesCli, ByteOrderMarkAndUnprintableNames) {
+  const std::string in = raster();
+  std::ofstream(path("bom.csv")) << "\xEF\xBB\xBFID,Name,Enabled,IsBackground\n1,For\xC3\xAAt,true,false\n"
+                                    "2,\x1B[31mRed\x1B[0m,true,false\n3,Wat\xFF" "er,true,false\n";
+  const CliRun r = run_lsm("metrics " + in + " --out " + path("m") + " --class-descriptors " + path("bom.csv") + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string cls = slurp(path("m.class.csv"));
+  EXPECT_NE(cls.find("\n1,For\xC3\xAAt,"), std::string::npos) << cls;
+  EXPECT_NE(cls.find("\n2,?[31mRed?[0m,"), std::string::npos) << cls;
+  EXPECT_NE(cls.find("\n3,Wat?er,"), std::string::npos) << cls;
+  EXPECT_EQ(printable_text(std::string("a\0b\n\x7F", 5)), "a?b??");
+  EXPECT_EQ(printable_text("\xE6\xA3\xAE\xE6\x9E\x97"), "\xE6\xA3\xAE\xE6\x9E\x97");  // 森林
+  EXPECT_EQ(printable_text("\xC0\xAF\xED\xA0\x80\xF4\x90\x80\x80\xE6\xA3"), "???????????");  // overlong, surrogate, past U+10FFFF, cut
 }
 
 TEST_F(ClassNamesCli, IsBackgroundMakesTheClassBackground) {

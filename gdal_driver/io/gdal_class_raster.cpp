@@ -2,6 +2,7 @@
 
 #include <gdal_rat.h>
 
+#include <climits>
 #include <cmath>
 #include <sstream>
 #include <cpl_conv.h>
@@ -17,6 +18,7 @@
 #include <omp.h>
 
 #include "error.h"
+#include "printable_text.h"
 #include "gdal_errors.h"
 #include "gdal_open.h"
 #include "geodesic_rows.h"
@@ -222,13 +224,15 @@ std::map<int32_t, std::string> GdalClassRaster::class_names() const {
                            : binned       ? first + row * step
                                           : row;
       const std::string name = rat->GetValueAsString(row, name_column);
-      if (!name.empty() && value == std::floor(value)) names[static_cast<int32_t>(value)] = name;
+      // A value that is no int32 class code (1e10, inf, NaN) names no class.
+      if (!name.empty() && value == std::floor(value) && value >= INT32_MIN && value <= INT32_MAX)
+        names[static_cast<int32_t>(value)] = printable_text(name);
     }
   }
   if (!names.empty()) return names;
   char** categories = band_->GetCategoryNames();
   for (int i = 0; categories && categories[i]; ++i)
-    if (*categories[i]) names[i] = categories[i];
+    if (*categories[i]) names[i] = printable_text(categories[i]);
   return names;
 }
 

@@ -10,6 +10,7 @@
 
 #include "csv_fields.h"
 #include "error.h"
+#include "printable_text.h"
 #include "small_text_file.h"
 
 namespace lsm {
@@ -33,7 +34,8 @@ std::string lower(std::string s) {
 }  // namespace
 
 ClassDescriptors read_class_descriptors(const std::string& path) {
-  const std::string text = read_small_text_file(path, "the class descriptor file", 1 << 20);
+  std::string text = read_small_text_file(path, "the class descriptor file", 1 << 20);
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // the byte order mark of Excel's "CSV UTF-8"
   ClassDescriptors d;
   std::istringstream lines(text);
   std::string line;
@@ -61,7 +63,7 @@ ClassDescriptors read_class_descriptors(const std::string& path) {
     };
     const int32_t code = static_cast<int32_t>(id);
     if (d.names.count(code)) throw Error(ErrorKind::BadInput, where + "class " + fields[0] + " is described twice");
-    d.names[code] = fields[1];
+    d.names[code] = printable_text(fields[1]);
     if (!flag(fields[2], "Enabled")) d.disabled.insert(code);
     if (flag(fields[3], "IsBackground")) d.background.insert(code);
   }
