@@ -53,6 +53,11 @@ TEST_F(CliConventions, OutputFormatAndCreationOptions) {
                        "creation options refused by GTiff: 'FOO' is an unexpected value for COMPRESS", before);
   expect_clean_failure(run_lsm("label " + sample + " " + path("x.tif") + " -co FROB=1"),
                        "GTiff does not support creation option FROB", before);
+  // A format that would clip the cells, or write no file: refused, not lossy.
+  expect_clean_failure(run_lsm("label " + sample + " " + path("x.png") + " -of PNG"),
+                       "output format PNG cannot hold UInt32 cells (it takes Byte UInt16)", before);
+  expect_clean_failure(run_lsm("gradient " + sample + " " + path("x.jpg") + " -of JPEG"), "cannot hold Float32 cells", before);
+  expect_clean_failure(run_lsm("label " + sample + " " + path("x.mem") + " -of MEM"), "output format MEM writes no file", before);
   // The user's options replace lsm's defaults (DEFLATE, tiles of 256).
   ASSERT_EQ(run_lsm("label " + sample + " " + path("lzw.tif") + " -co COMPRESS=LZW -co BLOCKXSIZE=128 -co BLOCKYSIZE=64 -q").code, 0);
   GDALDatasetH lzw = GDALOpen(path("lzw.tif").c_str(), GA_ReadOnly);

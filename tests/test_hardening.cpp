@@ -370,7 +370,7 @@ TEST_F(Hardening, ASignalDuringAPyramidLeavesNoLevel) {
 // success: nothing under a temporary name is left, before or after.
 TEST_F(Hardening, SideFilesOfAnOutputAppearOnlyAtTheirFinalNames) {
   ASSERT_EQ(run_lsm("gradient " + sample() + " " + path("g.envi") + " -of ENVI -q").code, 0);
-  ASSERT_EQ(run_lsm("label " + sample() + " " + path("ids.png") + " -of PNG -q").code, 0);
+  ASSERT_EQ(run_lsm("synth " + path("ids.png") + " --width 60 --height 40 -of PNG -q").code, 0);
   ASSERT_EQ(run_lsm("patchmetric " + sample() + " " + path("area.tif") + " --metric AREA -of COG -q").code, 0);
   EXPECT_EQ(files(), (std::vector<std::string>{"area.tif", "g.envi", "g.envi.aux.xml", "g.hdr", "ids.png", "ids.png.aux.xml"}));
   // A run that fails after its output was created leaves none of its files.

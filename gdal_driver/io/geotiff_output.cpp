@@ -88,6 +88,16 @@ GeoTiffOutput::GeoTiffOutput(const std::string& path, const RasterFormat& format
   prepare_gdal_for_streaming();
   check_raster_format(format);
   GDALDriver* target = driver_named(format.driver);
+  // A format that would clip the cells (PNG and JPEG hold Byte, UInt16) or
+  // write no file (MEM) is refused rather than losing the output silently.
+  if (EQUAL(target->GetDescription(), "MEM"))
+    throw Error(ErrorKind::BadInput, "output format MEM writes no file; give a file format such as GTiff or COG");
+  if (const char* types = target->GetMetadataItem(GDAL_DMD_CREATIONDATATYPES)) {
+    const CPLStringList list(CSLTokenizeString(types));
+    if (list.FindString(GDALGetDataTypeName(type)) < 0)
+      throw Error(ErrorKind::BadInput, "output format " + format.driver + " cannot hold " + GDALGetDataTypeName(type) +
+                                           " cells (it takes " + types + "); give GTiff or COG");
+  }
   const bool direct = can(target, GDAL_DCAP_CREATE);
   GDALDriver* driver = direct ? target : driver_named("GTiff");
   CPLStringList options;
