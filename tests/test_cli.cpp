@@ -149,6 +149,21 @@ TEST_F(Cli, FloatBandWithNonIntegerValues) {
   expect_clean_failure(run_lsm("label " + path("f.tif") + " " + path("ids.tif")), "non-integer value 2.5", before);
 }
 
+// Negative class codes are FRAGSTATS' landscape border: refused with that
+// reason (integer and float bands) until lsm gives them that meaning; the
+// int32 minimum is lsm's nodata, said so.
+TEST_F(Cli, NegativeClassCodesAreRefusedWithTheirMeaning) {
+  make_raster("i.tif", GDT_Int16, {1, 1, 2, 2, 1, -12, 2, 2, 3, 3, 3, 3});
+  make_raster("f.tif", GDT_Float64, {1, 1, 2, 2, 1, -12, 2, 2, 3, 3, 3, 3});
+  make_raster("min.tif", GDT_Float64, {1, 1, 2, 2, 1, -2147483648.0, 2, 2, 3, 3, 3, 3});
+  const auto before = files();
+  for (const char* name : {"i.tif", "f.tif"})
+    expect_clean_failure(run_lsm("metrics " + path(name) + " --out " + path("m")),
+                         "holds the negative class code -12 at column 1, row 1: FRAGSTATS reads negative codes as the "
+                         "landscape border", before);
+  expect_clean_failure(run_lsm("label " + path("min.tif") + " " + path("ids.tif")), "which lsm reserves for nodata", before);
+}
+
 TEST_F(Cli, FloatBandWithIntegerValuesWorks) {
   make_raster("f.tif", GDT_Float32, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
   const CliRun r = run_lsm("metrics " + path("f.tif") + " --out " + path("m") + " -q");
