@@ -3,6 +3,7 @@
 // rasters are refused or defined, and runs are deterministic.
 #include <cpl_error.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -392,6 +393,23 @@ TEST_F(Hardening, SideFilesOfAnOutputAppearOnlyAtTheirFinalNames) {
   for (const auto& e : std::filesystem::directory_iterator(path("failed"))) left.push_back(e.path().filename().string());
   std::sort(left.begin(), left.end());
   EXPECT_EQ(left, (std::vector<std::string>{"half.tif"}));
+}
+
+// A raster too wide for the machine is refused by label and patchmetric
+// before their output exists (the output folder here does not exist: were
+// the output created first, that would be the error).
+TEST_F(Hardening, TooWideRastersAreRefusedBeforeTheOutputExists) {
+  const double memory = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));
+  if (memory > 70e9) GTEST_SKIP() << "this machine holds three strips of 2^31 cells: nothing to refuse";
+  std::ofstream(path("wide.vrt")) << "<VRTDataset rasterXSize=\"2147483647\" rasterYSize=\"2\">"
+                                     "<VRTRasterBand dataType=\"Byte\" band=\"1\"/></VRTDataset>\n";
+  for (const std::string& command : {std::string("label"), std::string("patchmetric --metric AREA")}) {
+    const std::string name = command.substr(0, command.find(' '));
+    const std::string args = command.find(' ') == std::string::npos ? "" : command.substr(command.find(' '));
+    const CliRun r = run_lsm(name + " " + path("wide.vrt") + " " + path("no/such/folder/x.tif") + args + " -q");
+    EXPECT_EQ(r.code, 1) << command;
+    EXPECT_NE(r.err.find("the raster is too wide"), std::string::npos) << command << ": " << r.err;
+  }
 }
 
 // The image operations take --temp-dir too: a copy-only format's staging

@@ -21,6 +21,7 @@
 #include "operations.h"
 #include "patch_records.h"
 #include "patch_scan.h"
+#include "tile_scheduler.h"
 
 namespace lsm::ops {
 
@@ -72,6 +73,7 @@ void run_label(const ParameterValues& v, const RunContext& context) {
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
   auto labeler = make_labeler(parse_backend(v.text("backend")));
   const RasterInfo info = source.info();
+  plan_tiles(info, scan.tile_width, scan.tile_height, scan.max_strip_cells);  // a raster too wide: refused before its output exists
   GeoTiffOutput out(v.text("output"), format, info.width, info.height, GDT_UInt32, georeference_of(source.dataset()), 0.0);
   const ProgressFn progress = context.checked_progress();
   const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0.0, 0.5));
@@ -150,6 +152,7 @@ void run_patchmetric(const ParameterValues& v, const RunContext& context) {
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
   source.require_measurable_cells();
   const RasterInfo info = source.info();
+  plan_tiles(info, job.tile_width, job.tile_height, job.budget.strip_cells());  // before the output exists
   GeoTiffOutput out(v.text("output"), format, info.width, info.height, GDT_Float64, georeference_of(source.dataset()),
                     std::numeric_limits<double>::quiet_NaN());
   out.describe_band(1, metric);
