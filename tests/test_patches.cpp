@@ -119,6 +119,44 @@ TEST_F(PatchPolygons, NoScratchFilesWhenTheyFitTheBudget) {
   EXPECT_EQ(files(), (std::vector<std::string>{"a", "b"}));  // no scratch file left behind
 }
 
+// GeoJSON holds WGS 84 longitude/latitude (RFC 7946): a raster in a
+// projected CRS without an EPSG code gets its polygons reprojected, not
+// written in metres under no CRS (which readers take for degrees).
+TEST_F(PatchPolygons, GeoJsonIsWgs84) {
+  const std::string albers = path("albers.tif");
+  const std::string wkt =
+      "PROJCS[\"unnamed Albers\",GEOGCS[\"NAD83\",DATUM[\"North_American_Datum_1983\",SPHEROID[\"GRS 1980\",6378137,"
+      "298.257222101]],PRIMEM[\"Greenwich\",0],UNIT[\"degree\",0.0174532925199433]],PROJECTION[\"Albers_Conic_Equal_Area\"],"
+      "PARAMETER[\"latitude_of_center\",23],PARAMETER[\"longitude_of_center\",-96],PARAMETER[\"standard_parallel_1\",29.5],"
+      "PARAMETER[\"standard_parallel_2\",45.5],PARAMETER[\"false_easting\",0],PARAMETER[\"false_northing\",0],UNIT[\"metre\",1]]";
+  GDALAllRegister();
+  {
+    GDALDataset* src = GDALDataset::Open(sample().c_str(), GDAL_OF_RASTER);
+    ASSERT_NE(src, nullptr);
+    GDALDataset* copy = GetGDALDriverManager()->GetDriverByName("GTiff")->CreateCopy(albers.c_str(), src, FALSE, nullptr,
+                                                                                     nullptr, nullptr);
+    ASSERT_NE(copy, nullptr);
+    const double gt[6] = {500000, 30, 0, 1000000, 0, -30};
+    copy->SetGeoTransform(const_cast<double*>(gt));
+    copy->SetProjection(wkt.c_str());
+    GDALClose(copy);
+    GDALClose(src);
+  }
+  ASSERT_EQ(run_lsm("patches " + albers + " " + path("p.geojson") + " -q").code, 0);
+  GDALDataset* d = GDALDataset::Open(path("p.geojson").c_str(), GDAL_OF_VECTOR);
+  ASSERT_NE(d, nullptr);
+  OGRLayer* layer = d->GetLayer(0);
+  EXPECT_EQ(layer->GetFeatureCount(), 472);
+  OGREnvelope extent;
+  ASSERT_EQ(layer->GetExtent(&extent), OGRERR_NONE);
+  // 12 x 9 km about 500 km east of -96°, 1000 km north of 23°: longitude -90.7, latitude 31.9.
+  EXPECT_NEAR(extent.MinX, -90.68, 0.05);
+  EXPECT_NEAR(extent.MaxY, 31.95, 0.05);
+  ASSERT_NE(layer->GetSpatialRef(), nullptr);
+  EXPECT_TRUE(layer->GetSpatialRef()->IsGeographic());
+  GDALClose(d);
+}
+
 TEST_F(PatchPolygons, BadOutputsAreRefused) {
   const CliRun r = run_lsm("patches " + sample() + " " + path("p.shp"));
   EXPECT_EQ(r.code, 1);

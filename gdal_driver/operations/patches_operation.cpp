@@ -273,7 +273,14 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
   // 3. The output: the polygons in PID order with the patch table's attributes.
   OwnedDataset out(driver->Create(file.temp_path().c_str(), 0, 0, 0, GDT_Unknown, nullptr));
   if (!out) throw Error(ErrorKind::Io, "cannot create '" + output_path + "': " + gdal_failure_reason());
-  const char* layer_options[] = {std::string(driver_name) == "GPKG" ? "FID=fid" : nullptr, nullptr};
+  // GeoJSON is WGS 84 longitude/latitude (RFC 7946): GDAL reprojects the
+  // polygons, where a projected CRS would otherwise be written without one
+  // (no EPSG code) and read as degrees.
+  const std::string driver_text = driver_name;
+  const char* layer_options[] = {driver_text == "GPKG"      ? "FID=fid"
+                                 : driver_text == "GeoJSON" ? "RFC7946=YES"
+                                                            : nullptr,
+                                 nullptr};
   OGRLayer* layer = out->CreateLayer(std::filesystem::path(output_path).stem().string().c_str(),
                                      srs, wkbPolygon, const_cast<char**>(layer_options));
   if (!layer) throw Error(ErrorKind::Io, "cannot create a layer in '" + output_path + "': " + gdal_failure_reason());
