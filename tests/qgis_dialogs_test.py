@@ -100,6 +100,9 @@ for command in describe["commands"]:
         advanced = bool(param.flags() & QgsProcessingParameterDefinition.FlagAdvanced)
         if advanced != bool(option["advanced"]):
             check(where + ": advanced as the spec says", False, advanced)
+        if option["type"] == "integer" and isinstance(param, QgsProcessingParameterNumber) and not (
+                -2147483647 <= param.minimum() and param.maximum() <= 2147483647):
+            check(where + ": an integer range a spin box holds", False, (param.minimum(), param.maximum()))
         default = option["default"]
         if default is not None and not option["output"] and option["type"] != "flag":
             shown = param.defaultValue()
@@ -110,7 +113,7 @@ for command in describe["commands"]:
             if not same:
                 check(where + ": the widget shows the spec's default %r" % default, False, shown)
 check("every field: short title, required honoured, advanced as declared, spec defaults (see FAIL lines)",
-      not any("title" in f or "optional" in f or "advanced" in f or "default" in f for f in failures))
+      not any("title" in f or "optional" in f or "advanced" in f or "default" in f or "spin box" in f for f in failures))
 check("three toolbox groups", groups == {"Landscape metrics", "Image analysis", "Segmentation"}, groups)
 metrics_alg = QgsApplication.processingRegistry().algorithmById("lsm:metrics")
 metric_field = metrics_alg.parameterDefinition("METRICS")

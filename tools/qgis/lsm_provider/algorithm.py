@@ -34,6 +34,9 @@ from .choice_widgets import attach_labels
 from .layer_styles import class_style_for, style_for_output, table_layer
 from .lsm_binary import lsm_binary
 
+# The range of a Qt spin box (a C int), the widget of integer fields; the
+# lowest int is left out (QGIS reads it as "not set").
+INT_MIN, INT_MAX = -2147483647, 2147483647
 # Options the provider sets itself.
 HIDDEN = {"quiet", "help"}
 # Layer names of the declared table outputs, by output ID (the files of a
@@ -104,11 +107,18 @@ def make_bare_parameter(option):
         kind = QgsProcessingParameterNumber.Integer if option["type"] == "integer" else QgsProcessingParameterNumber.Double
         parameter = QgsProcessingParameterNumber(name, text, kind, defaultValue=default,
                                                  optional=optional)
-        # The declaration's range: the dialog refuses what lsm would.
-        if option.get("minimum") is not None:
-            parameter.setMinimum(option["minimum"])
-        if option.get("maximum") is not None:
-            parameter.setMaximum(option["maximum"])
+        # The declaration's range: the dialog refuses what lsm would. An
+        # integer field is a Qt spin box (a C int): a range beyond it (seeds
+        # up to 2^53, background codes down to -2^31) would overflow it and
+        # the field would pass nothing, so it is cut to the int range.
+        low, high = option.get("minimum"), option.get("maximum")
+        if option["type"] == "integer":
+            low = INT_MIN if low is None else max(low, INT_MIN)
+            high = INT_MAX if high is None else min(high, INT_MAX)
+        if low is not None:
+            parameter.setMinimum(low)
+        if high is not None:
+            parameter.setMaximum(high)
         return parameter
     return QgsProcessingParameterString(name, text, defaultValue=default, optional=optional)
 
