@@ -100,6 +100,12 @@ TEST_F(CliKMeans, BadInput) {
                        before);
   // One colour only: two clusters cannot be seeded.
   expect_clean_failure(run_lsm("kmeans " + rgb + " " + path("o.tif") + " --k 2 -q"), "distinct", before);
+  // An unwritable --stats: neither output is left.
+  const std::string varied = make_rgb("varied.tif", {0, 0, 0, 200, 200, 200, 10, 10, 10, 190, 190, 190,
+                                                     5, 5, 5, 210, 210, 210, 0, 0, 0, 200, 200, 200});
+  const auto with_varied = files();
+  expect_clean_failure(run_lsm("kmeans " + varied + " " + path("o.tif") + " --k 2 --stats " + path("no/such.json") + " -q"),
+                       "cannot write", with_varied);
 }
 
 TEST_F(CliKMeans, BadInitFile) {

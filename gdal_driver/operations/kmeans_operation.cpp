@@ -2,6 +2,7 @@
 // 0 = nodata, classes 1..K), or with select=greenest the cleaned vegetation
 // mask of Huo et al. (2014). lsm kmeans INPUT OUTPUT.tif --k K; LSM:kmeans.
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -58,14 +59,11 @@ std::string result_json(const KMeansResult& r, int selected_class) {
   return j.dump(2) + "\n";
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) {
-  AtomicOutput file(path);
-  {
-    std::ofstream out(file.temp_path());
-    out << text;
-    if (!out.flush()) throw Error(ErrorKind::Io, "cannot write '" + path + "'");
-  }
-  file.commit();
+// Writes `text` into `file`'s temporary file (committed by the caller).
+void write_text(const AtomicOutput& file, const std::string& text) {
+  std::ofstream out(file.temp_path());
+  out << text;
+  if (!out.flush()) throw Error(ErrorKind::Io, "cannot write '" + file.final_path() + "'");
 }
 
 OperationSpec kmeans_spec() {
@@ -178,6 +176,10 @@ void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
   const GDALDataType type = mask_output || o.k <= 254 ? GDT_Byte : GDT_UInt16;
   GeoTiffOutput out(v.text("output"), format, info.width, info.height, type, georeference_of(raster.dataset()),
                     mask_output ? double(kMaskNodata) : 0.0);
+  // The two outputs appear together: an unwritable --stats fails here, before
+  // any work, and both are complete before either is renamed into place.
+  std::optional<AtomicOutput> stats;
+  if (v.given("stats")) stats.emplace(v.text("stats"));
   std::vector<uint16_t> labels;  // the whole class raster, for the mask
   if (mask_output) labels.resize(static_cast<size_t>(info.width * info.height));
   const KMeansResult result = run_kmeans(
@@ -194,8 +196,9 @@ void run_kmeans_operation(const ParameterValues& v, const RunContext& context) {
     out.write(Window{0, 0, info.width, info.height}, mask.data(), GDT_Byte);
     selected_class = cluster + 1;
   }
+  if (stats) write_text(*stats, result_json(result, selected_class));
   out.commit();
-  if (v.given("stats")) write_text_atomically(v.text("stats"), result_json(result, selected_class));
+  if (stats) stats->commit();
 }
 
 }  // namespace
