@@ -164,6 +164,30 @@ TEST_F(Cli, NegativeClassCodesAreRefusedWithTheirMeaning) {
   expect_clean_failure(run_lsm("label " + path("min.tif") + " " + path("ids.tif")), "which lsm reserves for nodata", before);
 }
 
+// --nodata declares the value outside the landscape on a raster without one
+// (MapBiomas' 0 outside the municipality): the same tables as the raster
+// with that nodata value set, and unlike the raster read with 0 a class.
+TEST_F(Cli, NodataOptionDeclaresTheValueOutsideTheLandscape) {
+  const std::vector<double> cells = {0, 1, 1, 2, 0, 1, 2, 2, 0, 0, 3, 3};
+  make_raster("plain.tif", GDT_Byte, cells);
+  make_raster("declared.tif", GDT_Byte, cells);
+  {
+    GDALDataset* d = GDALDataset::Open(path("declared.tif").c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE);
+    ASSERT_NE(d, nullptr);
+    d->GetRasterBand(1)->SetNoDataValue(0);
+    GDALClose(d);
+  }
+  ASSERT_EQ(run_lsm("metrics " + path("plain.tif") + " --out " + path("given") + " --nodata 0 -q").code, 0);
+  ASSERT_EQ(run_lsm("metrics " + path("declared.tif") + " --out " + path("set") + " -q").code, 0);
+  ASSERT_EQ(run_lsm("metrics " + path("plain.tif") + " --out " + path("zero") + " -q").code, 0);
+  for (const char* table : {".patch.csv", ".class.csv", ".land.csv"})
+    EXPECT_EQ(slurp(path(std::string("given") + table)), slurp(path(std::string("set") + table))) << table;
+  EXPECT_EQ(slurp(path("given.land.csv")).substr(slurp(path("given.land.csv")).find('\n') + 1, 6), "8e-04,");  // TA: 8 cells of 1 m2
+  EXPECT_NE(slurp(path("zero.class.csv")).find("\n0,"), std::string::npos);  // read plainly, 0 is a class
+  ASSERT_EQ(run_lsm("label " + path("plain.tif") + " " + path("ids.tif") + " --nodata 0 -q").code, 0);
+  EXPECT_EQ(read(path("ids.tif")).band[0][0], 0.0f);  // outside the landscape: no patch
+}
+
 TEST_F(Cli, FloatBandWithIntegerValuesWorks) {
   make_raster("f.tif", GDT_Float32, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
   const CliRun r = run_lsm("metrics " + path("f.tif") + " --out " + path("m") + " -q");

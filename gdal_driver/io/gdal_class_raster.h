@@ -33,6 +33,14 @@ class GdalClassRaster final : public ClassRasterSource {
   using ClassRasterSource::read;
   void read(const Window& window, int32_t* out, int64_t line_stride) override;
 
+  /// Takes `value` as the band's nodata value in place of its own (none, or
+  /// another): its cells are outside the landscape, as gdal_translate's
+  /// -a_nodata declares. Call before reading.
+  void set_nodata(double value) {
+    nodata_ = value;
+    has_nodata_ = true;
+  }
+
   const std::string& path() const { return path_; }
   /// The open dataset, to copy georeferencing to derived rasters.
   GDALDataset* dataset() const { return dataset_.get(); }

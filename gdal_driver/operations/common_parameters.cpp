@@ -70,6 +70,11 @@ std::vector<ParameterSpec> patch_parameters() {
   return joined(
       {
           integer("band", "band of class codes (1-based)").with_default("1").at_least(1).at_most(65535).short_option('b').titled("Band of class codes").technical(),
+          number("nodata", "cells of this value are outside the landscape, as gdal_translate's -a_nodata (default: the "
+                           "band's nodata value)")
+              .at_least(-3.4e38)
+              .at_most(3.4e38)
+              .titled("Nodata value"),
           integer("neighbors", "neighbour rule").one_of_labelled({{"4", "edges only"}, {"8", "edges and corners, FRAGSTATS' default"}}).with_default("8").short_option('n').titled("Neighbour rule"),
           backend_parameter(),
           text("tile-size", "tile size N (N x N) or WxH cells; default: rows from the blocks, 1024 columns on the CPU, all on a GPU")

@@ -19,8 +19,8 @@ ParameterSpec backend_parameter(const std::vector<std::pair<std::string, std::st
 std::vector<std::string> metric_choice_labels(const std::vector<std::string>& acronyms);
 /// -q: no progress and no notes (command line only; the driver is silent).
 ParameterSpec quiet_parameter();
-/// band, neighbors, backend, tile-size, quiet, memory-limit and temp-dir of
-/// the operations that label patches.
+/// band, nodata, neighbors, backend, tile-size, quiet, memory-limit and
+/// temp-dir of the operations that label patches.
 std::vector<ParameterSpec> patch_parameters();
 /// memory-limit and temp-dir: the run budget (run_budget.h) every operation
 /// that reads a raster takes. `what_spills` ends the memory limit's help:

@@ -71,6 +71,7 @@ void run_label(const ParameterValues& v, const RunContext& context) {
   ScanOptions scan = scan_options(v, context);
   scan.keep_patch_ids = true;
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
+  use_given_nodata(source, v);
   auto labeler = make_labeler(parse_backend(v.text("backend")));
   const RasterInfo info = source.info();
   plan_tiles(info, scan.tile_width, scan.tile_height, scan.max_strip_cells);  // a raster too wide: refused before its output exists
@@ -150,6 +151,7 @@ void run_patchmetric(const ParameterValues& v, const RunContext& context) {
   // the scan's records alone, without the second pass.
   job.selection = MetricSelection(metric);
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
+  use_given_nodata(source, v);
   source.require_measurable_cells();
   const RasterInfo info = source.info();
   plan_tiles(info, job.tile_width, job.tile_height, job.budget.strip_cells());  // before the output exists

@@ -6,6 +6,10 @@
 
 namespace lsm::ops {
 
+void use_given_nodata(GdalClassRaster& source, const ParameterValues& values) {
+  if (values.spec().find("nodata") && values.given("nodata")) source.set_nodata(values.number("nodata"));
+}
+
 LandscapeJobOptions landscape_job_options(const ParameterValues& values, const RunContext& context) {
   const ScanOptions scan = scan_options(values, context);
   LandscapeJobOptions job;

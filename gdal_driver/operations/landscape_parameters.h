@@ -19,6 +19,10 @@ namespace lsm::ops {
 /// metric choices (selection, background ...) are the caller's.
 LandscapeJobOptions landscape_job_options(const ParameterValues& values, const RunContext& context);
 
+/// Applies --nodata (where given) to `source`: that value's cells are outside
+/// the landscape, whatever the band's own nodata value.
+void use_given_nodata(GdalClassRaster& source, const ParameterValues& values);
+
 /// The check of max-classes after the scan (where declared; else none):
 /// lsm::Error(BadInput) "'INPUT' has N classes, more than --max-classes M (is
 /// it a categorical raster?)".

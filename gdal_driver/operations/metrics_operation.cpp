@@ -146,6 +146,7 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   job.after_scan = class_count_check(v, input);
 
   GdalClassRaster source(input, static_cast<int>(v.integer("band")));
+  use_given_nodata(source, v);
   source.require_measurable_cells();
   note_measurement(source, input, context);
   const LandscapePlan plan = plan_landscape_job(source.info(), job);

@@ -201,6 +201,7 @@ void run_patches(const ParameterValues& v, const RunContext& context) {
   LandscapeJobOptions job = landscape_job_options(v, context);
   job.background = descriptors.background;  // as `lsm metrics --class-descriptors`
   GdalClassRaster source(input, static_cast<int>(v.integer("band")));
+  use_given_nodata(source, v);
   source.require_measurable_cells();
   note_measurement(source, input, context);
   const RasterInfo info = source.info();

@@ -115,7 +115,10 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
   po::variables_map vm;
   try {
     // allow_long_disguise: GDAL's -of and -co are long options with one dash.
-    const int style = po::command_line_style::default_style | po::command_line_style::allow_long_disguise;
+    // No guessing of abbreviated names: a new option would make an old
+    // abbreviation (or -n, read as a long name first) ambiguous.
+    const int style = (po::command_line_style::default_style & ~po::command_line_style::allow_guessing) |
+                      po::command_line_style::allow_long_disguise;
     po::store(po::command_line_parser(args).options(accepted).positional(positionals_of(spec)).style(style).run(), vm);
   } catch (const po::error& e) {
     throw Error(ErrorKind::BadInput, std::string(e.what()) + " (see --help)");
