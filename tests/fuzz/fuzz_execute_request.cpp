@@ -15,14 +15,27 @@
 #include "execute_request.h"
 #include "operations.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size < 1) return 0;
+namespace {
+
+// The empty data root, made once and removed when the fuzzer exits.
+const std::string& data_root() {
   static const std::string root = [] {
     const std::string r = "/tmp/lsm_fuzz_root_" + std::to_string(::getpid());
     std::filesystem::create_directories(r);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(data_root(), ec);
+    });
     return r;
   }();
-  static const lsm::serve::DataRoots roots({root});
+  return root;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  static const lsm::serve::DataRoots roots({data_root()});
   const std::vector<lsm::ops::Operation>& all = lsm::ops::operations();
   const lsm::ops::Operation& op = all[data[0] % all.size()];
   const std::string body(reinterpret_cast<const char*>(data + 1), size - 1);
