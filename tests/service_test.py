@@ -285,6 +285,8 @@ def metrics_end_to_end(base, data):
             check("the %s table equals lsm metrics' byte for byte" % table, served == f.read())
     status, rows = get_json(res["class"]["href"] + "?f=json")
     check("a table as JSON", status == 200 and isinstance(rows, list) and "PLAND" in rows[0], rows[:1])
+    check("counts as integers (NP 412, not 412.0)", isinstance(rows[0]["NP"], int) and isinstance(rows[0]["TYPE"], int),
+          rows[:1])
     _, jobs = get_json(base + "/jobs?limit=5")
     check("the job list pages", len(jobs["jobs"]) <= 5 and any(l["rel"] == "self" for l in jobs["links"]))
     if os.path.isdir(SCHEMAS):

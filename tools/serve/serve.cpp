@@ -20,6 +20,7 @@
 #include "job_runner.h"
 #include "job_store.h"
 #include "ogc_documents.h"
+#include "operation_json.h"
 
 namespace lsm::serve {
 
@@ -167,7 +168,8 @@ std::string media_type_of(const fs::path& path) {
   return "application/octet-stream";
 }
 
-// A CSV table as a JSON array of objects (numbers as numbers, empty as null).
+// A CSV table as a JSON array of objects (numbers as numbers, whole ones
+// without a fraction as counts are written, empty as null).
 Json csv_as_json(const fs::path& path) {
   std::ifstream in(path);
   std::string line;
@@ -190,7 +192,7 @@ Json csv_as_json(const fs::path& path) {
       } catch (...) {
         used = 0;
       }
-      if (used == cell.size()) row[header[i]] = x;
+      if (used == cell.size()) row[header[i]] = ops::number_json(x);
       else row[header[i]] = cell;
     }
     rows.push_back(row);
