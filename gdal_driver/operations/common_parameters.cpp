@@ -94,7 +94,8 @@ std::vector<ParameterSpec> budget_parameters(const std::string& what_spills) {
                                what_spills + "), and strips of rows get shorter (half of it, 32 bytes a cell); "
                                "the floor is about 100 MB (GDAL's 64 MB block cache, the program) plus one block row")
           .with_default("1G")
-          .in("bytes")
+          .in("K, M or G")  // a size such as 1G: "bytes" would misname the value the field holds
+          .titled("Memory limit")
           .technical()
           .checked_by([](const std::string& v) { memory_size(v); }),
       temp_dir_parameter("scratch files; they have no name and vanish on any exit"),
@@ -112,7 +113,8 @@ ParameterSpec memory_limit_parameter(const std::string& holds) {
   return text("memory-limit", "memory the run may hold, e.g. 512M or 2G (" + holds +
                                   "); a run that needs more is refused before any work")
       .with_default("1G")
-      .in("bytes")
+      .in("K, M or G")
+      .titled("Memory limit")
       .technical()
       .checked_by([](const std::string& v) { memory_size(v); });
 }
