@@ -92,6 +92,19 @@ TEST_F(CliConventions, MetricsWritesNoEmptyOrHiddenTables) {
   EXPECT_EQ(slurp(path("t.class.csv")).substr(0, 14), "TYPE,CA,PLAND\n");
 }
 
+// A typo in an option, a metric or a size gets the name meant.
+TEST_F(CliConventions, TyposAreAnsweredWithTheNameMeant) {
+  const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
+  const std::string run = "metrics " + sample + " --output " + path("m");
+  const auto before = files();
+  expect_clean_failure(run_lsm(run + " --neighbours 4"), "unrecognised option '--neighbours'; did you mean --neighbors?", before);
+  expect_clean_failure(run_lsm(run + " --metrics SHDII"), "unknown metric 'SHDII'; did you mean SHDI?", before);
+  expect_clean_failure(run_lsm(run + " --memory-limit 1GB"), "not '1GB'; did you mean 1G?", before);
+  const CliRun far = run_lsm(run + " --frobnicate 2");
+  EXPECT_EQ(far.code, 1);
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
 TEST_F(CliConventions, HelpPerCommand) {
   for (const char* command : {"metrics", "label", "synth", "kmeans", "gradient", "pyramid", "hog", "fuzzy"}) {
     const CliRun r = run_lsm(std::string(command) + " --help");

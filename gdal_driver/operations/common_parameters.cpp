@@ -207,7 +207,14 @@ uint64_t memory_size(const std::string& text) {
   double scale = 1024.0 * 1024;  // plain numbers: MiB
   if (unit == "K" || unit == "k") scale = 1024;
   else if (unit == "G" || unit == "g") scale = 1024.0 * 1024 * 1024;
-  else if (!unit.empty() && unit != "M" && unit != "m") throw Error(ErrorKind::BadInput, bad);
+  else if (!unit.empty() && unit != "M" && unit != "m") {
+    // "1GB", "512MiB": the unit is its first letter.
+    const std::string u = unit.size() > 1 ? unit.substr(1) : "";
+    if ((unit[0] == 'K' || unit[0] == 'M' || unit[0] == 'G' || unit[0] == 'k' || unit[0] == 'm' || unit[0] == 'g') &&
+        (u == "B" || u == "b" || u == "iB" || u == "ib"))
+      throw Error(ErrorKind::BadInput, bad + "; did you mean " + text.substr(0, used) + unit[0] + "?");
+    throw Error(ErrorKind::BadInput, bad);
+  }
   if (!(value > 0) || value * scale > 1e18) throw Error(ErrorKind::BadInput, bad);
   const uint64_t bytes = static_cast<uint64_t>(value * scale);
   if (bytes < (uint64_t(1) << 20)) throw Error(ErrorKind::BadInput, "must be at least 1M");

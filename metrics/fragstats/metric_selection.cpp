@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "metric_catalogue.h"
+#include "near_match.h"
 
 namespace lsm {
 namespace {
@@ -63,8 +64,11 @@ MetricSelection::MetricSelection(const std::string& list) {
     if (item.empty()) continue;
     item = upper(item);
     const auto& known = known_metric_names();
-    if (std::find(known.begin(), known.end(), item) == known.end())
-      throw Error(ErrorKind::BadInput, "unknown metric '" + item + "' (FRAGSTATS acronyms such as AREA, CA, LPI, ENN_MN, SHDI)");
+    if (std::find(known.begin(), known.end(), item) == known.end()) {
+      const std::string meant = near_match(item, known);
+      throw Error(ErrorKind::BadInput, "unknown metric '" + item + "'" + (meant.empty() ? "" : "; did you mean " + meant + "?") +
+                                           " (FRAGSTATS acronyms such as AREA, CA, LPI, ENN_MN, SHDI)");
+    }
     names_.push_back(item);
   }
   if (names_.empty()) throw Error(ErrorKind::BadInput, "--metrics lists no metric");

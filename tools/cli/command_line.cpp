@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "error.h"
+#include "near_match.h"
 
 namespace lsm::cli {
 
@@ -120,6 +121,17 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
     const int style = (po::command_line_style::default_style & ~po::command_line_style::allow_guessing) |
                       po::command_line_style::allow_long_disguise;
     po::store(po::command_line_parser(args).options(accepted).positional(positionals_of(spec)).style(style).run(), vm);
+  } catch (const po::unknown_option& e) {
+    // A typo gets the option meant: "--neighbours" -> --neighbors.
+    std::vector<std::string> names;
+    for (const ops::ParameterSpec& p : spec.parameters)
+      if (p.shown_in(ops::kCommandLine)) {
+        names.push_back("--" + p.name);
+        for (const std::string& a : p.aliases) names.push_back("--" + a);
+      }
+    const std::string meant = near_match(e.get_option_name(), names);
+    throw Error(ErrorKind::BadInput, std::string(e.what()) + (meant.empty() ? "" : "; did you mean " + meant + "?") +
+                                         " (see --help)");
   } catch (const po::error& e) {
     throw Error(ErrorKind::BadInput, std::string(e.what()) + " (see --help)");
   }
