@@ -139,7 +139,13 @@ class CliFixture : public ::testing::Test {
   // One line on stderr naming the problem, a non-zero exit, nothing written.
   void expect_clean_failure(const CliRun& r, const std::string& phrase, const std::vector<std::string>& files_before) {
     EXPECT_NE(r.code, 0);
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    // One line besides the progress the run had shown (stderr: "0...10..", ended by a newline).
+    size_t lines = 0;
+    std::istringstream err(r.err);
+    for (std::string line; std::getline(err, line);)
+      if (line.find_first_not_of("0123456789.") != std::string::npos) ++lines;
+    EXPECT_EQ(lines, 1u) << r.err;
+    EXPECT_EQ(r.err.back(), '\n') << r.err;
     EXPECT_NE(r.err.find("lsm: error: "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(phrase), std::string::npos) << "expected '" << phrase << "' in: " << r.err;
     EXPECT_EQ(files(), files_before);

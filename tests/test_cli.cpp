@@ -188,6 +188,16 @@ TEST_F(Cli, NodataOptionDeclaresTheValueOutsideTheLandscape) {
   EXPECT_EQ(read(path("ids.tif")).band[0][0], 0.0f);  // outside the landscape: no patch
 }
 
+// A run that fails after its progress began ends the progress line before
+// its error line, which then starts a line of its own.
+TEST_F(Cli, ErrorLineStartsItsOwnLineAfterProgress) {
+  const std::string in = CliFixture::make_raster("late.tif", 600, 600, 1, [](int x, int y, int) { return x == 5 && y == 590 ? 2.5f : 1.0f; });
+  const CliRun r = run_lsm("metrics " + in + " --out " + path("m") + " --tile-size 64");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("0..."), std::string::npos) << r.err;  // the progress had begun
+  EXPECT_NE(r.err.find(".\nlsm: error: band 1 of"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, FloatBandWithIntegerValuesWorks) {
   make_raster("f.tif", GDT_Float32, {1, 1, 2, 2, 1, 2, 2, 2, 3, 3, 3, 3});
   const CliRun r = run_lsm("metrics " + path("f.tif") + " --out " + path("m") + " -q");

@@ -1,7 +1,10 @@
 #include "command_line.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -74,6 +77,9 @@ po::positional_options_description positionals_of(const ops::OperationSpec& spec
 // GDALTermProgress draws it (a digit each 10 %, a dot each 2.5 %), but on
 // stderr: GDALTermProgress writes to stdout, which may carry results
 // (`--print`, `--describe`) that a redirection must get alone.
+// Whether the progress line is unfinished (for end_progress_line_now()).
+volatile sig_atomic_t progress_mid_line = 0;
+
 ProgressFn terminal_progress(bool quiet) {
   if (quiet) return {};
   auto last_tick = std::make_shared<int>(-1);
@@ -88,11 +94,18 @@ ProgressFn terminal_progress(bool quiet) {
     }
     if (tick == 40) std::fputs(" - done.\n", stderr);
     std::fflush(stderr);
+    progress_mid_line = tick < 40;
     return true;
   };
 }
 
 }  // namespace
+
+void end_progress_line_now() {
+  if (!progress_mid_line) return;
+  progress_mid_line = 0;
+  [[maybe_unused]] const ssize_t written = ::write(2, "\n", 1);
+}
 
 static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
 
@@ -167,6 +180,10 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
   context.cancel = &cancel_flag();
   context.quiet = spec.find("quiet") && values.flag("quiet");
   context.progress = terminal_progress(context.quiet);
+  context.note = [](const std::string& line) {  // on a line of its own, not after the progress dots
+    end_progress_line_now();
+    std::cerr << "lsm: " << line << "\n";
+  };
   operation.run(values, context);
   return 0;
 }

@@ -12,7 +12,7 @@
 namespace lsm::cli {
 
 /// Runs `lsm <op> args...`: prints the help for --help, else parses `args`
-/// and runs the operation with GDAL's terminal progress on stdout (none with
+/// and runs the operation with GDAL's terminal progress on stderr (none with
 /// -q). Returns the exit code; throws lsm::Error(BadInput) for bad
 /// arguments, naming the option, and whatever the run throws.
 int run_command(const ops::Operation& operation, const std::vector<std::string>& args);
@@ -20,6 +20,11 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
 /// The cancel flag of the command line's runs: main()'s SIGINT/SIGTERM/SIGHUP
 /// handler sets it, and the run stops at its next tile, its outputs removed.
 std::atomic<bool>& cancel_flag();
+
+/// Ends the progress line with a newline when a run stopped in the middle of
+/// it (an error, a signal), so that the next line starts on its own.
+/// Async-signal-safe.
+void end_progress_line_now();
 
 /// The --help text of an operation: its usage line(s) and every option.
 std::string command_help(const ops::OperationSpec& spec);

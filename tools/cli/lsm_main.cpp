@@ -49,6 +49,7 @@ void print_usage() {
 volatile sig_atomic_t termination_signal = 0;
 
 extern "C" void exit_now(int) {
+  lsm::cli::end_progress_line_now();
   lsm::remove_temporary_outputs_now();
   ::_exit(128 + termination_signal);
 }
@@ -128,12 +129,14 @@ int main(int argc, char** argv) {
     // Allocations that can be large name their size where they happen; this
     // is the last word for the others.
     std::cout.flush();
+    lsm::cli::end_progress_line_now();
     if (termination_signal) return 128 + termination_signal;
     std::cerr << "lsm: error: out of memory: the run needed more memory than this machine (or its limits, ulimit -v) "
                  "allows; lower --memory-limit or the tile size, or use a machine with more memory\n";
     return 1;
   } catch (const std::exception& e) {
     std::cout.flush();
+    lsm::cli::end_progress_line_now();
     if (termination_signal) return 128 + termination_signal;  // stopped by a signal, as asked: no error line
     std::cerr << "lsm: error: " << e.what() << "\n";
     return 1;
