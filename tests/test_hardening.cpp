@@ -366,6 +366,19 @@ TEST_F(Hardening, ASignalDuringAPyramidLeavesNoLevel) {
   EXPECT_EQ(files(), std::vector<std::string>{"big.tif"});
 }
 
+// hog --pyramid: the levels appear together at the end, so a signal once
+// the second level is being written (the first one done) leaves none.
+TEST_F(Hardening, ASignalDuringAHogPyramidLeavesNoLevel) {
+  ASSERT_EQ(run_lsm("synth " + path("big.tif") + " --width 3000 --height 3000 -q").code, 0);
+  std::filesystem::create_directories(path("out"));
+  const std::string out = path("out");
+  const CliRun r = run_shell("(" + std::string(LSM_BINARY) + " hog " + path("big.tif") + " " + out +
+                             "/h.tif --pyramid 8,1.2 -q & pid=$!; for i in $(seq 600); do ls -d " + out +
+                             "/h_level_01.tif.lsm-tmp-* >/dev/null 2>&1 && break; sleep 0.05; done; kill -TERM $pid; wait $pid)");
+  EXPECT_EQ(r.code, 128 + 15) << "the run ended before the signal";
+  EXPECT_TRUE(std::filesystem::is_empty(out));
+}
+
 // Every file of an output dataset (ENVI's header, GDAL's .aux.xml of a PNG
 // or an ENVI band description) appears at its final name, and only on
 // success: nothing under a temporary name is left, before or after.

@@ -4,7 +4,9 @@
 // one cell per block position; pyramid=N,S does it on every pyramid level.
 // lsm hog INPUT OUTPUT; LSM:hog.
 #include <cstdio>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 #include "common_parameters.h"
@@ -43,21 +45,26 @@ std::string level_output(const std::string& output, int level) {
   return output.substr(0, at) + tag + output.substr(at);
 }
 
-// Writes one image's descriptors to `path` (.npy or a GeoTIFF).
-void write_hog(FeatureRasterSource& source, const HogOptions& o, HogPass& pass, const std::string& path,
-               const RasterFormat& format, const GeoReference& georef, const ProgressFn& progress) {
+// An output written under its temporary name; calling it renames it into
+// place. Dropped uncalled (an error, a signal), it leaves nothing.
+using PendingOutput = std::function<void()>;
+
+// Writes one image's descriptors to `path` (.npy or a GeoTIFF), not yet in place.
+PendingOutput write_hog(FeatureRasterSource& source, const HogOptions& o, HogPass& pass, const std::string& path,
+                        const RasterFormat& format, const GeoReference& georef, const ProgressFn& progress) {
   const FeatureRasterInfo info = source.info();
   const HogGeometry g = hog_geometry(info.width, info.height, o);
   if (ends_with(path, ".npy")) {
-    NpyWriter out(path, {g.blocks_y, g.blocks_x, o.block, o.block, o.bins});
+    auto npy = std::make_shared<NpyWriter>(path, std::vector<int64_t>{g.blocks_y, g.blocks_x, o.block, o.block, o.bins});
     run_hog(source, o, pass, [&](int64_t, int64_t rows, const double* d) {
-      out.append(d, rows * g.blocks_x * g.descriptor_length);
+      npy->append(d, rows * g.blocks_x * g.descriptor_length);
     }, progress);
-    out.commit();
-    return;
+    return [npy] { npy->commit(); };
   }
-  GeoTiffOutput out(path, format, g.blocks_x, g.blocks_y, GDT_Float32, scale_cells(georef, o.cell, o.cell),
-                    std::numeric_limits<double>::quiet_NaN(), g.descriptor_length);
+  auto tiff = std::make_shared<GeoTiffOutput>(path, format, g.blocks_x, g.blocks_y, GDT_Float32,
+                                              scale_cells(georef, o.cell, o.cell),
+                                              std::numeric_limits<double>::quiet_NaN(), g.descriptor_length);
+  GeoTiffOutput& out = *tiff;
   for (int e = 0; e < g.descriptor_length; ++e) {
     const int cell = e / o.bins, bin = e % o.bins;
     out.describe_band(e + 1, "cell " + std::to_string(cell / o.block) + "," + std::to_string(cell % o.block) +
@@ -68,7 +75,7 @@ void write_hog(FeatureRasterSource& source, const HogOptions& o, HogPass& pass, 
     values.assign(d, d + rows * g.blocks_x * g.descriptor_length);
     out.write_interleaved(Window{0, first, g.blocks_x, rows}, values.data());
   }, progress);
-  out.commit();
+  return [tiff] { tiff->commit(); };
 }
 
 OperationSpec hog_spec() {
@@ -152,7 +159,7 @@ void run_hog_operation(const ParameterValues& v, const RunContext& context) {
   const ProgressFn progress = context.checked_progress();
   if (!v.given("pyramid")) {
     hog_geometry(info.width, info.height, o);
-    write_hog(raster, o, *pass, output, format, georef, progress);
+    write_hog(raster, o, *pass, output, format, georef, progress)();
     return;
   }
   const auto sizes = pyramid_sizes(info.width, info.height, parse_pyramid(v.text("pyramid")));
@@ -168,15 +175,19 @@ void run_hog_operation(const ParameterValues& v, const RunContext& context) {
   auto resampler = make_pyramid_pass(parse_backend(v.text("backend")));
   double total = 0, done = 0;
   for (const auto& s : sizes) total += double(s.first) * double(s.second);
+  // The levels appear together, once all are written: a failed or stopped
+  // run leaves none (as lsm pyramid).
+  std::vector<PendingOutput> levels;
   for (size_t l = 0; l < sizes.size(); ++l) {
     const auto [w, h] = sizes[l];
     PyramidLevelRaster level(raster, w, h, Resampling::Bilinear, *resampler);
     const double share = double(w) * double(h) / total;
-    write_hog(level, o, *pass, level_output(output, int(l)), format,
-              scale_cells(georef, double(info.width) / w, double(info.height) / h),
-              scaled_progress(progress, done, done + share));
+    levels.push_back(write_hog(level, o, *pass, level_output(output, int(l)), format,
+                               scale_cells(georef, double(info.width) / w, double(info.height) / h),
+                               scaled_progress(progress, done, done + share)));
     done += share;
   }
+  for (const PendingOutput& commit : levels) commit();
 }
 
 }  // namespace
