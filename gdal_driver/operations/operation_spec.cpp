@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "error.h"
+#include "near_match.h"
 
 namespace lsm::ops {
 
@@ -274,6 +275,16 @@ const ParameterSpec* OperationSpec::find_spelled(const std::string& n) const {
   for (const ParameterSpec& p : parameters)
     if (std::find(p.aliases.begin(), p.aliases.end(), n) != p.aliases.end()) return &p;
   return nullptr;
+}
+
+std::string OperationSpec::name_meant(const std::string& typed, FrontEnd front_end) const {
+  std::vector<std::string> names;
+  for (const ParameterSpec& p : parameters)
+    if (p.shown_in(front_end)) {
+      names.push_back(p.name);
+      names.insert(names.end(), p.aliases.begin(), p.aliases.end());
+    }
+  return near_match(typed, names);
 }
 
 const ParameterSpec* OperationSpec::find_driver(const std::string& n) const {

@@ -220,6 +220,10 @@ struct OperationSpec {
   const ParameterSpec* find(const std::string& name) const;
   /// The parameter named `name` or spelled so in the past (aliases), or nullptr.
   const ParameterSpec* find_spelled(const std::string& name) const;
+  /// The name (or older spelling) a typo `typed` probably meant, among the
+  /// parameters `front_end` shows: "neighbours" gives "neighbors"; empty
+  /// when none is near enough (near_match.h).
+  std::string name_meant(const std::string& typed, FrontEnd front_end) const;
   /// By driver name (case-insensitive), among those the driver shows; or nullptr.
   const ParameterSpec* find_driver(const std::string& driver_name) const;
 };

@@ -11,7 +11,6 @@
 #include <sstream>
 
 #include "error.h"
-#include "near_match.h"
 
 namespace lsm::cli {
 
@@ -136,14 +135,10 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
     po::store(po::command_line_parser(args).options(accepted).positional(positionals_of(spec)).style(style).run(), vm);
   } catch (const po::unknown_option& e) {
     // A typo gets the option meant: "--neighbours" -> --neighbors.
-    std::vector<std::string> names;
-    for (const ops::ParameterSpec& p : spec.parameters)
-      if (p.shown_in(ops::kCommandLine)) {
-        names.push_back("--" + p.name);
-        for (const std::string& a : p.aliases) names.push_back("--" + a);
-      }
-    const std::string meant = near_match(e.get_option_name(), names);
-    throw Error(ErrorKind::BadInput, std::string(e.what()) + (meant.empty() ? "" : "; did you mean " + meant + "?") +
+    std::string typed = e.get_option_name();
+    typed.erase(0, typed.find_first_not_of('-'));
+    const std::string meant = spec.name_meant(typed, ops::kCommandLine);
+    throw Error(ErrorKind::BadInput, std::string(e.what()) + (meant.empty() ? "" : "; did you mean --" + meant + "?") +
                                          " (see --help)");
   } catch (const po::error& e) {
     throw Error(ErrorKind::BadInput, std::string(e.what()) + " (see --help)");
