@@ -17,18 +17,20 @@
 
 namespace {
 
-// The empty data root, made once and removed when the fuzzer exits.
+// The empty data root, made once and removed when the fuzzer exits. Its
+// path is never destroyed: the exit handler runs after static objects'
+// destructors registered before it.
 const std::string& data_root() {
-  static const std::string root = [] {
-    const std::string r = "/tmp/lsm_fuzz_root_" + std::to_string(::getpid());
-    std::filesystem::create_directories(r);
+  static const std::string* const root = [] {
+    const auto* r = new std::string("/tmp/lsm_fuzz_root_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(*r);
     std::atexit([] {
       std::error_code ec;
       std::filesystem::remove_all(data_root(), ec);
     });
     return r;
   }();
-  return root;
+  return *root;
 }
 
 }  // namespace
