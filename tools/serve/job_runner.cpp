@@ -31,7 +31,9 @@ std::string JobRunner::folder(const std::string& id) const { return (fs::path(jo
 ops::RunContext JobRunner::job_context(const std::string& id) const {
   ops::RunContext context;
   context.quiet = true;
-  context.raster_format = {"COG", {"COMPRESS=DEFLATE"}};  // results GDAL and QGIS read over HTTP
+  context.raster_format.driver = "COG";  // results GDAL and QGIS read over HTTP
+  context.raster_format.creation_options = {"COMPRESS=DEFLATE"};
+  context.raster_format.staging_dir = folder(id);  // COG is copy-only: its staging GeoTIFF stays in the job's folder
   context.budget.memory_bytes = job_memory_;
   context.budget.temp_dir = folder(id);  // on the work dir's disk, and gone with the job
   context.memory_ceiling = job_memory_;
