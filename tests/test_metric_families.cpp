@@ -314,6 +314,54 @@ TEST(MetricFamilies, Diversity) {
   EXPECT_DOUBLE_EQ(value(compute(grid({"1123"}), NeighbourRule::Eight, 1, 0, Backend::Cpu, o).m.land, 0, "RPR"), 50);
 }
 
+// 1 1 2 2
+// 1 9 2 2     9 is background: inside the landscape (TA, PLAND, DIVISION,
+// 1 1 1 2     CLUMPY's Pi count it), outside every "excluding background" base.
+// Class 1: 6 cells, class 2: 5, background 1 of 12. Cell sides (each once):
+// 1|1 5, 2|2 5, 1|2 3, 1|9 3, 2|9 1; 14 on the raster's edge, 8 of class 1.
+// Values worked out from the FRAGSTATS 4.2 documentation of each metric.
+TEST(MetricFamilies, BackgroundAsFragstatsDefinesIt) {
+  MetricOptions o;
+  o.background = {9};
+  const Computed c = compute(grid({"1122", "1922", "1112"}), NeighbourRule::Eight, 1, 0, Backend::Cpu, o);
+  const MetricTable& l = c.m.land;
+  const MetricTable& k = c.m.cls;
+  ASSERT_EQ(k.rows.size(), 2u);
+  // Diversity (L4-L9): Pi excluding background, 6/11 and 5/11.
+  const double p1 = 6.0 / 11, p2 = 5.0 / 11;
+  const double shdi = -(p1 * std::log(p1) + p2 * std::log(p2)), simpson = p1 * p1 + p2 * p2;
+  EXPECT_DOUBLE_EQ(value(l, 0, "PR"), 2);
+  EXPECT_DOUBLE_EQ(value(l, 0, "SHDI"), shdi);
+  EXPECT_DOUBLE_EQ(value(l, 0, "SIDI"), 60.0 / 121);
+  EXPECT_DOUBLE_EQ(value(l, 0, "MSIDI"), -std::log(simpson));
+  EXPECT_DOUBLE_EQ(value(l, 0, "SHEI"), shdi / std::log(2.0));
+  EXPECT_DOUBLE_EQ(value(l, 0, "SIEI"), 120.0 / 121);
+  EXPECT_DOUBLE_EQ(value(l, 0, "MSIEI"), -std::log(simpson) / std::log(2.0));
+  // CONTAG (L1): background adjacencies ignored, Pi excluding background.
+  // Class 1: 10 like (double count) + 3 to class 2 = 13; class 2 the same.
+  double t = 0;
+  for (double pi : {p1, p2})
+    for (double g : {10.0, 3.0}) t += pi * g / 13 * std::log(pi * g / 13);
+  EXPECT_NEAR(value(l, 0, "CONTAG"), (1 + t / (2 * std::log(2.0))) * 100, 1e-12);
+  // PLADJ (L3): 20 like of 26 between classes + 4 background sides + 14 boundary sides.
+  EXPECT_DOUBLE_EQ(value(l, 0, "PLADJ"), 20.0 / 44 * 100);
+  // AI (L4): class AI 5/7 (5 like of at most 7 for 6 cells) and 5/5, weighted by 6/11 and 5/11.
+  EXPECT_DOUBLE_EQ(value(k, 0, "AI"), 5.0 / 7 * 100);
+  EXPECT_DOUBLE_EQ(value(k, 1, "AI"), 100.0);
+  EXPECT_NEAR(value(l, 0, "AI"), 65.0 / 77 * 100, 1e-12);
+  // COHESION (C7, L7): Z = 11 cells without background. Perimeters: class 1
+  // 8 + 3 + 3 = 14 sides, class 2 6 + 3 + 1 = 10.
+  const double z = 1 - 1 / std::sqrt(11.0);
+  EXPECT_NEAR(value(k, 0, "COHESION"), (1 - 14 / (14 * std::sqrt(6.0))) / z * 100, 1e-12);
+  EXPECT_NEAR(value(l, 0, "COHESION"), (1 - 24 / (14 * std::sqrt(6.0) + 10 * std::sqrt(5.0))) / z * 100, 1e-12);
+  // With background (C4, C2, C10, L9): CLUMPY's Pi is 6/12; G = 10 / (24 - 10).
+  EXPECT_DOUBLE_EQ(value(k, 0, "CLUMPY"), (10.0 / 14 - 0.5) / 0.5);
+  EXPECT_DOUBLE_EQ(value(k, 0, "PLADJ"), 10.0 / 24 * 100);  // 8 boundary + 10 like + 3 to class 2 + 3 to background
+  EXPECT_DOUBLE_EQ(value(k, 0, "PLAND"), 50.0);
+  EXPECT_DOUBLE_EQ(value(l, 0, "DIVISION"), 1 - 61.0 / 144);
+  EXPECT_DOUBLE_EQ(value(l, 0, "TA"), 12.0 / 10000);
+}
+
 TEST(MetricFamilies, DistributionStatistics) {
   const Distribution d = distribution({1, 2, 3, 10}, {1, 1, 1, 1});
   EXPECT_DOUBLE_EQ(d.mn, 4);

@@ -296,6 +296,16 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   level.total = total;
   level.ta = ta;
   level.z = z;
+  level.class_total = total;  // the same sum, in the same order, where nothing is background
+  level.class_cells = z;
+  if (classes.size() < kc) {
+    level.class_total = 0;
+    level.class_cells = 0;
+    for (size_t k : classes) {
+      level.class_total += sums[k].size;
+      level.class_cells += sums[k].cells;
+    }
+  }
   level.landscape_boundary_sides = landscape_boundary_sides;
   level.cw = cw;
   level.ch = ch;

@@ -9,8 +9,10 @@ namespace lsm::families {
 
 Subdivision subdivision(const LevelContext& c, bool no_patches, double sp, double spa, double sa2) {
   Subdivision s;
-  const double zd = static_cast<double>(c.z);
-  s.cohesion = (no_patches || c.z <= 1) ? kNaN : (1 - sp / spa) / (1 - 1 / std::sqrt(zd)) * 100;
+  // Z "excludes any internal background present" (FRAGSTATS 4.2, C7 and L7);
+  // A of DIVISION, MESH and SPLIT includes it (C10 to C12, L9 to L11).
+  const double zd = static_cast<double>(c.class_cells);
+  s.cohesion = (no_patches || c.class_cells <= 1) ? kNaN : (1 - sp / spa) / (1 - 1 / std::sqrt(zd)) * 100;
   s.division = 1 - sa2 / (c.total * c.total);
   s.mesh = c.ha(sa2 / c.total);
   s.split = sa2 > 0 ? c.total * c.total / sa2 : kNaN;
@@ -59,20 +61,26 @@ void add_class_aggregation(RowBuilder& b, const LevelContext& c, size_t k) {
 
 void add_landscape_aggregation(RowBuilder& b, const LevelContext& c) {
   const ClassAdjacency& adj = *c.adjacency;
-  // CONTAG and PLADJ over the classes' adjacencies (double count).
-  double contag = 0, like = 0, adjacencies = 0;
+  // CONTAG and PLADJ over the classes' adjacencies (double count). CONTAG
+  // ignores every background edge segment and bases Pi on the landscape
+  // without background (FRAGSTATS 4.2, L1); PLADJ's denominator holds the
+  // background segments, each counted once (from the class side), and the
+  // landscape boundary (L3).
+  double contag = 0, like = 0, adjacencies = 0, background_sides = 0;
   uint64_t boundary_sides = 0;
   for (size_t i : c.classes) {
     double gi = 0;
     for (size_t k : c.classes) gi += static_cast<double>(adj.at(i, k));
-    const double Pi = c.sum(i).size / c.total;
+    const double Pi = c.sum(i).size / c.class_total;
     for (size_t k : c.classes)
       if (gi > 0) contag += ln_ratio_term(Pi * static_cast<double>(adj.at(i, k)) / gi);
     like += static_cast<double>(adj.at(i, i));
     adjacencies += gi;
     boundary_sides += c.sum(i).boundary_sides;
+    for (size_t b = 0; b < c.background.size(); ++b)
+      if (c.background[b]) background_sides += static_cast<double>(adj.at(i, b));
   }
-  const double pladj_total = adjacencies + static_cast<double>(boundary_sides);
+  const double pladj_total = adjacencies + background_sides + static_cast<double>(boundary_sides);
   b.add("CONTAG", c.m_classes >= 2 ? (1 + contag / (2 * std::log(c.m_classes))) * 100 : kNaN);
   b.add("PLADJ", pladj_total > 0 ? like / pladj_total * 100 : kNaN);
   double e_all = 0, h = 0;
@@ -97,10 +105,13 @@ void add_landscape_aggregation(RowBuilder& b, const LevelContext& c) {
 }
 
 void add_landscape_ai(RowBuilder& b, const LevelContext& c) {
-  double ai = 0;  // the classes' AI weighted by their share of the landscape
+  // The classes' AI weighted by their share of the landscape without
+  // background (FRAGSTATS 4.2, L4: "Pi is based on the total landscape area
+  // (A) excluding any background present").
+  double ai = 0;
   for (size_t k : c.classes) {
     const double class_value = class_ai(c, k);
-    if (!std::isnan(class_value)) ai += class_value * (c.sum(k).size / c.total);
+    if (!std::isnan(class_value)) ai += class_value * (c.sum(k).size / c.class_total);
   }
   b.add("AI", c.classes.empty() ? kNaN : ai * 100);  // no class: no aggregation to measure
 }

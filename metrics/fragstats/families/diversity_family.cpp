@@ -13,7 +13,9 @@ void add_landscape_diversity(RowBuilder& b, const LevelContext& c) {
   b.add("RPR", c.options->max_richness ? m / *c.options->max_richness * 100 : kNaN);
   double shdi = 0, simpson = 0;
   for (size_t i : c.classes) {
-    const double Pi = c.sum(i).size / c.total;
+    // "Pi is based on total landscape area (A) excluding any internal
+    // background present" (FRAGSTATS 4.2, L4 to L9): evenness stays <= 1.
+    const double Pi = c.sum(i).size / c.class_total;
     shdi -= ln_ratio_term(Pi);
     simpson += Pi * Pi;
   }

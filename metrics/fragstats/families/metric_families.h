@@ -48,8 +48,13 @@ struct LevelContext {
   const std::vector<ClassSums>* sums = nullptr;
   std::vector<size_t> classes;     ///< class indices that are classes (not background), ascending code
   double m_classes = 0;            ///< their count
-  double total = 0, ta = 0;        ///< landscape size; TA in ha
-  uint64_t z = 0;                  ///< landscape cells
+  double total = 0, ta = 0;        ///< landscape size; TA in ha (background included: it is inside the landscape)
+  uint64_t z = 0;                  ///< landscape cells, background included
+  /// The landscape without its background: the base of P_i in SHDI ... MSIEI,
+  /// CONTAG and landscape AI, and of Z in COHESION, which FRAGSTATS 4.2
+  /// defines "excluding any internal background present".
+  double class_total = 0;
+  uint64_t class_cells = 0;
   uint64_t landscape_boundary_sides = 0;
   double cw = 0, ch = 0, unit_m2 = 0;
   std::vector<bool> background;    ///< by class index
@@ -95,8 +100,9 @@ void add_landscape_diversity(RowBuilder& b, const LevelContext& c);
 /// AI, the area-weighted mean of the classes' AI (printed last).
 void add_landscape_ai(RowBuilder& b, const LevelContext& c);
 
-/// COHESION (in cells, as FRAGSTATS defines it), DIVISION, MESH (ha), SPLIT
-/// of a set of patches with these sums.
+/// COHESION (in cells, as FRAGSTATS defines it; Z without background),
+/// DIVISION, MESH (ha), SPLIT (A with background) of a set of patches with
+/// these sums.
 struct Subdivision {
   double cohesion, division, mesh, split;
 };
