@@ -184,6 +184,15 @@ if layers:
           (renderer.type(), colours))
     check("that style is saved beside it (polygons.qml)", os.path.exists(os.path.join(work, "polygons.qml")))
     polygon_layer = layers[0]
+# The tables load where the user asked (the dialog's "Open output file after
+# running algorithm": a definition with the project); a bare path loads none.
+from qgis.core import QgsProcessingOutputLayerDefinition  # noqa: E402
+
+layers = run_and_load("lsm:metrics", {"INPUT": sample, "OUTPUT": os.path.join(work, "bare.csv"), "LOAD_TABLES": False})
+check("LOAD_TABLES unticked (a batch's column) loads no table", layers == [], [l.name() for l in layers])
+layers = run_and_load("lsm:metrics", {"INPUT": sample,
+                                      "OUTPUT": QgsProcessingOutputLayerDefinition(os.path.join(work, "n.csv"), None)})
+check("an output definition without a project loads no table", layers == [], [l.name() for l in layers])
 layers = run_and_load("lsm:metrics", {"INPUT": sample, "OUTPUT": os.path.join(work, "m.csv")})
 tables = {l.name().split(" — ")[-1]: l for l in layers}
 check("Landscape metrics loads its tables named after the input",
@@ -199,6 +208,142 @@ for title, suffix in (("class metrics", "class"), ("class adjacencies", "adj"), 
     numeric = [field.isNumeric() for field in layer.fields()][1:]
     check("the %s table's values are numbers" % suffix, numeric and all(numeric) or suffix == "land",
           [f.typeName() for f in layer.fields()][:6])
+
+# 2b. The real dialogs, as a user meets them: open each algorithm, change
+# nothing but the input (and what has no default), click Run. Every output is
+# left at QGIS's "[Save to temporary file]": the files must exist, be loaded
+# with their names and styles.
+from processing.gui.AlgorithmDialog import AlgorithmDialog  # noqa: E402
+from qgis.PyQt.QtWidgets import QMessageBox, QTextEdit  # noqa: E402
+import time  # noqa: E402
+
+popups = []
+QMessageBox.warning = QMessageBox.question = QMessageBox.critical = \
+    lambda *args, **kwargs: popups.append(args[2] if len(args) > 2 else args) or QMessageBox.No
+from qgis.core import QgsRasterLayer as _RasterLayer  # noqa: E402
+
+sample_layer = _RasterLayer(sample, "nlm_fbm_400x300")
+project.addMapLayer(sample_layer)
+# What a user must set beyond the input: a choice without a default, K.
+must_set = {"patchmetric": {"METRIC": "AREA"}, "kmeans": {"K": 3}, "fuzzy": {"SEED_CELL": "200,150"}}
+expected_renderer = {"label": "paletted", "kmeans": "paletted", "synth": "paletted",
+                     "patchmetric": "singlebandpseudocolor", "patches": "categorizedSymbol"}
+
+
+def set_widget(wrapper, value):
+    if hasattr(wrapper, "setParameterValue"):  # QGIS's C++ wrappers
+        wrapper.setParameterValue(value, QgsProcessingContext())
+    else:
+        wrapper.setValue(value)
+
+
+def run_dialog(alg_id, values):
+    """Runs the algorithm's dialog as a click on Run does; returns (ok,
+    results, new layers, the dialog's log)."""
+    # A copy, as QGIS's toolbox passes: the dialog owns (and deletes) its algorithm.
+    dialog = AlgorithmDialog(QgsApplication.processingRegistry().createAlgorithmById(alg_id))
+    wrappers = dialog.mainWidget().wrappers
+    for name, value in values.items():
+        set_widget(wrappers[name], value)
+    finished = {}
+    dialog.algorithmFinished.connect(lambda ok, results: finished.update(ok=ok, results=results))
+    before = set(project.mapLayers())
+    del popups[:]
+    dialog.runAlgorithm()
+    deadline = time.time() + 120  # a run whose results fail to load never reports finished
+    while "ok" not in finished and time.time() < deadline and not popups:
+        app.processEvents()
+        time.sleep(0.02)
+    app.processEvents()
+    try:  # a failed run keeps the dialog open with its log; a finished one is gone
+        log = dialog.findChild(QTextEdit, "txtLog").toPlainText() if dialog.findChild(QTextEdit, "txtLog") else ""
+        dialog.close()
+    except RuntimeError:
+        log = ""
+    new = [project.mapLayer(i) for i in set(project.mapLayers()) - before]
+    return finished.get("ok", False), finished.get("results", {}), new, log + " ".join(map(str, popups))
+
+
+for command in describe["commands"]:
+    name = command["name"]
+    values = dict(must_set.get(name, {}))
+    if any(o["name"] == "input" for o in command["parameters"]):
+        values["INPUT"] = sample_layer
+    ok, results, new, log = run_dialog("lsm:" + name, values)
+    check("the %s dialog runs with its defaults and temporary outputs" % name, ok, log[-600:])
+    if not ok:
+        continue
+    outputs = [o for o in command["parameters"] if o["output"] and parameter_name(o) in results]
+    missing = [results[parameter_name(o)] for o in outputs if results[parameter_name(o)]
+               and not os.path.exists(results[parameter_name(o)] + (".class.csv" if o["output"] == "table-prefix" else ""))]
+    check("%s: every output it returns exists" % name, outputs and not missing, (results, missing))
+    layer_outputs = [o for o in outputs if o["output"] in ("raster", "vector") and results[parameter_name(o)]]
+    for o in layer_outputs:
+        path = results[parameter_name(o)]
+        loaded = [l for l in new if l.source().split("|")[0] == path]
+        title = (o.get("title") or o["name"]) + (" AREA" if name == "patchmetric" else "")
+        check("%s: %s is loaded, named '… — %s'" % (name, os.path.basename(path), title),
+              len(loaded) == 1 and loaded[0].name().endswith(title), [(l.name(), l.source()) for l in new])
+        if loaded and name in expected_renderer:
+            check("%s: drawn %s" % (name, expected_renderer[name]),
+                  loaded[0].renderer().type() == expected_renderer[name], loaded[0].renderer().type())
+    if name == "metrics":
+        titles = sorted(l.name().split(" — ")[-1] for l in new)
+        check("metrics: its four tables are loaded",
+              titles == ["class adjacencies", "class metrics", "landscape metrics", "patch metrics"], titles)
+
+# A batch of three rows, as the batch dialog runs them: "Load layers on
+# completion" unticked loads nothing, ticked loads the three rasters.
+from processing.gui.BatchAlgorithmDialog import BatchAlgorithmDialog  # noqa: E402
+
+for load in (False, True):
+    batch = BatchAlgorithmDialog(QgsApplication.processingRegistry().createAlgorithmById("lsm:label"))
+    panel = batch.mainWidget()
+    while panel.batchRowCount() < 3:
+        panel.addRow()
+    input_column = panel.parameter_to_column["INPUT"]
+    output_column = panel.parameter_to_column["OUTPUT"]
+    for row in range(3):
+        set_widget(panel.wrappers[row][input_column], sample)
+        panel.tblParameters.cellWidget(row + 1, output_column).setValue(
+            os.path.join(work, "batch_%s_%d.tif" % (load, row)))
+    panel.checkLoadLayersOnCompletion.setChecked(load)
+    before = set(project.mapLayers())
+    batch.runAlgorithm()
+    app.processEvents()
+    new = [project.mapLayer(i) for i in set(project.mapLayers()) - before]
+    written = all(os.path.exists(os.path.join(work, "batch_%s_%d.tif" % (load, row))) for row in range(3))
+    check("a batch of three rows writes three patch rasters (load on completion %s)" % load, written)
+    check("… and loads %d layers" % (3 if load else 0), len(new) == (3 if load else 0), [l.name() for l in new])
+    batch.close()
+
+# A two-step model: a neutral landscape, then its metrics.
+from qgis.core import (QgsProcessingModelAlgorithm, QgsProcessingModelChildAlgorithm,  # noqa: E402
+                       QgsProcessingModelChildParameterSource, QgsProcessingModelOutput)
+
+model = QgsProcessingModelAlgorithm("synth then metrics", "lsm")
+synth_step = QgsProcessingModelChildAlgorithm("lsm:synth")
+synth_step.setChildId("synth")
+synth_step.addParameterSources("WIDTH", [QgsProcessingModelChildParameterSource.fromStaticValue(120)])
+synth_step.addParameterSources("HEIGHT", [QgsProcessingModelChildParameterSource.fromStaticValue(80)])
+model.addChildAlgorithm(synth_step)
+metrics_step = QgsProcessingModelChildAlgorithm("lsm:metrics")
+metrics_step.setChildId("metrics")
+metrics_step.addParameterSources("INPUT", [QgsProcessingModelChildParameterSource.fromChildOutput("synth", "OUTPUT")])
+metrics_step.addParameterSources("LEVEL", [QgsProcessingModelChildParameterSource.fromStaticValue(["land"])])
+model_output = QgsProcessingModelOutput("tables")
+model_output.setChildOutputName("OUTPUT")
+metrics_step.setModelOutputs({"tables": model_output})
+model.addChildAlgorithm(metrics_step)
+model.initAlgorithm()
+model_tables = os.path.join(work, "model.csv")
+try:
+    processing.run(model, {"metrics:tables": model_tables})
+    model_error = ""
+except Exception as e:  # noqa: BLE001 - the check says what failed
+    model_error = str(e)
+check("a two-step model (synth, then metrics of its output) writes the landscape table",
+      os.path.exists(os.path.join(work, "model.land.csv")), model_error)
 
 # 3. Errors a QGIS user can read: an lsm error reaches the user once, as the
 # algorithm's error; a failed LSM: layer carries the driver's reason.
@@ -246,7 +391,7 @@ check("QGIS's error for the failed LSM: layer names the driver's reason",
 os.makedirs(shots, exist_ok=True)
 from processing.gui.AlgorithmDialog import AlgorithmDialog  # noqa: E402
 
-dialog = AlgorithmDialog(metrics_alg)
+dialog = AlgorithmDialog(metrics_alg.create())
 dialog.resize(900, 760)
 dialog.show()
 app.processEvents()

@@ -19,6 +19,7 @@ from qgis.core import (
     QgsProcessingContext,
     QgsProcessingException,
     QgsProcessingOutputFile,
+    QgsProcessingOutputLayerDefinition,
     QgsProcessingParameterBoolean,
     QgsProcessingParameterEnum,
     QgsProcessingParameterFileDestination,
@@ -163,6 +164,22 @@ def help_url(command):
     return ""
 
 
+# The provider's own field of the table commands: whether the tables are
+# added to the project. QGIS 3.22 hands an algorithm its file outputs as bare
+# paths, in the dialog and in a batch row alike, whatever "Open output file
+# after running algorithm" or "Load layers on completion" say: this field is
+# what a batch unticks.
+LOAD_TABLES = "LOAD_TABLES"
+
+
+def loads_tables(algorithm, parameters, context, output_value):
+    """Whether the run adds its tables to the project: LOAD_TABLES ticked, and
+    not an output definition that names no project (the API's "do not load")."""
+    if isinstance(output_value, QgsProcessingOutputLayerDefinition) and output_value.destinationProject is None:
+        return False
+    return algorithm.parameterAsBoolean(parameters, LOAD_TABLES, context)
+
+
 class LsmAlgorithm(QgsProcessingAlgorithm):
     def __init__(self, command, catalogue=None):
         super().__init__()
@@ -195,11 +212,36 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
         for option in self.options:
             self.addParameter(make_parameter(option))
         tables = table_prefix_option(self.command)
+        if tables:
+            self.addParameter(QgsProcessingParameterBoolean(LOAD_TABLES, "Load the tables into the project",
+                                                            defaultValue=True, optional=True))
         for table in tables["files"] if tables else []:  # the declared tables, one output each
             self.addOutput(QgsProcessingOutputFile(table["id"].upper() + "_TABLE", table["id"] + " table (CSV)"))
 
-    def arguments(self, parameters, context):
-        """The lsm command line (without the binary) for these parameter values."""
+    def destinations(self, parameters, context):
+        """The path of each output the run writes, by parameter name, asked
+        of QGIS once: a temporary output ("[Save to temporary file]") gets a
+        new file name each time it is asked for, so the command line and the
+        results must share these."""
+        paths = {}
+        for option in self.options:
+            name = parameter_name(option)
+            param = self.parameterDefinition(name)
+            if not (parameters.get(name) is not None or option["required"]):
+                continue
+            if isinstance(param, (QgsProcessingParameterRasterDestination, QgsProcessingParameterVectorDestination)):
+                path = self.parameterAsOutputLayer(parameters, name, context)
+            elif isinstance(param, (QgsProcessingParameterFileDestination, QgsProcessingParameterFolderDestination)):
+                path = self.parameterAsFileOutput(parameters, name, context)
+            else:
+                continue
+            if path:
+                paths[name] = path
+        return paths
+
+    def arguments(self, parameters, context, destinations):
+        """The lsm command line (without the binary) for these parameter
+        values and output paths (`destinations`)."""
         positional, named = [], []
         for option in self.options:
             name = parameter_name(option)
@@ -210,15 +252,10 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
                 if layer is None:
                     raise QgsProcessingException("no raster for " + name)
                 values = [layer.source()]
-            elif isinstance(param, (QgsProcessingParameterRasterDestination, QgsProcessingParameterVectorDestination)):
-                path = self.parameterAsOutputLayer(parameters, name, context) if given or option["required"] else ""
-                if not path:
+            elif option["output"]:
+                if name not in destinations:
                     continue
-                values = [path]
-            elif isinstance(param, (QgsProcessingParameterFileDestination, QgsProcessingParameterFolderDestination)):
-                path = self.parameterAsFileOutput(parameters, name, context) if given or option["required"] else ""
-                if not path:
-                    continue
+                path = destinations[name]
                 values = [re.sub(r"\.csv$", "", path) if option["output"] == "table-prefix" else path]
             elif not given:
                 continue
@@ -249,7 +286,8 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
         return [self.command["name"]] + [v for _, v in sorted(positional)] + named
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
-        args = self.arguments(parameters, context)
+        destinations = self.destinations(parameters, context)
+        args = self.arguments(parameters, context, destinations)
         feedback.pushCommandInfo(" ".join([lsm_binary()] + args))
         progress = {"text": ""}
         errors = []
@@ -285,7 +323,14 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
         if code != 0:
             raise QgsProcessingException(errors[-1] if errors else
                                          "lsm {} failed (exit code {})".format(self.name(), code))
-        return self.results(parameters, context, args)
+        return self.results(parameters, context, args, destinations)
+
+    def layer_title(self, option, parameters, context):
+        """The output's title and the required choices that say what it
+        holds: "Patch metric AREA"."""
+        chosen = [self.parameterAsEnumString(parameters, parameter_name(o), context) for o in self.options
+                  if o["required"] and o["choices"] and not o["output"] and not o.get("list")]
+        return " ".join([field_title(option)] + [c for c in chosen if c])
 
     def input_path(self, parameters, context):
         layer = self.parameterAsRasterLayer(parameters, "INPUT", context) if "INPUT" in parameters else None
@@ -294,26 +339,24 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
     def input_name(self, parameters, context):
         return os.path.splitext(os.path.basename(self.input_path(parameters, context)))[0]
 
-    def results(self, parameters, context, args):
+    def results(self, parameters, context, args, destinations):
         results = {}
         source = self.input_name(parameters, context)
         for option in self.options:
             name = parameter_name(option)
             if option["output"] in ("raster", "vector", "file", "folder"):
                 param = self.parameterDefinition(name)
+                path = destinations.get(name, "")
+                results[name] = path
                 if isinstance(param, (QgsProcessingParameterRasterDestination, QgsProcessingParameterVectorDestination)):
-                    path = self.parameterAsOutputLayer(parameters, name, context)
-                    results[name] = path
                     # "augusta_nlcd — Patch IDs", drawn as the declaration says.
                     if path and context.willLoadLayerOnCompletion(path):
                         details = context.layerToLoadOnCompletionDetails(path)
-                        details.name = " — ".join(t for t in (source, field_title(option)) if t)
+                        details.name = " — ".join(t for t in (source, self.layer_title(option, parameters, context)) if t)
                         processor = (class_style_for(self.input_path(parameters, context)) if option["output"] == "vector"
                                      else style_for_output(option.get("style")))
                         if processor:
                             details.setPostProcessor(processor)
-                else:
-                    results[name] = self.parameterAsFileOutput(parameters, name, context)
         tables = table_prefix_option(self.command)
         if tables:
             prefix = args[args.index("--" + tables["name"]) + 1]
@@ -324,8 +367,10 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
                     results[table["id"].upper() + "_TABLE"] = path
                     title = TABLE_TITLES.get(table["id"], table["description"])
                     layer = table_layer(path, " — ".join(t for t in (source or os.path.basename(prefix), title) if t))
-                    if layer.isValid():  # a CSV table in the project
+                    if layer.isValid() and loads_tables(self, parameters, context,
+                                                        parameters.get(parameter_name(tables))):
                         context.temporaryLayerStore().addMapLayer(layer)
                         context.addLayerToLoadOnCompletion(
-                            layer.id(), QgsProcessingContext.LayerDetails(layer.name(), context.project(), name))
+                            layer.id(), QgsProcessingContext.LayerDetails(layer.name(), context.project(),
+                                                                          parameter_name(tables)))
         return results
