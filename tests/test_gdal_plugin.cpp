@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -57,6 +58,25 @@ TEST_F(GdalPlugin, TranslatedLabelsEqualLsmLabel) {
   ASSERT_EQ(gdal("gdal_translate -q LSM:label:" + sample() + " -oo NEIGHBORS=4 " + path("oo.tif")).code, 0);
   ASSERT_EQ(run_lsm("label " + sample() + " " + path("cli4.tif") + " --neighbors 4 -q").code, 0);
   EXPECT_TRUE(same_bits(read(path("oo.tif")), read(path("cli4.tif"))));
+}
+
+// Ctrl-C (SIGINT) or SIGTERM while a GDAL tool reads an operation's raster
+// ends the tool as before, and leaves nothing in the temporary folder: no
+// half-written result, no finished one (issue 46 item 14). A read that ends
+// normally leaves nothing either.
+TEST_F(GdalPlugin, InterruptedReadsLeaveNoTemporaryFiles) {
+  ASSERT_EQ(run_lsm("synth " + path("big.tif") + " --width 3000 --height 3000 --feature-size 4 -q").code, 0);
+  std::filesystem::create_directories(path("tmp"));
+  const std::string tmp = "CPL_TMPDIR=" + path("tmp") + " ";
+  const std::string read_labels = "gdal_translate -q LSM:label:" + path("big.tif") + " ";
+  for (const char* signal_name : {"INT", "TERM"}) {
+    const CliRun killed = gdal(tmp + "timeout -s " + std::string(signal_name) + " 0.4 " + read_labels + path("k.tif"));
+    EXPECT_EQ(killed.code, 124) << "the read ended before SIG" << signal_name << ": make the raster larger";
+    EXPECT_TRUE(std::filesystem::is_empty(path("tmp"))) << "SIG" << signal_name << " left a temporary file";
+  }
+  const CliRun whole = gdal(tmp + read_labels + path("whole.tif"));
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  EXPECT_TRUE(std::filesystem::is_empty(path("tmp")));
 }
 
 TEST_F(GdalPlugin, GradientStatisticsAndCellsEqualLsmGradient) {

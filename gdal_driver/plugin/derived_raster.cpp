@@ -2,17 +2,75 @@
 
 #include <gdal_priv.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <mutex>
 
 #include <cpl_conv.h>
 
+#include "atomic_output.h"  // remove_temporary_outputs_now
 #include "error.h"
 #include "geotiff_output.h"  // georeference_of
 
 namespace lsm::gdal_plugin {
 
 namespace {
+
+// A GDAL tool (gdal_translate LSM:label:...) leaves SIGINT, SIGTERM and SIGHUP
+// at their default: the process ends at once, and an operation running for
+// a read would leave its temporary outputs in the temporary folder. While
+// runs are under way, where the host left a signal at its default, the
+// handler removes them (the registry of atomic_output.h, which holds the
+// finished result until it is opened) and then lets the signal end the
+// process as it would have. A host with handlers of its own (QGIS, Python)
+// keeps them: it ends the run its own way.
+constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void remove_temporaries_then_end(int signal_number) {
+  remove_temporary_outputs_now();
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+class TemporariesRemovedOnSignal {
+ public:
+  TemporariesRemovedOnSignal() {
+    const std::lock_guard<std::mutex> lock(state().mutex);
+    if (state().runs++ > 0) return;  // the first run installs, the last restores
+    for (size_t i = 0; i < std::size(kEndingSignals); ++i) {
+      struct sigaction current {};
+      state().installed[i] = false;
+      if (::sigaction(kEndingSignals[i], nullptr, &current) != 0 || current.sa_handler != SIG_DFL) continue;
+      struct sigaction ours {};
+      ours.sa_handler = remove_temporaries_then_end;
+      sigemptyset(&ours.sa_mask);
+      state().installed[i] = ::sigaction(kEndingSignals[i], &ours, nullptr) == 0;
+    }
+  }
+  ~TemporariesRemovedOnSignal() {
+    const std::lock_guard<std::mutex> lock(state().mutex);
+    if (--state().runs > 0) return;
+    for (size_t i = 0; i < std::size(kEndingSignals); ++i)
+      if (state().installed[i]) ::signal(kEndingSignals[i], SIG_DFL);
+  }
+  TemporariesRemovedOnSignal(const TemporariesRemovedOnSignal&) = delete;
+  TemporariesRemovedOnSignal& operator=(const TemporariesRemovedOnSignal&) = delete;
+
+ private:
+  struct State {
+    std::mutex mutex;
+    int runs = 0;
+    bool installed[std::size(kEndingSignals)] = {};
+  };
+  static State& state() {
+    static State s;
+    return s;
+  }
+};
 
 GDALDataType gdal_type(ops::CellType type) {
   switch (type) {
@@ -110,8 +168,20 @@ class OperationRaster final : public DerivedRaster {
     values_.set("output", result_path_);
     ops::RunContext context;
     context.quiet = true;
-    operation_.run(values_, context);
-    result_ = GDALOpen(result_path_.c_str(), GA_ReadOnly);
+    const TemporariesRemovedOnSignal cleanup;
+    const int slot = register_temporary_file(result_path_);  // from its commit to its unlinking below
+    try {
+      operation_.run(values_, context);
+      result_ = GDALOpen(result_path_.c_str(), GA_ReadOnly);
+    } catch (...) {
+      unregister_temporary_file(slot);
+      throw;
+    }
+    // Open, the file needs no name any more: unlinked now, its blocks stay
+    // readable through the open handle and nothing is left on disk however
+    // the process ends.
+    VSIUnlink(result_path_.c_str());
+    unregister_temporary_file(slot);
     if (!result_) throw Error(ErrorKind::Io, "cannot open the temporary result '" + result_path_ + "'");
   }
 

@@ -61,6 +61,8 @@ void remove_folder_now(const char* path) {
 
 int register_temporary_folder(const std::string& path) { return register_temporary(path, true); }
 void unregister_temporary_folder(int slot) { unregister_temporary(slot); }
+int register_temporary_file(const std::string& path) { return register_temporary(path); }
+void unregister_temporary_file(int slot) { unregister_temporary(slot); }
 
 void remove_temporary_outputs_now() {
   // Files first: an AtomicOutput inside an AtomicFolder goes before its folder.

@@ -38,5 +38,10 @@ void remove_temporary_outputs_now();
 /// empties and removes; the slot to unregister, -1 when none was free.
 int register_temporary_folder(const std::string& path);
 void unregister_temporary_folder(int slot);
+/// A temporary file that remove_temporary_outputs_now() removes (the GDAL
+/// driver's finished result before it is opened); the slot to unregister, -1
+/// when none was free.
+int register_temporary_file(const std::string& path);
+void unregister_temporary_file(int slot);
 
 }  // namespace lsm
