@@ -120,6 +120,18 @@ metric_field = metrics_alg.parameterDefinition("METRICS")
 check("--metrics is a multiple choice of the catalogue's acronyms",
       isinstance(metric_field, QgsProcessingParameterEnum) and metric_field.allowMultiple()
       and "SHDI" in metric_field.options(), metric_field)
+tags = " ".join(metrics_alg.tags())
+check("the toolbox search finds Landscape metrics by 'shannon', 'fragmentation', 'edge density', 'SHDI'",
+      all(word in tags for word in ("shannon", "fragmentation", "edge density", "shdi")), tags[:200])
+from qgis.core import QgsProcessingParameterBand, QgsProcessingParameterFile  # noqa: E402
+
+check("class descriptors and the scratch folder are file and folder fields with a picker",
+      isinstance(metrics_alg.parameterDefinition("CLASS_DESCRIPTORS"), QgsProcessingParameterFile)
+      and metrics_alg.parameterDefinition("CLASS_DESCRIPTORS").behavior() == QgsProcessingParameterFile.File
+      and metrics_alg.parameterDefinition("TEMP_DIR").behavior() == QgsProcessingParameterFile.Folder)
+band = metrics_alg.parameterDefinition("BAND")
+check("the band field lists the input's bands", isinstance(band, QgsProcessingParameterBand)
+      and band.parentLayerParameterName() == "INPUT", band)
 check("the metrics help lists the metrics with their units",
       "SHDI" in metrics_alg.shortHelpString() and "ha" in metrics_alg.shortHelpString())
 

@@ -106,6 +106,7 @@ ParameterSpec temp_dir_parameter(const std::string& what) {
   return text("temp-dir", "folder of the run's " + what + " (default $TMPDIR or /tmp)")
       .titled("Scratch folder")
       .technical()
+      .naming(PathKind::Folder)
       .trusted();  // a server's folders are not the client's to choose
 }
 

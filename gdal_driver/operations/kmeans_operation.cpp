@@ -88,7 +88,7 @@ OperationSpec kmeans_spec() {
           text("color-space", "none, or lab: 3-band 8-bit sRGB converted to CIE L*a*b* (D65)")
               .one_of({"none", "lab"})
               .with_default("none"),
-          text("init", "initial centres: a text file of K lines of one value per band").titled("Initial centres").trusted().only(kCommandLine),
+          text("init", "initial centres: a text file of K lines of one value per band").titled("Initial centres").naming(PathKind::File).trusted().only(kCommandLine),
           integer("seed", "seed of the sample and of k-means++").with_default("0").at_least(0).at_most(9007199254740991),
           integer("n-init", "k-means++ runs; the lowest inertia wins").titled("k-means++ runs").with_default("1").at_least(1).at_most(100),
           integer("max-iter", "Lloyd iterations per run").titled("Iterations per run").with_default("300").at_least(1).at_most(100000),

@@ -87,6 +87,7 @@ OperationSpec metrics_spec() {
                                     "for the tables, classes left out of the class table, the background classes")
               .titled("Class descriptors")
               .with_metavar("FILE")
+              .naming(PathKind::File)
               .trusted()
               .only(kCommandLine),
           flag("print", "also print key columns of the class and landscape tables on stdout, aligned, with class names")

@@ -179,6 +179,7 @@ ParameterSpec ParameterSpec::trusted() const {
   c.front_ends &= ~unsigned(kService);
   return c;
 }
+ParameterSpec ParameterSpec::naming(PathKind kind) const { auto c = *this; c.path = kind; return c; }
 ParameterSpec ParameterSpec::short_option(char s) const { auto c = *this; c.short_name = s; return c; }
 ParameterSpec ParameterSpec::named_in_driver(std::string s) const { auto c = *this; c.driver_spelling = std::move(s); return c; }
 std::string ParameterSpec::title() const {

@@ -32,6 +32,14 @@ enum class ParameterType {
   Flag      ///< present or not (CLI switch; YES/NO in the driver)
 };
 
+/// What a text value names on the machine that runs it, for front ends that
+/// offer a picker (QGIS's file and folder fields).
+enum class PathKind {
+  None,    ///< not a path
+  File,    ///< a file the run reads (a class descriptor file, initial centres)
+  Folder   ///< a folder the run writes into (the scratch folder)
+};
+
 /// What a parameter names: a value, or a dataset the run reads or writes.
 enum class ParameterRole {
   Value,
@@ -109,6 +117,7 @@ struct ParameterSpec {
   int position = 0;                          ///< 1-based position on the CLI (0 = named only)
   unsigned front_ends = kEveryFrontEnd;
   Visibility visibility = Visibility::Everyone;
+  PathKind path = PathKind::None;            ///< of a text value that names a file or folder
   std::string driver_spelling;               ///< driver name when not the name with '_' for '-'
   /// Older spellings, still accepted everywhere (documented in --help and
   /// --describe) so that no script breaks when a name is made to mean one
@@ -158,6 +167,8 @@ struct ParameterSpec {
   /// Visibility::Trusted: names a path on the machine that runs it, so the
   /// service never shows it (the command line and, where shown, the driver do).
   ParameterSpec trusted() const;
+  /// A text value that names a file (PathKind::File) or folder (PathKind::Folder).
+  ParameterSpec naming(PathKind kind) const;
   ParameterSpec short_option(char c) const;
   ParameterSpec named_in_driver(std::string spelling) const;
   /// An older spelling still accepted (aliases).

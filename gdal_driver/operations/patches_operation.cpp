@@ -59,6 +59,7 @@ OperationSpec patches_spec() {
           text("class-descriptors", "FRAGSTATS class descriptor file (ID, Name, Enabled, IsBackground) for the NAME field")
               .titled("Class descriptors")
               .with_metavar("FILE")
+              .naming(PathKind::File)
               .trusted()
               .only(kCommandLine),
       },

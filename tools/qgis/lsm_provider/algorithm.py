@@ -20,8 +20,10 @@ from qgis.core import (
     QgsProcessingException,
     QgsProcessingOutputFile,
     QgsProcessingOutputLayerDefinition,
+    QgsProcessingParameterBand,
     QgsProcessingParameterBoolean,
     QgsProcessingParameterEnum,
+    QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
     QgsProcessingParameterFolderDestination,
     QgsProcessingParameterNumber,
@@ -78,8 +80,15 @@ def make_bare_parameter(option):
     optional = not option["required"]
     default = option["default"]
     kind = option["output"]
-    if name == "INPUT":
+    if name == "INPUT" or option.get("input") == "raster":
         return QgsProcessingParameterRasterLayer(name, text, optional=optional)
+    if option.get("path"):  # a file read or a folder written: a field with a picker
+        behavior = QgsProcessingParameterFile.Folder if option["path"] == "folder" else QgsProcessingParameterFile.File
+        return QgsProcessingParameterFile(name, text, behavior=behavior, optional=optional)
+    if option["name"] == "band" and option["type"] == "integer":
+        # The input's bands to pick from, by number and description.
+        return QgsProcessingParameterBand(name, text, defaultValue=default, parentLayerParameterName="INPUT",
+                                          optional=optional)
     if kind == "table-prefix":
         return QgsProcessingParameterFileDestination(name, text, "CSV tables (*.csv)", optional=optional)
     if kind == "folder":
@@ -202,6 +211,16 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
     def groupId(self):  # noqa: N802
         return (self.command.get("category") or "lsm").lower().replace(" ", "_")
 
+    def tags(self):
+        """Words the toolbox search finds the algorithm by: its command, and
+        for the metric commands every metric's acronym and name ("shannon",
+        "edge density") and the field's words."""
+        words = [self.command["name"], "lsm"] + self.command["summary"].lower().replace(",", " ").split()
+        if self.command.get("category") == "Landscape metrics":
+            words += ["fragstats", "landscape ecology", "landscape metrics", "fragmentation", "patch", "class"]
+            words += [m["acronym"].lower() for m in self.catalogue] + [m["name"].lower() for m in self.catalogue]
+        return sorted(set(words))
+
     def shortHelpString(self):  # noqa: N802
         return help_text(self.command, self.catalogue)
 
@@ -248,6 +267,8 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
             param = self.parameterDefinition(name)
             given = parameters.get(name) is not None
             if isinstance(param, QgsProcessingParameterRasterLayer):
+                if not given and not option["required"]:
+                    continue
                 layer = self.parameterAsRasterLayer(parameters, name, context)
                 if layer is None:
                     raise QgsProcessingException("no raster for " + name)
@@ -270,6 +291,8 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
                 if self.parameterAsBoolean(parameters, name, context):
                     named.append("--" + option["name"])
                 continue
+            elif isinstance(param, QgsProcessingParameterBand):
+                values = [str(self.parameterAsInt(parameters, name, context))]
             elif isinstance(param, QgsProcessingParameterNumber):
                 number = self.parameterAsDouble(parameters, name, context)
                 values = [str(int(number)) if option["type"] == "integer" else repr(number)]
