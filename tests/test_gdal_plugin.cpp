@@ -103,6 +103,14 @@ TEST_F(GdalPlugin, FuzzySceneEqualsLsmFuzzy) {
   EXPECT_TRUE(same_bits(read(path("cli.tif")), drv));
   EXPECT_EQ(drv.band[0][18 * 60 + 20], 1.0f);
   EXPECT_EQ(drv.band[0][0], 0.0f);
+  // Relative fuzzy connectedness, with a background seed, as the CLI's.
+  ASSERT_EQ(gdal("gdal_translate -q 'LSM:fuzzy:seeds=20,18:relative=YES:background_cell=2,2;55,35:" + in + "' " +
+                 path("drv_rel.tif")).code, 0);
+  ASSERT_EQ(run_lsm("fuzzy " + in + " " + path("cli_rel.tif") +
+                    " --seed-cell 20,18 --relative --background-cell 2,2 --background-cell 55,35 -q").code, 0);
+  const Raster relative = read(path("drv_rel.tif"));
+  EXPECT_TRUE(same_bits(read(path("cli_rel.tif")), relative));
+  EXPECT_FALSE(same_bits(relative, drv)) << "relative=YES changed nothing";
 }
 
 TEST_F(GdalPlugin, KMeansClassesEqualLsmKmeans) {
@@ -111,6 +119,10 @@ TEST_F(GdalPlugin, KMeansClassesEqualLsmKmeans) {
   const Raster drv = read(path("drv.tif")), cli = read(path("cli.tif"));
   EXPECT_EQ(drv.band, cli.band);
   EXPECT_EQ(*std::max_element(drv.band[0].begin(), drv.band[0].end()), 4.0f);
+  // The options that shape the clustering are the driver's too.
+  ASSERT_EQ(gdal("gdal_translate -q LSM:kmeans:k=3:seed=3:tol=0.5:bands=1:" + sample() + " " + path("drv_tol.tif")).code, 0);
+  ASSERT_EQ(run_lsm("kmeans " + sample() + " " + path("cli_tol.tif") + " --k 3 --seed 3 --tol 0.5 --bands 1 -q").code, 0);
+  EXPECT_EQ(read(path("drv_tol.tif")).band, read(path("cli_tol.tif")).band);
   const CliRun missing = gdal("gdalinfo LSM:kmeans:" + sample());
   EXPECT_NE(missing.code, 0);
   EXPECT_NE(missing.err.find("needs the option k=K"), std::string::npos) << missing.err;

@@ -110,12 +110,12 @@ OperationSpec fuzzy_spec() {
           input_raster("seeds-from", "raster of the input's size whose non-zero voxels are seeds").trusted().only(kCommandLine),
           flag("relative", "relative fuzzy connectedness: the object is where the object seeds' connectivity beats the "
                            "background seeds'")
-              .only(kCommandLine),
+              .only(kCommandLine | kDriver),
           text("background-cell", "background seed cell for --relative, as --seed-cell; repeatable")
               .several()
               .titled("Background seed cells")
               .also_spelled("background-seed")
-              .only(kCommandLine)
+              .only(kCommandLine | kDriver)
               .checked_by(check_seed_text),
           flag("volume", "read every band as a slice (band k = slice k) and segment in 3-D"),
           integer("band", "the band of a 2-D image").with_default("1").at_least(1).at_most(65535).technical(),
@@ -129,7 +129,7 @@ OperationSpec fuzzy_spec() {
           number("sd", "object SD sigma (default: from the seed neighbourhood)").at_least(-3.4e38).at_most(3.4e38).titled("Object SD"),
           number("sd-diff", "SD sigma_d of half-differences of adjacent voxels (default: from the seeds)").at_least(-3.4e38).at_most(3.4e38).titled("SD of neighbour differences"),
           text("voxel-size", "voxel size X,Y,Z in mm, recorded in the output (default: the input's VOXEL_SIZE_MM)")
-              .only(kCommandLine),
+              .only(kCommandLine | kDriver),
           number("threshold", "also write the object mask: connectivity >= T").at_least(0).at_most(1).only(kCommandLine),
           output(ParameterRole::OutputRaster, "mask", "path of the mask (default: OUTPUT's name with _mask.tif)").drawn_as(RasterStyle::Classes).titled("Object mask")
               .only(kCommandLine),

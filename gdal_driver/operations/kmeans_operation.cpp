@@ -83,7 +83,7 @@ OperationSpec kmeans_spec() {
               .only(kCommandLine | kService),  // the service names it itself
           integer("k", "number of clusters").titled("Clusters (K)").needed().at_least(1).at_most(65534),
           text("bands", "bands to cluster, e.g. 1,2,3 (default: all but alpha)")
-              .only(kCommandLine)
+              .only(kCommandLine | kDriver)
               .checked_by([](const std::string& v) { band_list(v); }),
           text("color-space", "none, or lab: 3-band 8-bit sRGB converted to CIE L*a*b* (D65)")
               .one_of({"none", "lab"})
@@ -97,7 +97,7 @@ OperationSpec kmeans_spec() {
               .at_least(0)
               .at_most(1e30)
               .titled("Tolerance")
-              .only(kCommandLine),
+              .only(kCommandLine | kDriver),
           output(ParameterRole::OutputFile, "stats", "write centres, counts and inertia as JSON to this file")
               .making({{"stats", ".json", "application/json", "centres, counts and inertia (JSON)"}})
               .titled("Statistics (JSON)")
@@ -105,9 +105,9 @@ OperationSpec kmeans_spec() {
               .only(kCommandLine | kService),  // the service names it itself
           text("select", "greenest: output the mask of the cluster with the lowest a* (needs lab)")
               .one_of({"greenest"})
-              .only(kCommandLine),
-          integer("open", "opening radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine),
-          integer("close", "closing radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine),
+              .only(kCommandLine | kDriver),
+          integer("open", "opening radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine | kDriver),
+          integer("close", "closing radius of the --select mask").with_default("0").at_least(0).at_most(1000).in("cells").only(kCommandLine | kDriver),
           backend_parameter(),
           integer("strip-rows", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).in("rows").also_spelled("tile-size").technical().only(kCommandLine),
           memory_limit_parameter("strips of rows, the features kept between iterations when they fit three quarters of it, "
