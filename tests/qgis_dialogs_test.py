@@ -160,6 +160,23 @@ if patch_layer:
     check("the patch layer is drawn in random colours (paletted), not a grey stretch",
           patch_layer.renderer().type() in ("paletted", "singlebandpseudocolor"), patch_layer.renderer().type())
     check("its style is saved beside it (patches.qml)", os.path.exists(os.path.join(work, "patches.qml")))
+# More patches than a palette holds (a 400 x 400 checkerboard under the
+# 4-cell rule: 160 000 one-cell patches): drawn by a random ramp, every
+# colour opaque, not left transparent.
+from osgeo import gdal  # noqa: E402
+
+checker = os.path.join(work, "checker.tif")
+checker_ds = gdal.GetDriverByName("GTiff").Create(checker, 400, 400, 1, gdal.GDT_Byte)
+checker_ds.SetGeoTransform((0, 30, 0, 0, 0, -30))
+checker_ds.GetRasterBand(1).WriteRaster(0, 0, 400, 400, bytes(1 + (x + y) % 2 for y in range(400) for x in range(400)))
+checker_ds = None
+layers = run_and_load("lsm:label", {"INPUT": checker, "OUTPUT": os.path.join(work, "many.tif"), "NEIGHBORS": "4"})
+ramp_items = []
+if len(layers) == 1 and layers[0].renderer().type() == "singlebandpseudocolor":
+    ramp_items = layers[0].renderer().shader().rasterShaderFunction().colorRampItemList()
+check("160 000 patch IDs are drawn in opaque random colours, not transparent",
+      len(ramp_items) >= 64 and all(i.color.isValid() and i.color.alpha() == 255 for i in ramp_items),
+      (len(ramp_items), [l.renderer().type() for l in layers]))
 layers = run_and_load("lsm:kmeans", {"INPUT": sample, "OUTPUT": os.path.join(work, "classes.tif"), "K": 3})
 check("K-means classes load paletted", len(layers) == 1 and layers[0].renderer().type() == "paletted",
       [l.renderer().type() for l in layers])

@@ -16,6 +16,7 @@ from qgis.core import (
     QgsCategorizedSymbolRenderer,
     QgsColorRampShader,
     QgsFeatureRequest,
+    QgsLimitedRandomColorRamp,
     QgsPalettedRasterRenderer,
     QgsProcessingLayerPostProcessorInterface,
     QgsRandomColorRamp,
@@ -34,6 +35,8 @@ from qgis.PyQt.QtGui import QColor
 # Above this many distinct values a paletted renderer is too slow to build
 # and to draw; patch IDs then get a random ramp over their range instead.
 MAX_PALETTE_VALUES = 65536
+# Colours of the random ramp drawn over a range of more patch IDs.
+RANDOM_RAMP_COLOURS = 256
 
 
 def categorical_renderer(layer, random_colours):
@@ -44,7 +47,10 @@ def categorical_renderer(layer, random_colours):
         classes = QgsPalettedRasterRenderer.classDataFromRaster(provider, 1, ramp)
         if classes:
             return QgsPalettedRasterRenderer(provider, 1, classes)
-    return ramp_renderer(layer, QgsRandomColorRamp(), discrete=True)
+    # A ramp of a fixed number of random colours: QgsRandomColorRamp has no
+    # count, and classifying it gives no class at all (every cell drawn
+    # transparent, as patch IDs past 65 536 were).
+    return ramp_renderer(layer, QgsLimitedRandomColorRamp(RANDOM_RAMP_COLOURS), discrete=True)
 
 
 def ramp_renderer(layer, ramp, discrete=False):
@@ -53,7 +59,7 @@ def ramp_renderer(layer, ramp, discrete=False):
     shader_function = QgsColorRampShader(stats.minimumValue, stats.maximumValue, ramp)
     if discrete:
         shader_function.setColorRampType(QgsColorRampShader.Discrete)
-    shader_function.classifyColorRamp(255 if not discrete else 64, 1, layer.extent(), provider)
+    shader_function.classifyColorRamp(255 if not discrete else RANDOM_RAMP_COLOURS, 1, layer.extent(), provider)
     shader = QgsRasterShader()
     shader.setRasterShaderFunction(shader_function)
     renderer = QgsSingleBandPseudoColorRenderer(provider, 1, shader)
