@@ -41,11 +41,12 @@ done < <(includes $(find "$src/tools" -name '*.cpp' -o -name '*.h') |
 
 # The driver renders operations too: beside the operation layer only GDAL's
 # headers, the GDAL I/O helpers (environment, errors, georeferencing), the
-# raster interfaces and its own.
+# raster interfaces, its own, and as the CLI atomic_output.h, signal.h and
+# unistd.h (the handler that removes temporaries when a signal ends a tool).
 while IFS= read -r line; do
   fail "$line: the driver holds no algorithm: it includes the operation layer only"
 done < <(includes "$src"/gdal_driver/plugin/*.cpp "$src"/gdal_driver/plugin/*.h |
-         grep -vE ":(connection\.h|derived_raster\.h|operation_spec\.h|operations\.h|error\.h|gdal_environment\.h|gdal_errors\.h|geotiff_output\.h|raster\.h|gdal[a-z_]*\.h|cpl_[a-z_]+\.h|ogr[a-z_]*\.h|[a-z_]+)$")
+         grep -vE ":(connection\.h|derived_raster\.h|operation_spec\.h|operations\.h|error\.h|gdal_environment\.h|gdal_errors\.h|geotiff_output\.h|raster\.h|atomic_output\.h|signal\.h|unistd\.h|gdal[a-z_]*\.h|cpl_[a-z_]+\.h|ogr[a-z_]*\.h|[a-z_]+)$")
 
 # No front end names an operation: what each one does with an operation is
 # in its declaration (outputs, how the driver serves it), so a new operation
