@@ -21,4 +21,8 @@ qgis=$(find "$prefix" -type d -name lsm_provider | head -1)
 [ "$(cat "$qgis/installed_binary.txt")" = "$prefix/bin/lsm" ] || fail "installed_binary.txt: $(cat "$qgis/installed_binary.txt")"
 "$prefix/bin/lsm" --describe >"$prefix/describe.json"
 grep -q '"name":"fuzzy"' "$prefix/describe.json" || fail "the installed lsm does not describe itself"
+for page in $(grep -o '"manual":"[^"]*"' "$prefix/describe.json" | cut -d'"' -f4 | sort -u); do
+  [ -f "$qgis/docs/$page" ] || fail "the help page $page of an operation is not installed with the plugin"
+done
+[ -n "$(find "$prefix" -path '*/doc/*' -name GDAL_DRIVER.md)" ] || fail "the driver's help topic GDAL_DRIVER.md is not installed"
 echo "ok: lsm, gdal_LSM.so and the QGIS plugin installed under $prefix"

@@ -115,6 +115,19 @@ for command in describe["commands"]:
 check("every field: short title, required honoured, advanced as declared, spec defaults (see FAIL lines)",
       not any("title" in f or "optional" in f or "advanced" in f or "default" in f or "spin box" in f for f in failures))
 check("three toolbox groups", groups == {"Landscape metrics", "Image analysis", "Segmentation"}, groups)
+# The help button opens each operation's manual page as HTML, not Markdown source.
+pages = {}
+for command in describe["commands"]:
+    url = QgsApplication.processingRegistry().algorithmById("lsm:" + command["name"]).helpUrl()
+    page = url[len("file://"):] if url.startswith("file://") else ""
+    pages[command["name"]] = page
+    html = ""
+    if page.endswith(".html") and os.path.exists(page):
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+    if not ("<html" in html.lower() and "<h1" in html.lower() and "](" not in html):
+        check("%s: its help page is rendered HTML" % command["name"], False, url)
+check("every help button opens a rendered HTML page", all(p.endswith(".html") for p in pages.values()), pages)
 metrics_alg = QgsApplication.processingRegistry().algorithmById("lsm:metrics")
 metric_field = metrics_alg.parameterDefinition("METRICS")
 check("--metrics is a multiple choice of the catalogue's acronyms",

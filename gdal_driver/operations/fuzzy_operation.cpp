@@ -93,6 +93,7 @@ OperationSpec fuzzy_spec() {
   s.summary = "fuzzy connectedness from seeds (2-D image or 3-D volume)";
   s.title = "Fuzzy connectedness";
   s.category = "Segmentation";
+  s.manual = "FUZZY.md";
   s.usage = "usage: lsm fuzzy INPUT OUTPUT.tif --seed-cell X,Y[,Z] [--seed-cell ...] [--volume] [options]";
   s.parameters = joined(
       {

@@ -72,6 +72,7 @@ OperationSpec gradient_spec() {
   s.summary = "Gaussian-derivative gradients: gx, gy, magnitude, orientation";
   s.title = "Gradients";
   s.category = "Image analysis";
+  s.manual = "GRADIENT.md";
   s.usage = "usage: lsm gradient INPUT OUTPUT.tif [--sigma S] [--radius R] [options]";
   s.parameters = joined(
       {

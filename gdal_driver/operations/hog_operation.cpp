@@ -84,6 +84,7 @@ OperationSpec hog_spec() {
   s.summary = "HOG descriptors (GeoTIFF raster or .npy)";
   s.title = "HOG descriptors";
   s.category = "Image analysis";
+  s.manual = "IMAGE_FEATURES.md";
   s.usage = "usage: lsm hog INPUT OUTPUT[.npy] [--cell 8] [--block 3] [--norm L2-Hys] [options]";
   s.parameters = joined(
       {

@@ -72,6 +72,7 @@ OperationSpec kmeans_spec() {
   s.summary = "K-means classes of a photo or multiband raster";
   s.title = "K-means classes";
   s.category = "Segmentation";
+  s.manual = "KMEANS.md";
   s.passes = 0;
   s.usage = "usage: lsm kmeans INPUT OUTPUT.tif --k K [options]";
   s.parameters = joined(

@@ -53,6 +53,7 @@ OperationSpec label_spec() {
   s.summary = "patch-ID raster (IDs = PIDs of the patch table)";
   s.title = "Patch IDs";
   s.category = "Landscape metrics";
+  s.manual = "metrics.md";
   s.passes = 2;
   s.usage = "usage: lsm label INPUT OUTPUT.tif [options]";
   s.parameters = joined(joined({input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
@@ -94,6 +95,7 @@ OperationSpec patchmetric_spec() {
   s.summary = "a FRAGSTATS patch metric of every cell (Float64, NaN = nodata)";
   s.title = "Patch metric map";
   s.category = "Landscape metrics";
+  s.manual = "metrics.md";
   s.passes = 2;
   s.usage = "usage: lsm patchmetric INPUT OUTPUT.tif --metric AREA [options]";
   const std::vector<std::string> names = patch_metric_columns();  // the catalogue's patch metrics

@@ -34,6 +34,7 @@ OperationSpec metrics_spec() {
   s.summary = "FRAGSTATS patch, class and landscape tables (CSV)";
   s.title = "Landscape metrics (FRAGSTATS)";
   s.category = "Landscape metrics";
+  s.manual = "metrics.md";
   s.passes = 2;
   s.usage = "usage: lsm metrics INPUT --output PREFIX [options]";
   s.front_ends = kCommandLine | kService;  // not a raster the driver could serve

@@ -134,6 +134,7 @@ std::string describe_json(const std::vector<Operation>& operations, const std::s
     c["summary"] = op.spec.summary;
     c["title"] = op.spec.title.empty() ? op.spec.name : op.spec.title;
     c["category"] = op.spec.category;
+    c["manual"] = op.spec.manual;
     c["usage"] = op.spec.usage;
     c["driver"] = (op.spec.front_ends & kDriver) != 0;
     c["parameters"] = Json::array();

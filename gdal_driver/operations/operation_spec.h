@@ -218,6 +218,7 @@ struct OperationSpec {
   std::string summary;  ///< one line
   std::string title;     ///< a dialog's or a menu's name ("Patch IDs"); the CLI shows `name`
   std::string category;  ///< "Landscape metrics", "Image analysis" or "Segmentation": a toolbox group
+  std::string manual;    ///< its page of docs/ ("metrics.md"), which front ends open as its help
   int passes = 1;        ///< reads of the input a default run makes (0: one per iteration), for the note on large runs
   std::string usage;    ///< the CLI's usage line(s)
   std::vector<ParameterSpec> parameters;

@@ -43,6 +43,7 @@ OperationSpec patches_spec() {
   s.summary = "one polygon per patch with PID, TYPE, NAME and the patch metrics (GeoPackage)";
   s.title = "Patch polygons";
   s.category = "Landscape metrics";
+  s.manual = "metrics.md";
   s.passes = 4;
   s.usage = "usage: lsm patches INPUT OUTPUT.gpkg [options]";
   s.front_ends = kCommandLine | kService;  // vectors are not the driver's rasters

@@ -78,6 +78,7 @@ OperationSpec pyramid_spec() {
   s.summary = "image pyramid (31 levels, scale 1.05)";
   s.title = "Image pyramid";
   s.category = "Image analysis";
+  s.manual = "IMAGE_FEATURES.md";
   s.usage =
       "usage: lsm pyramid INPUT OUTDIR [--levels N] [--scale S] [options]\n"
       "       lsm pyramid INPUT --overviews average|mode [--backend B]";

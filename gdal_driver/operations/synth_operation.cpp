@@ -21,6 +21,7 @@ OperationSpec synth_spec() {
   s.summary = "neutral landscape model (fractal, classified)";
   s.title = "Neutral landscape";
   s.category = "Landscape metrics";
+  s.manual = "metrics.md";
   s.usage = "usage: lsm synth OUTPUT.tif [options]";
   s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
   s.parameters = joined(

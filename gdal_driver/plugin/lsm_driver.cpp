@@ -129,7 +129,9 @@ extern "C" void GDALRegister_LSM() {
   driver->SetMetadataItem(GDAL_DMD_LONGNAME,
                           "lsm derived rasters: patch IDs, patch metrics, K-means classes, gradients, pyramid levels, HOG descriptors, fuzzy connectedness (LSM:<operation>[:<option>=<value>...]:<path>)");
   driver->SetMetadataItem(GDAL_DMD_CONNECTION_PREFIX, lsm::gdal_plugin::kPrefix);
-  driver->SetMetadataItem(GDAL_DMD_HELPTOPIC, "docs/GDAL_DRIVER.md");
+  // An absolute path: GDAL reads a relative topic as a page of its own
+  // documentation site, where this driver has none.
+  driver->SetMetadataItem(GDAL_DMD_HELPTOPIC, LSM_DRIVER_MANUAL);
   static const std::string options = lsm::gdal_plugin::open_option_list();
   driver->SetMetadataItem(GDAL_DMD_OPENOPTIONLIST, options.c_str());
   driver->pfnIdentify = lsm::gdal_plugin::identify;

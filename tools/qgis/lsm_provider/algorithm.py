@@ -162,15 +162,36 @@ def help_text(command, catalogue):
 
 
 def help_url(command):
-    """The page of the documentation for the help button: installed with the
-    plugin (lsm_provider/docs), or in the source tree beside it."""
+    """The help button's page: the operation's manual page (`manual` in `lsm
+    --describe`), installed with the plugin (lsm_provider/docs) or in the
+    source tree beside it, rendered from Markdown to HTML (Qt's Markdown
+    reader) so that the browser shows a page, not its source."""
     here = os.path.dirname(os.path.abspath(__file__))
-    page = "metrics.md" if command.get("category") == "Landscape metrics" else "QGIS.md"
+    page = command.get("manual") or "QGIS.md"
     for docs in (os.path.join(here, "docs"), os.path.join(here, "..", "..", "..", "docs")):
         path = os.path.normpath(os.path.join(docs, page))
         if os.path.exists(path):
-            return "file://" + path
+            return "file://" + rendered_page(path)
     return ""
+
+
+def rendered_page(markdown_path):
+    """An HTML rendering of a Markdown page, in QGIS's temporary folder (the
+    images it links stay beside the Markdown: their paths are made absolute)."""
+    from qgis.core import QgsProcessingUtils
+    from qgis.PyQt.QtGui import QTextDocument
+
+    with open(markdown_path, encoding="utf-8") as f:
+        text = f.read()
+    folder = os.path.dirname(markdown_path)
+    text = re.sub(r"\]\((images/[^)]+)\)", lambda m: "](" + os.path.join(folder, m.group(1)) + ")", text)
+    document = QTextDocument()
+    document.setMarkdown(text)
+    html_path = os.path.join(QgsProcessingUtils.tempFolder(),
+                             "lsm_help_" + os.path.splitext(os.path.basename(markdown_path))[0] + ".html")
+    with open(html_path, "w", encoding="utf-8") as f:
+        f.write(document.toHtml())
+    return html_path
 
 
 # The provider's own field of the table commands: whether the tables are
