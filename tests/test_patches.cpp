@@ -119,6 +119,18 @@ TEST_F(PatchPolygons, NoScratchFilesWhenTheyFitTheBudget) {
   EXPECT_EQ(files(), (std::vector<std::string>{"a", "b"}));  // no scratch file left behind
 }
 
+// SIGTERM (QGIS's cancel) in the middle of a run that spills to scratch
+// files: neither the output nor the scratch folder is left (issue 46 item 17).
+TEST_F(PatchPolygons, SigtermLeavesNoScratchFolder) {
+  ASSERT_EQ(run_lsm("synth " + path("big.tif") + " --width 2000 --height 2000 --feature-size 3 -q").code, 0);
+  std::filesystem::create_directories(path("scratch"));
+  const CliRun killed = run_shell("timeout -s TERM 0.5 " + std::string(LSM_BINARY) + " patches " + path("big.tif") + " " +
+                                  path("p.gpkg") + " --temp-dir " + path("scratch") + " --memory-limit 1M -q");
+  EXPECT_EQ(killed.code, 124) << "the run ended before SIGTERM: make the raster larger";
+  EXPECT_TRUE(std::filesystem::is_empty(path("scratch")));
+  EXPECT_FALSE(std::filesystem::exists(path("p.gpkg")));
+}
+
 // GeoJSON holds WGS 84 longitude/latitude (RFC 7946): a raster in a
 // projected CRS without an EPSG code gets its polygons reprojected, not
 // written in metres under no CRS (which readers take for degrees).
