@@ -148,6 +148,23 @@ check("the band field lists the input's bands", isinstance(band, QgsProcessingPa
 check("the metrics help lists the metrics with their units",
       "SHDI" in metrics_alg.shortHelpString() and "ha" in metrics_alg.shortHelpString())
 
+# The provider's page of the Processing options says where lsm is; a path set
+# there is the lsm that runs.
+from processing.core.ProcessingConfig import ProcessingConfig  # noqa: E402
+from lsm_provider.lsm_binary import BINARY_SETTING, lsm_binary  # noqa: E402
+
+lsm_settings = [setting.name for setting in ProcessingConfig.getSettings().get("lsm", [])]
+check("Processing's options have an 'lsm executable' setting under lsm", BINARY_SETTING in lsm_settings,
+      list(ProcessingConfig.getSettings()))
+saved_binary = os.environ.pop("LSM_BINARY")
+elsewhere = os.path.join(tempfile.mkdtemp(), "lsm")  # a path of its own: not the installed or PATH's lsm
+os.symlink(saved_binary, elsewhere)
+ProcessingConfig.setSettingValue(BINARY_SETTING, elsewhere)
+check("the path set there is the lsm that runs", lsm_binary() == elsewhere, lsm_binary())
+shutil.rmtree(os.path.dirname(elsewhere))
+ProcessingConfig.setSettingValue(BINARY_SETTING, "")
+os.environ["LSM_BINARY"] = saved_binary
+
 # 2. Results that look right.
 work = tempfile.mkdtemp()
 sample = os.path.join(work, "nlm_fbm_400x300.tif")

@@ -7,7 +7,7 @@ from qgis.core import QgsMessageLog, QgsProcessingProvider, Qgis
 from qgis.PyQt.QtGui import QIcon
 
 from .algorithm import LsmAlgorithm
-from .lsm_binary import lsm_binary
+from .lsm_binary import BINARY_SETTING, lsm_binary
 
 
 def describe():
@@ -25,6 +25,27 @@ class LsmProvider(QgsProcessingProvider):
     def __init__(self):
         super().__init__()
         self.description = None
+
+    def load(self):
+        """Adds the provider's page to QGIS's Processing options: where lsm
+        is (empty: $LSM_BINARY, the installed one, or PATH)."""
+        try:
+            from processing.core.ProcessingConfig import ProcessingConfig, Setting
+        except ImportError:  # qgis_process without the Processing plugin's Python
+            return super().load()
+        ProcessingConfig.settingIcons[self.name()] = self.icon()
+        ProcessingConfig.addSetting(Setting(self.name(), BINARY_SETTING, "lsm executable (empty: the installed lsm)",
+                                            "", valuetype=Setting.FILE))
+        ProcessingConfig.readSettings()
+        self.refreshAlgorithms()
+        return True
+
+    def unload(self):
+        try:
+            from processing.core.ProcessingConfig import ProcessingConfig
+            ProcessingConfig.removeSetting(BINARY_SETTING)
+        except ImportError:
+            pass
 
     def id(self):
         return "lsm"
