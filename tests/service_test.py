@@ -372,6 +372,14 @@ def bad_requests(base, have_schemas):
                   {"inputs": {"input": "landcover/sample.tif", "grey": True, "band": 1}}, 400)
     check("the rule's one line", "input grey and input band exclude each other" in doc.get("detail", ""), doc)
     problem("oversized body", "POST", label, b"{" + b" " * (2 << 20) + b"}", 413)
+    # 100 000 nested arrays in a 200 KB body (in a seed, and in a member that is
+    # ignored): refused with a 400, and the service still answers.
+    deep = b"[" * 100000 + b"]" * 100000
+    for name, body in (("a seed nested 100 000 deep", b'{"inputs": {"seed-cell": ' + deep + b"}}"),
+                       ("an unknown member nested 100 000 deep", b'{"x": ' + deep + b', "inputs": {}}')):
+        doc = problem(name, "POST", "/processes/fuzzy/execution", body, 400)
+        check(name + " is refused for its depth", "levels deep" in doc.get("detail", ""), doc)
+    check("the service answers after the deep bodies", request("GET", base + "/processes")[0] == 200)
     problem("too many cells", "POST", "/processes/synth/execution", {"inputs": {"width": 100000, "height": 100000}}, 413)
 
 

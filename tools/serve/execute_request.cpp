@@ -44,10 +44,51 @@ void set_input(ops::ParameterValues& values, const ops::ParameterSpec& p, const 
   throw Error(ErrorKind::BadInput, "input " + p.name + " has a value of an unsupported JSON type");
 }
 
+// The deepest nesting of arrays and objects an execute request may have
+// (an input's qualified value inside a list is 5 levels). Counted by a SAX
+// pass before the document is built: building, walking and printing a JSON
+// document recurse once per level, so 20 000 nested arrays in a 40 KB body
+// would overflow the stack of the thread that serves them.
+constexpr int kMaxJsonDepth = 32;
+
+class DepthCheck : public nlohmann::json_sax<Json> {
+ public:
+  bool too_deep = false;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return enter(); }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return leave(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_array() override { return leave(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  bool enter() {
+    too_deep = ++depth_ > kMaxJsonDepth;
+    return !too_deep;  // stops the pass at once
+  }
+  bool leave() {
+    --depth_;
+    return true;
+  }
+  int depth_ = 0;
+};
+
 }  // namespace
 
 ops::ParameterValues read_execute_request(const ops::Operation& operation, const std::string& body_text,
                                           const DataRoots& roots) {
+  DepthCheck depth;
+  Json::sax_parse(body_text, &depth);  // a syntax error is left to the parse below, which names it
+  if (depth.too_deep)
+    throw Error(ErrorKind::BadInput, "the request body nests arrays and objects more than " +
+                                         std::to_string(kMaxJsonDepth) + " levels deep");
   Json body;
   try {
     body = Json::parse(body_text);
