@@ -189,6 +189,47 @@ def run(tmp, have_schemas):
     section(tokens, data, tmp)
     section(full_queue, data, tmp)
     section(timeout_and_retention, data, tmp)
+    section(full_disk, data, tmp)
+
+
+def full_disk(data, tmp):
+    """A work dir on a small tmpfs that fills up while a job runs, job store
+    included: the job ends, the server keeps serving (it used to abort when
+    the store could not record a status), and once space is freed a new job
+    runs to its end."""
+    work = os.path.join(tmp, "small_disk")
+    os.makedirs(work)
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", work],
+                                           capture_output=True).returncode != 0:
+        skip("a full disk during a job", "mounting a tmpfs needs root (mount -t tmpfs)")
+        return
+    try:
+        server = Server(data, work, "--workers", "1")
+        try:
+            status, headers, info = execute_async(server.base, "synth", {"width": 6000, "height": 6000, "seed": 7,
+                                                                         "feature-size": 2})
+            check("a job on the small disk is accepted", status == 201, (status, info))
+            filler = os.path.join(work, "filler")
+            with open(filler, "wb") as f:  # the rest of the disk, while the job runs
+                try:
+                    while True:
+                        f.write(b"\0" * 65536)
+                        f.flush()
+                except OSError:
+                    pass
+            if status == 201:
+                wait_job(server.base, info["jobID"], limit=30)
+            check("the server still answers with its disk full",
+                  request("GET", server.base + "/processes")[0] == 200 and server.process.poll() is None,
+                  server.process.poll())
+            os.remove(filler)
+            status, headers, info = execute_async(server.base, "synth", {"width": 64, "height": 64})
+            final = wait_job(server.base, info["jobID"], limit=30) if status == 201 else {}
+            check("with space again, a new job succeeds", final.get("status") == "successful", (status, final))
+        finally:
+            server.stop()
+    finally:
+        subprocess.run(["umount", work], capture_output=True)
 
 
 def section(fn, *args):

@@ -1,5 +1,7 @@
 #include "job_runner.h"
 
+#include <cstdio>
+
 #include <filesystem>
 
 #include "common_parameters.h"
@@ -103,8 +105,21 @@ void JobRunner::work() {
   }
 }
 
+bool JobRunner::record_status(const std::string& id, const std::string& status, const std::string& message) noexcept {
+  try {
+    store_.set_status(id, status, message);
+    return true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lsm serve: cannot record job %s as %s: %s\n", id.c_str(), status.c_str(), e.what());
+    return false;
+  }
+}
+
 void JobRunner::run(Job& job) {
-  store_.set_status(job.id, "running", "running");
+  if (!record_status(job.id, "running", "running")) {  // the store is unusable: the job does not run
+    remove_folder(job.id);
+    return;
+  }
   int last_percent = -1;
   ops::RunContext context = job_context(job.id);
   context.cancel = &job.cancel;
@@ -112,7 +127,10 @@ void JobRunner::run(Job& job) {
     const int percent = std::max(0, std::min(99, static_cast<int>(f * 100)));
     if (percent != last_percent) {
       last_percent = percent;
-      store_.set_progress(job.id, percent);
+      try {
+        store_.set_progress(job.id, percent);
+      } catch (const std::exception&) {  // progress is advisory: a store that cannot take it does not stop the job
+      }
     }
     return true;
   };
@@ -131,12 +149,12 @@ void JobRunner::run(Job& job) {
     remove_folder(job.id);  // the status is already dismissed
   } else if (job.timed_out) {
     remove_folder(job.id);
-    store_.set_status(job.id, "failed", "the job ran longer than --job-timeout (" + std::to_string(timeout_s_) + " s)");
+    record_status(job.id, "failed", "the job ran longer than --job-timeout (" + std::to_string(timeout_s_) + " s)");
   } else if (!failure.empty()) {
     remove_folder(job.id);
-    store_.set_status(job.id, "failed", failure);
-  } else {
-    store_.set_status(job.id, "successful", "done");
+    record_status(job.id, "failed", failure);
+  } else if (!record_status(job.id, "successful", "done")) {
+    remove_folder(job.id);  // results nobody can be told of
   }
 }
 

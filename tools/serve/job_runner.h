@@ -61,6 +61,10 @@ class JobRunner {
   };
   void work();
   void run(Job& job);
+  /// Records a job's status; where the job store cannot (a full disk, a
+  /// database error) says so on stderr and returns false: a worker never
+  /// ends the server.
+  bool record_status(const std::string& id, const std::string& status, const std::string& message) noexcept;
   void watch_timeouts();
   void remove_folder(const std::string& id) const;
 
