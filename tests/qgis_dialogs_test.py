@@ -404,6 +404,28 @@ except Exception as e:  # noqa: BLE001 - the check says what failed
 check("a two-step model (synth, then metrics of its output) writes the landscape table",
       os.path.exists(os.path.join(work, "model.land.csv")), model_error)
 
+# In the modeler every field, labelled choices included, is QGIS's modeler
+# widget, which binds a value to a model input or another step's output.
+from processing.modeler.ModelerParametersDialog import ModelerParametersDialog  # noqa: E402
+from qgis.core import QgsProcessingModelChildParameterSource as Source  # noqa: E402
+from qgis.gui import QgsProcessingModelerParameterWidget  # noqa: E402
+
+from qgis.core import QgsProcessingModelParameter, QgsProcessingParameterString  # noqa: E402
+
+model.addModelParameter(QgsProcessingParameterString("rule", "Neighbour rule", "8"), QgsProcessingModelParameter("rule"))
+step = ModelerParametersDialog(QgsApplication.processingRegistry().createAlgorithmById("lsm:metrics"), model)
+fields = step.widget.widget.wrappers
+check("in the modeler, NEIGHBORS, LEVEL and METRICS take model inputs like any field",
+      all(isinstance(fields.get(name), QgsProcessingModelerParameterWidget) for name in ("NEIGHBORS", "LEVEL", "METRICS")),
+      {name: type(fields.get(name)).__name__ for name in ("NEIGHBORS", "LEVEL", "METRICS")})
+if isinstance(fields.get("NEIGHBORS"), QgsProcessingModelerParameterWidget):
+    fields["NEIGHBORS"].setWidgetValue(Source.fromModelParameter("rule"))
+    bound = fields["NEIGHBORS"].value()
+    bound = bound[0] if isinstance(bound, list) else bound
+    check("NEIGHBORS bound to a model input 'rule'", bound.source() == Source.ModelParameter
+          and bound.parameterName() == "rule", (bound.source(), bound.parameterName(), bound.staticValue()))
+step.close()
+
 # 3. Errors a QGIS user can read: an lsm error reaches the user once, as the
 # algorithm's error; a failed LSM: layer carries the driver's reason.
 from qgis.core import QgsProcessingException, QgsRasterLayer  # noqa: E402

@@ -7,6 +7,7 @@ so these wrappers are attached through the parameter's 'widget_wrapper'
 metadata (the mechanism of Processing's own GDAL algorithms).
 """
 from qgis.core import QgsProcessingParameterDefinition
+from qgis.gui import QgsGui
 from qgis.PyQt.QtWidgets import QComboBox
 
 from processing.gui.MultipleInputPanel import MultipleInputPanel
@@ -19,7 +20,31 @@ def shown_text(value, label):
     return value + SEPARATOR + label if label else value
 
 
-class LabelledChoiceWrapper(WidgetWrapper):
+def in_modeler(dialog):
+    return dialog.__class__.__name__ == "ModelerParametersDialog"
+
+
+def modeler_widget(parameter, dialog):
+    """QGIS's own widget of a model step's parameter: it binds the value to a
+    model input or another step's output, which a plain drop-down cannot."""
+    widget = QgsGui.processingGuiRegistry().createModelerParameterWidget(dialog.model, dialog.childId, parameter,
+                                                                         dialog.context)
+    widget.setDialog(dialog)
+    return widget
+
+
+class ModelerAware:
+    """In the modeler, the wrapper is QGIS's modeler widget instead (the
+    labels then show in the help), so that labelled choices can be bound to
+    model inputs like any other parameter."""
+
+    def __new__(cls, parameter, dialog, *args, **kwargs):
+        if in_modeler(dialog):
+            return modeler_widget(parameter, dialog)
+        return super().__new__(cls)
+
+
+class LabelledChoiceWrapper(ModelerAware, WidgetWrapper):
     """One choice: a drop-down of "value — label", storing the value."""
 
     def createWidget(self, labels=None):  # noqa: N802 (Processing's API)
@@ -43,7 +68,7 @@ class LabelledChoiceWrapper(WidgetWrapper):
         return self.widget.currentData()
 
 
-class LabelledChoicesWrapper(WidgetWrapper):
+class LabelledChoicesWrapper(ModelerAware, WidgetWrapper):
     """Several choices (a comma-separated subset, as --metrics): a list of
     "value — label" to tick, storing the values."""
 
