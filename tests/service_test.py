@@ -421,6 +421,30 @@ def bad_requests(base, have_schemas):
         doc = problem(name, "POST", "/processes/fuzzy/execution", body, 400)
         check(name + " is refused for its depth", "levels deep" in doc.get("detail", ""), doc)
     check("the service answers after the deep bodies", request("GET", base + "/processes")[0] == 200)
+    # A chunked body is not bounded by --max-body in cpp-httplib: refused
+    # before it is read (the client keeps sending 64 MiB; the answer comes first).
+    host, port = base.split("//")[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(b"POST /processes/label/execution HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n")
+        chunk = b"%x\r\n%s\r\n" % (1 << 20, b" " * (1 << 20))
+        conn.sendall(chunk)
+        answer = b""
+        try:  # the answer comes before the rest of the body is sent
+            while b"\r\n\r\n" not in answer:
+                part = conn.recv(4096)
+                if not part:
+                    break
+                answer += part
+        except OSError:
+            pass
+        try:
+            for _ in range(63):  # the rest of 64 MiB, which the server does not read
+                conn.sendall(chunk)
+        except OSError:
+            pass  # it closed the connection
+    check("a chunked body is refused with 411 before it is read", answer.startswith(b"HTTP/1.1 411"), answer[:200])
+    check("the service answers after the chunked body", request("GET", base + "/processes")[0] == 200)
     problem("too many cells", "POST", "/processes/synth/execution", {"inputs": {"width": 100000, "height": 100000}}, 413)
 
 

@@ -228,6 +228,18 @@ class Service {
 
   void routes(httplib::Server& svr) {
     svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      // cpp-httplib 0.11 bounds a body by --max-body only when it comes with
+      // a Content-Length: a chunked one is read whole, however large. This
+      // runs before any of the body is read, so such a request is refused
+      // at once (RFC 9112: a server may require a length, 411).
+      const std::string encoding = req.get_header_value("Transfer-Encoding");
+      if (!encoding.empty() && encoding != "identity") {
+        res.set_header("Connection", "close");
+        send_problem(res, "about:blank", 411, "Length Required",
+                     "a request body must come with Content-Length (Transfer-Encoding '" + encoding.substr(0, 40) +
+                         "' is not accepted), at most --max-body bytes");
+        return httplib::Server::HandlerResponse::Handled;
+      }
       if (tokens_.empty()) return httplib::Server::HandlerResponse::Unhandled;
       const std::string auth = req.get_header_value("Authorization");
       for (const std::string& t : tokens_)
