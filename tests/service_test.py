@@ -190,6 +190,7 @@ def run(tmp, have_schemas):
     section(full_queue, data, tmp)
     section(timeout_and_retention, data, tmp)
     section(full_disk, data, tmp)
+    section(bad_options, data, tmp)
 
 
 def full_disk(data, tmp):
@@ -230,6 +231,24 @@ def full_disk(data, tmp):
             server.stop()
     finally:
         subprocess.run(["umount", work], capture_output=True)
+
+
+def bad_options(data, tmp):
+    """Option values that used to overflow, abort or read forever: each is one
+    error line and a non-zero exit, and no job store is left behind."""
+    tokens = os.path.join(tmp, "tokens.txt")
+    with open(tokens, "w") as f:
+        f.write("secret\n")
+    for option in (["--workers", "65536"], ["--retention", "1e16"], ["--retention", "inf"], ["--job-timeout", "nan"],
+                   ["--job-timeout", "1e308"], ["--max-cells", "1e308"], ["--max-queue", "0"],
+                   ["--token-file", "/dev/zero"], ["--listen", "192.0.2.1:8080", "--token-file", tokens]):
+        work = os.path.join(tmp, "bad_options_work")
+        done = subprocess.run([LSM, "serve", "--data-root", data, "--work-dir", work] + option,
+                              capture_output=True, text=True, timeout=20)
+        lines = done.stderr.strip().splitlines()
+        check("lsm serve %s: one error line, exit 1, no job store" % " ".join(option),
+              done.returncode == 1 and len(lines) == 1 and lines[0].startswith("lsm: error: ")
+              and not os.path.exists(work), (done.returncode, done.stderr[:300]))
 
 
 def section(fn, *args):

@@ -73,6 +73,10 @@ bool loopback(const std::string& host) {
 }
 
 std::vector<std::string> read_tokens(const std::string& path) {
+  // A file of tokens, not a device or a pipe (/dev/zero would be read forever).
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) > (1 << 20))
+    throw Error(ErrorKind::BadInput, "--token-file '" + path + "' must be a regular file of at most 1 MiB");
   std::ifstream in(path);
   if (!in) throw Error(ErrorKind::BadInput, "--token-file '" + path + "' cannot be read");
   std::vector<std::string> tokens;
@@ -462,15 +466,23 @@ int run_serve(const std::vector<std::string>& args) {
   }
   if (o.data_roots.empty()) throw Error(ErrorKind::BadInput, "lsm serve needs --data-root DIR (the folders inputs may come from)");
   if (o.work_dir.empty()) throw Error(ErrorKind::BadInput, "lsm serve needs --work-dir DIR (the job store and outputs)");
-  if (o.workers < 1) throw Error(ErrorKind::BadInput, "--workers must be at least 1");
+  // Bounds that keep every derived quantity in range (threads, std::chrono
+  // durations, the retention cut-off in int64 seconds) and refuse NaN.
+  if (o.workers < 1 || o.workers > 256) throw Error(ErrorKind::BadInput, "--workers must be 1 to 256");
   try {
     ops::memory_size(o.job_memory);
   } catch (const Error& e) {
     throw Error(ErrorKind::BadInput, "--job-memory " + std::string(e.what()));
   }
-  if (o.max_queue < 1) throw Error(ErrorKind::BadInput, "--max-queue must be at least 1");
-  if (!(o.max_cells > 0) || o.job_timeout < 0 || !(o.retention > 0) || o.max_body < 1)
-    throw Error(ErrorKind::BadInput, "--max-cells, --retention and --max-body must be positive, --job-timeout at least 0");
+  if (o.max_queue < 1 || o.max_queue > 1000000) throw Error(ErrorKind::BadInput, "--max-queue must be 1 to 1000000");
+  if (!(o.max_cells >= 1 && o.max_cells <= 1e15))
+    throw Error(ErrorKind::BadInput, "--max-cells must be 1 to 1e15 cells");
+  if (!(o.job_timeout >= 0 && o.job_timeout <= 1e7))
+    throw Error(ErrorKind::BadInput, "--job-timeout must be 0 (no limit) to 1e7 seconds");
+  if (!(o.retention >= 1 && o.retention <= 1e9))
+    throw Error(ErrorKind::BadInput, "--retention must be 1 to 1e9 seconds");
+  if (o.max_body < 1 || o.max_body > (int64_t(1) << 30))
+    throw Error(ErrorKind::BadInput, "--max-body must be 1 to 1073741824 bytes");
   const size_t colon = o.listen.rfind(':');
   int port = 0;
   try {
@@ -483,6 +495,12 @@ int run_serve(const std::vector<std::string>& args) {
   const std::vector<std::string> tokens = o.token_file.empty() ? std::vector<std::string>{} : read_tokens(o.token_file);
   if (tokens.empty() && !loopback(host))
     throw Error(ErrorKind::BadInput, "--listen " + o.listen + " is not a loopback address: give --token-file");
+  // The port first: a --listen that cannot be bound leaves no job store behind.
+  httplib::Server svr;
+  svr.set_payload_max_length(static_cast<size_t>(o.max_body));
+  svr.new_task_queue = [] { return new httplib::ThreadPool(8); };
+  if (!svr.bind_to_port(host.c_str(), port))
+    throw Error(ErrorKind::Io, "cannot listen on " + o.listen + " (in use, or not an address of this machine)");
   std::error_code ec;
   fs::create_directories(fs::path(o.work_dir) / "jobs", ec);
   if (!fs::is_directory(fs::path(o.work_dir) / "jobs"))
@@ -499,12 +517,7 @@ int run_serve(const std::vector<std::string>& args) {
   Service service(o, tokens);
   service.recover();
   service.expire();
-  httplib::Server svr;
-  svr.set_payload_max_length(static_cast<size_t>(o.max_body));
-  svr.new_task_queue = [] { return new httplib::ThreadPool(8); };
   service.routes(svr);
-  if (!svr.bind_to_port(host.c_str(), port))
-    throw Error(ErrorKind::Io, "cannot listen on " + o.listen + " (in use, or not an address of this machine)");
 
   std::mutex janitor_mutex;
   std::condition_variable janitor_wake;
