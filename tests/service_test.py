@@ -191,6 +191,7 @@ def run(tmp, have_schemas):
     section(timeout_and_retention, data, tmp)
     section(full_disk, data, tmp)
     section(bad_options, data, tmp)
+    section(second_instance, data, tmp)
 
 
 def full_disk(data, tmp):
@@ -249,6 +250,26 @@ def bad_options(data, tmp):
         check("lsm serve %s: one error line, exit 1, no job store" % " ".join(option),
               done.returncode == 1 and len(lines) == 1 and lines[0].startswith("lsm: error: ")
               and not os.path.exists(work), (done.returncode, done.stderr[:300]))
+
+
+def second_instance(data, tmp):
+    """A second lsm serve on the same port, or on the same work folder, is
+    refused at start with one line; the first one keeps serving."""
+    work = os.path.join(tmp, "instance_work")
+    first = Server(data, work)
+    try:
+        for name, args in (("the same port", ["--work-dir", os.path.join(tmp, "other_work"),
+                                              "--listen", "127.0.0.1:%d" % first.port]),
+                           ("the same work folder", ["--work-dir", work, "--listen", "127.0.0.1:%d" % free_port()])):
+            done = subprocess.run([LSM, "serve", "--data-root", data] + args, capture_output=True, text=True,
+                                  timeout=20)
+            check("a second lsm serve on %s is refused" % name,
+                  done.returncode == 1 and done.stderr.startswith("lsm: error: ") and
+                  ("cannot listen" in done.stderr or "in use by another lsm serve" in done.stderr),
+                  (done.returncode, done.stderr[:200]))
+        check("the first one still serves", request("GET", first.base + "/processes")[0] == 200)
+    finally:
+        first.stop()
 
 
 def section(fn, *args):

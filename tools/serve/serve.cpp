@@ -4,6 +4,10 @@
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/program_options.hpp>
 #include <filesystem>
@@ -499,12 +503,25 @@ int run_serve(const std::vector<std::string>& args) {
   httplib::Server svr;
   svr.set_payload_max_length(static_cast<size_t>(o.max_body));
   svr.new_task_queue = [] { return new httplib::ThreadPool(8); };
+  // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, with which a
+  // second lsm serve on the same port starts silently and takes half the
+  // connections.
+  svr.set_socket_options([](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   if (!svr.bind_to_port(host.c_str(), port))
     throw Error(ErrorKind::Io, "cannot listen on " + o.listen + " (in use, or not an address of this machine)");
   std::error_code ec;
   fs::create_directories(fs::path(o.work_dir) / "jobs", ec);
   if (!fs::is_directory(fs::path(o.work_dir) / "jobs"))
     throw Error(ErrorKind::Io, "cannot create the work folder '" + o.work_dir + "'");
+  // One server a work folder: a second one would take the first one's
+  // running jobs for interrupted ones, fail them and delete their folders.
+  // The lock goes with the process, however it ends.
+  const int lock_fd = ::open((fs::path(o.work_dir) / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX | LOCK_NB) != 0)
+    throw Error(ErrorKind::Io, "the work folder '" + o.work_dir + "' is in use by another lsm serve");
 
   // SIGINT/SIGTERM end the server through a thread that waits for them
   // (blocked everywhere else), so the shutdown runs outside a signal handler.
