@@ -444,6 +444,8 @@ def bad_requests(base, have_schemas):
     check("the CLI's message for a bad value", "neighbors must be 4 or 8" in doc.get("detail", ""), doc)
     problem("unknown input", "POST", label, {"inputs": {"input": "landcover/sample.tif", "colour": 1}}, 400)
     problem("missing required input", "POST", label, {"inputs": {}}, 400)
+    doc = problem("'input' for 'inputs'", "POST", "/processes/synth/execution", {"input": {"width": 10}}, 400)
+    check("the unknown member is named", "unknown member 'input'" in doc.get("detail", ""), doc)
     doc = problem("a server-side path", "POST", label, {"inputs": {"input": "landcover/sample.tif", "temp-dir": "/"}}, 400)
     check("a trusted input is refused as such", "names a path on the server" in doc.get("detail", ""), doc)
     doc = problem("memory above the job's budget", "POST", label,

@@ -97,6 +97,13 @@ ops::ParameterValues read_execute_request(const ops::Operation& operation, const
   }
   if (!body.is_object() || (body.contains("inputs") && !body["inputs"].is_object()))
     throw Error(ErrorKind::BadInput, "the request body must be an object with an object 'inputs'");
+  // The members of execute.yaml, and the drafts' response and mode. Any
+  // other is a client's mistake ({"input": ...} for "inputs" would run the
+  // process on its defaults): refused, not ignored.
+  for (const auto& [member, value] : body.items())
+    if (member != "inputs" && member != "outputs" && member != "subscriber" && member != "response" && member != "mode")
+      throw Error(ErrorKind::BadInput, "the request body has an unknown member '" + member.substr(0, 64) +
+                                           "' (an execute request has inputs, outputs, subscriber, response, mode)");
   ops::ParameterValues values(operation.spec, ops::kService);
   if (body.contains("inputs"))
     for (const auto& [name, value] : body["inputs"].items()) {
