@@ -192,6 +192,7 @@ def run(tmp, have_schemas):
     section(full_disk, data, tmp)
     section(bad_options, data, tmp)
     section(second_instance, data, tmp)
+    section(public_links, data, tmp)
 
 
 def full_disk(data, tmp):
@@ -270,6 +271,25 @@ def second_instance(data, tmp):
         check("the first one still serves", request("GET", first.base + "/processes")[0] == 200)
     finally:
         first.stop()
+
+
+def public_links(data, tmp):
+    """Links and Location come from --public-url (default the --listen
+    address), never from the client's Host header."""
+    server = Server(data, os.path.join(tmp, "links_work"), "--public-url", "https://maps.example.org/lsm/")
+    try:
+        status, headers, body = request("POST", server.base + "/processes/synth/execution",
+                                        {"inputs": {"width": 16, "height": 16}},
+                                        headers={"Prefer": "respond-async", "Host": "evil.example"})
+        check("Location is under --public-url, whatever Host says",
+              status == 201 and headers.get("Location", "").startswith("https://maps.example.org/lsm/jobs/"),
+              (status, headers.get("Location")))
+        status, doc = get_json(server.base + "/", headers={"Host": "evil.example"})
+        hrefs = [link.get("href", "") for link in doc.get("links", [])]
+        check("the landing page's links are under --public-url",
+              hrefs and all(h.startswith("https://maps.example.org/lsm/") for h in hrefs), hrefs[:3])
+    finally:
+        server.stop()
 
 
 def section(fn, *args):

@@ -44,6 +44,7 @@ struct Options {
   double job_timeout = 3600;
   double retention = 7 * 24 * 3600;
   std::string token_file;
+  std::string public_url;
   int64_t max_body = 1 << 20;
   bool quiet = false;
 };
@@ -67,6 +68,8 @@ po::options_description options_of(Options& o) {
       ("token-file", po::value(&o.token_file),
        "file of bearer tokens, one per line: every request must carry one (required off loopback)")
       ("max-body", po::value(&o.max_body)->default_value(o.max_body), "largest request body, in bytes")
+      ("public-url", po::value(&o.public_url),
+       "URL clients reach the service at, for links (behind a proxy: its https URL; default http://LISTEN)")
       ("quiet,q", po::bool_switch(&o.quiet), "no log lines")
       ("help,h", "show this help");
   return desc;
@@ -112,9 +115,14 @@ bool wants_html(const httplib::Request& req) {
   return accept.find("text/html") != std::string::npos && accept.find("application/json") == std::string::npos;
 }
 
-std::string base_url(const httplib::Request& req) {
-  const std::string host = req.get_header_value("Host");
-  return "http://" + (host.empty() ? std::string("localhost") : host);
+// The URL clients reach the service at, for every link and Location:
+// --public-url (behind a reverse proxy, its https address), else the
+// --listen address. Never the request's Host header, which any client sets
+// (Host: evil.example would send the next request elsewhere).
+std::string public_url_of(const Options& o) {
+  std::string url = o.public_url.empty() ? "http://" + o.listen : o.public_url;
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
 }
 
 void send_json(httplib::Response& res, int status, const Json& doc, const char* type = "application/json") {
@@ -212,6 +220,7 @@ class Service {
  public:
   Service(const Options& o, std::vector<std::string> tokens)
       : options_(o),
+        public_url_(public_url_of(o)),
         tokens_(std::move(tokens)),
         roots_(o.data_roots),
         store_((fs::path(o.work_dir) / "jobs.sqlite").string()),
@@ -277,23 +286,23 @@ class Service {
       send_problem(res, "about:blank", 500, "Internal Server Error", what);
     });
 
-    svr.Get("/", [](const httplib::Request& req, httplib::Response& res) {
-      send_document(req, res, landing_page(base_url(req)), "landing", "lsm: landscape metrics");
+    svr.Get("/", [this](const httplib::Request& req, httplib::Response& res) {
+      send_document(req, res, landing_page(public_url_), "landing", "lsm: landscape metrics");
     });
     svr.Get("/conformance", [](const httplib::Request&, httplib::Response& res) {
       send_json(res, 200, conformance());
     });
-    svr.Get("/api", [](const httplib::Request& req, httplib::Response& res) {
-      send_json(res, 200, open_api(base_url(req)), "application/vnd.oai.openapi+json;version=3.0");
+    svr.Get("/api", [this](const httplib::Request&, httplib::Response& res) {
+      send_json(res, 200, open_api(public_url_), "application/vnd.oai.openapi+json;version=3.0");
     });
-    svr.Get("/processes", [](const httplib::Request& req, httplib::Response& res) {
-      send_document(req, res, process_list(base_url(req)), "processes", "Processes");
+    svr.Get("/processes", [this](const httplib::Request& req, httplib::Response& res) {
+      send_document(req, res, process_list(public_url_), "processes", "Processes");
     });
-    svr.Get(R"(/processes/([^/]+))", [](const httplib::Request& req, httplib::Response& res) {
+    svr.Get(R"(/processes/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const ops::Operation* op = find_service_operation(req.matches[1]);
       if (!op) return send_problem(res, exception_type::kNoSuchProcess, 404, "No such process",
                                    "no process '" + std::string(req.matches[1]) + "'");
-      send_document(req, res, process_description(op->spec, base_url(req)), "process", "Process " + op->spec.name);
+      send_document(req, res, process_description(op->spec, public_url_), "process", "Process " + op->spec.name);
     });
     svr.Post(R"(/processes/([^/]+)/execution)",
              [this](const httplib::Request& req, httplib::Response& res) { execute(req, res); });
@@ -305,25 +314,25 @@ class Service {
       } catch (...) {
         return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", "offset and limit are integers");
       }
-      send_document(req, res, job_list(store_.list(offset, limit), base_url(req), offset, limit, store_.count()), "jobs",
+      send_document(req, res, job_list(store_.list(offset, limit), public_url_, offset, limit, store_.count()), "jobs",
                     "Jobs");
     });
     svr.Get(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = store_.find(req.matches[1]);
       if (!job) return no_such_job(res, req.matches[1]);
-      send_document(req, res, status_info(*job, base_url(req)), "job", "Job " + job->id);
+      send_document(req, res, status_info(*job, public_url_), "job", "Job " + job->id);
     });
     svr.Delete(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::string id = req.matches[1];
       const std::optional<JobRecord> job = store_.find(id);
       if (!job || job->status == "dismissed") return no_such_job(res, id);
       runner_.dismiss(id);
-      send_json(res, 200, status_info(*store_.find(id), base_url(req)));
+      send_json(res, 200, status_info(*store_.find(id), public_url_));
     });
     svr.Get(R"(/jobs/([^/]+)/results)", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = finished_job(res, req.matches[1]);
       if (!job) return;
-      send_json(res, 200, results_document(job->id, base_url(req) + "/jobs/" + job->id));
+      send_json(res, 200, results_document(job->id, public_url_ + "/jobs/" + job->id));
     });
     svr.Get(R"(/jobs/([^/]+)/results/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = finished_job(res, req.matches[1]);
@@ -426,11 +435,11 @@ class Service {
     job.request = Json::parse(req.body).dump();  // read_execute_request() has parsed it
     store_.insert(job);
     runner_.submit(id, *op, *read);
-    const std::string location = base_url(req) + "/jobs/" + id;
+    const std::string location = public_url_ + "/jobs/" + id;
     if (req.get_header_value("Prefer").find("respond-async") != std::string::npos) {
       res.set_header("Location", location);
       res.set_header("Preference-Applied", "respond-async");
-      return send_json(res, 201, status_info(*store_.find(id), base_url(req)));
+      return send_json(res, 201, status_info(*store_.find(id), public_url_));
     }
     // Synchronous: the request waits for the job (the queue and the workers
     // apply as for any job) and gets the results document.
@@ -442,10 +451,11 @@ class Service {
       return send_json(res, 200, results_document(id, location));
     }
     if (done && done->status == "failed") return send_problem(res, exception_type::kFailed, 500, "Job failed", done->message);
-    send_json(res, 201, status_info(*done, base_url(req)));
+    send_json(res, 201, status_info(*done, public_url_));
   }
 
   Options options_;
+  std::string public_url_;  // public_url_of(options_)
   std::vector<std::string> tokens_;
   DataRoots roots_;
   JobStore store_;
@@ -485,6 +495,10 @@ int run_serve(const std::vector<std::string>& args) {
     throw Error(ErrorKind::BadInput, "--job-timeout must be 0 (no limit) to 1e7 seconds");
   if (!(o.retention >= 1 && o.retention <= 1e9))
     throw Error(ErrorKind::BadInput, "--retention must be 1 to 1e9 seconds");
+  if (!o.public_url.empty() && ((o.public_url.rfind("http://", 0) != 0 && o.public_url.rfind("https://", 0) != 0) ||
+                                 o.public_url.size() > 2000 ||
+                                 o.public_url.find_first_of(" \t\r\n\"<>") != std::string::npos))
+    throw Error(ErrorKind::BadInput, "--public-url must be an http:// or https:// URL without spaces or quotes");
   if (o.max_body < 1 || o.max_body > (int64_t(1) << 30))
     throw Error(ErrorKind::BadInput, "--max-body must be 1 to 1073741824 bytes");
   const size_t colon = o.listen.rfind(':');
