@@ -171,6 +171,8 @@ def run(tmp, have_schemas):
     shutil.copy(SAMPLE, os.path.join(data, "landcover", "sample.tif"))
     shutil.copy(ROUGH, os.path.join(data, "rough.tif"))
     shutil.copy(SAMPLE, os.path.join(outside, "secret.tif"))
+    with open(os.path.join(data, "landcover", "corrupt.tif"), "wb") as f:
+        f.write(b"II*\0" + b"\xff" * 200)  # a TIFF header, then nothing a reader can use
     os.symlink(os.path.join(outside, "secret.tif"), os.path.join(data, "escape.tif"))
     server = Server(data, work, "--workers", "2", "--max-queue", "500")
     base = server.base
@@ -456,6 +458,12 @@ def bad_requests(base, have_schemas):
                       ("missing file", "nothing.tif")):
         doc = problem(name, "POST", label, {"inputs": {"input": {"href": ref}}}, 400)
         check(name + " is refused by name", "input" in doc.get("detail", ""), doc)
+        check(name + ": no server path in the message", "/tmp" not in doc.get("detail", ""), doc)
+    # A job that fails on a corrupt input says which input, as the client named it.
+    status, hdrs, raw = request("POST", base + label, {"inputs": {"input": "landcover/corrupt.tif"}})
+    detail = json.loads(raw).get("detail", "") if raw else ""
+    check("a failed job's message names the input as the client did, without the server's folders",
+          "landcover/corrupt.tif" in detail and "/tmp" not in detail, (status, detail))
     problem("unknown process", "POST", "/processes/nope/execution", {"inputs": {}}, 404)
     problem("unknown job", "GET", "/jobs/00000000-0000-4000-8000-000000000000", None, 404)
     problem("malformed JSON", "POST", label, b"{not json", 400)

@@ -70,4 +70,26 @@ std::string DataRoots::resolve(const std::string& reference) const {
   throw Error(ErrorKind::BadInput, refused + "does not exist under the data roots");
 }
 
+std::string DataRoots::without_server_paths(std::string message, const std::vector<std::string>& private_folders) const {
+  const auto replace_all = [&message](const std::string& what, const std::string& with) {
+    if (what.empty()) return;
+    for (size_t at = message.find(what); at != std::string::npos; at = message.find(what, at + with.size()))
+      message.replace(at, what.size(), with);
+  };
+  for (const std::string& folder : private_folders) {  // a job's folder: its outputs are known by name
+    const std::string prefix = folder + "/";
+    for (size_t at = message.find(prefix); at != std::string::npos; at = message.find(prefix, at)) {
+      size_t end = message.find_first_of("'\" ", at + prefix.size());
+      const size_t last_slash = message.rfind('/', end == std::string::npos ? std::string::npos : end - 1);
+      message.erase(at, last_slash + 1 - at);
+    }
+    replace_all(folder, "(work folder)");
+  }
+  for (const std::string& root : roots_) {
+    replace_all(root + "/", "");
+    replace_all(root, ".");
+  }
+  return message;
+}
+
 }  // namespace lsm::serve

@@ -18,6 +18,11 @@ class DataRoots {
   /// lsm::Error(BadInput) naming the reference when it is refused.
   std::string resolve(const std::string& reference) const;
   const std::vector<std::string>& roots() const { return roots_; }
+  /// `message` with every data root's path taken out ("/srv/data/landcover/
+  /// x.tif" becomes "landcover/x.tif", as clients name it) and every path
+  /// under `private_folders` (the work folder) cut to its file name: a
+  /// client learns nothing of the server's file system from an error.
+  std::string without_server_paths(std::string message, const std::vector<std::string>& private_folders = {}) const;
 
  private:
   bool inside(const std::string& canonical) const;

@@ -143,7 +143,7 @@ void JobRunner::run(Job& job) {
     if (ops::may_use_gpu(job.values)) gpu.lock();
     job.operation->run(job.values, context);
   } catch (const std::exception& e) {
-    failure = e.what();
+    failure = filter_(e.what());
   }
   if (job.dismissed) {
     remove_folder(job.id);  // the status is already dismissed

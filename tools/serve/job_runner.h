@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +31,9 @@ class JobRunner {
   /// writes Cloud Optimized GeoTIFFs (job_context()).
   JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir, uint64_t job_memory);
   ~JobRunner();  ///< cancels what runs, joins the threads
+  /// What a failed job's message becomes before it is stored and shown to
+  /// clients (the service takes its server paths out).
+  void set_message_filter(std::function<std::string(const std::string&)> filter) { filter_ = std::move(filter); }
 
   /// Queues job `id` (its row already in the store, status accepted).
   void submit(const std::string& id, const ops::Operation& operation, const ops::ParameterValues& values);
@@ -68,6 +72,7 @@ class JobRunner {
   void watch_timeouts();
   void remove_folder(const std::string& id) const;
 
+  std::function<std::string(const std::string&)> filter_ = [](const std::string& m) { return m; };
   JobStore& store_;
   double timeout_s_;
   std::string jobs_dir_;

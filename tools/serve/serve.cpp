@@ -224,7 +224,11 @@ class Service {
         tokens_(std::move(tokens)),
         roots_(o.data_roots),
         store_((fs::path(o.work_dir) / "jobs.sqlite").string()),
-        runner_(store_, o.workers, o.job_timeout, (fs::path(o.work_dir) / "jobs").string(), ops::memory_size(o.job_memory)) {}
+        runner_(store_, o.workers, o.job_timeout, (fs::path(o.work_dir) / "jobs").string(), ops::memory_size(o.job_memory)) {
+    std::error_code ec;
+    private_folders_ = {o.work_dir, fs::weakly_canonical(o.work_dir, ec).string()};
+    runner_.set_message_filter([this](const std::string& m) { return roots_.without_server_paths(m, private_folders_); });
+  }
 
   void recover() {
     // Jobs the last server left unfinished failed: their process is gone;
@@ -419,7 +423,8 @@ class Service {
         return send_problem(res, exception_type::kInvalidParameter, 413, "Payload Too Large", text.str());
       }
     } catch (const Error& e) {
-      return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", e.what());
+      return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request",
+                          roots_.without_server_paths(e.what(), private_folders_));
     }
     if (store_.count_with_status("accepted") >= options_.max_queue) {
       res.set_header("Retry-After", "5");
@@ -456,6 +461,7 @@ class Service {
 
   Options options_;
   std::string public_url_;  // public_url_of(options_)
+  std::vector<std::string> private_folders_;  // the work folder, as given and canonical: never shown to clients
   std::vector<std::string> tokens_;
   DataRoots roots_;
   JobStore store_;
