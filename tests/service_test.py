@@ -465,6 +465,12 @@ def bad_requests(base, have_schemas):
     check("a failed job's message names the input as the client did, without the server's folders",
           "landcover/corrupt.tif" in detail and "/tmp" not in detail, (status, detail))
     problem("unknown process", "POST", "/processes/nope/execution", {"inputs": {}}, 404)
+    for method, path, allow in (("DELETE", "/processes", "GET, HEAD"), ("POST", "/jobs", "GET, HEAD"),
+                                ("GET", label, "POST"), ("PUT", "/jobs/00000000-0000-4000-8000-000000000000",
+                                                         "GET, HEAD, DELETE")):
+        status, hdrs, raw = request(method, base + path)
+        check("%s %s: 405 with Allow: %s" % (method, path, allow), status == 405 and hdrs.get("Allow") == allow,
+              (status, hdrs.get("Allow")))
     problem("unknown job", "GET", "/jobs/00000000-0000-4000-8000-000000000000", None, 404)
     problem("malformed JSON", "POST", label, b"{not json", 400)
     problem("bad input type", "POST", label, {"inputs": {"input": "landcover/sample.tif", "neighbors": "six"}}, 400)

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <regex>
 #include <sstream>
 
 #include "common_parameters.h"
@@ -113,6 +114,18 @@ bool wants_html(const httplib::Request& req) {
   if (req.has_param("f")) return req.get_param_value("f") == "html";
   const std::string accept = req.get_header_value("Accept");
   return accept.find("text/html") != std::string::npos && accept.find("application/json") == std::string::npos;
+}
+
+// Every path the service answers and its methods: another method on one of
+// them is a 405 with Allow (cpp-httplib answers 404), as OGC API - Processes
+// and HTTP want.
+const std::vector<std::pair<std::regex, std::string>>& route_methods() {
+  static const std::vector<std::pair<std::regex, std::string>> routes = {
+      {std::regex("/|/conformance|/api|/processes|/processes/[^/]+|/jobs"), "GET, HEAD"},
+      {std::regex("/processes/[^/]+/execution"), "POST"},
+      {std::regex("/jobs/[^/]+"), "GET, HEAD, DELETE"},
+      {std::regex("/jobs/[^/]+/results(/[^/]+)?"), "GET, HEAD"}};
+  return routes;
 }
 
 // The URL clients reach the service at, for every link and Location:
@@ -269,8 +282,15 @@ class Service {
       send_problem(res, "about:blank", 401, "Unauthorized", "a bearer token from --token-file is required");
       return httplib::Server::HandlerResponse::Handled;
     });
-    svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    svr.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
       if (!res.body.empty()) return;
+      if (res.status == 404)  // a path the service has, asked with another method
+        for (const auto& [path, allow] : route_methods())
+          if (std::regex_match(req.path, path)) {
+            res.status = 405;
+            res.set_header("Allow", allow);
+            break;
+          }
       const std::string title = res.status == 404   ? "Not Found"
                                 : res.status == 405 ? "Method Not Allowed"
                                 : res.status == 413 ? "Payload Too Large"
