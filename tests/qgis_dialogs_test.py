@@ -279,12 +279,13 @@ import time  # noqa: E402
 popups = []
 QMessageBox.warning = QMessageBox.question = QMessageBox.critical = \
     lambda *args, **kwargs: popups.append(args[2] if len(args) > 2 else args) or QMessageBox.No
-from qgis.core import QgsRasterLayer as _RasterLayer  # noqa: E402
+from qgis.core import QgsMapLayer, QgsRasterLayer as _RasterLayer  # noqa: E402
 
 sample_layer = _RasterLayer(sample, "nlm_fbm_400x300")
 project.addMapLayer(sample_layer)
-# What a user must set beyond the input: a choice without a default, K.
-must_set = {"patchmetric": {"METRIC": "AREA"}, "kmeans": {"K": 3}, "fuzzy": {"SEED_CELL": "200,150"}}
+# What a user must set beyond the input: a choice without a default, a seed
+# cell. K is left as the dialog shows it: 2, its least meaningful value.
+must_set = {"patchmetric": {"METRIC": "AREA"}, "fuzzy": {"SEED_CELL": "200,150"}}
 expected_renderer = {"label": "paletted", "kmeans": "paletted", "synth": "paletted",
                      "patchmetric": "singlebandpseudocolor", "patches": "categorizedSymbol"}
 
@@ -346,6 +347,11 @@ for command in describe["commands"]:
         if loaded and name in expected_renderer:
             check("%s: drawn %s" % (name, expected_renderer[name]),
                   loaded[0].renderer().type() == expected_renderer[name], loaded[0].renderer().type())
+    if name == "kmeans":
+        classes = [l for l in new if l.type() == QgsMapLayer.RasterLayer]
+        shown = classes[0].renderer().classes() if classes and hasattr(classes[0].renderer(), "classes") else []
+        check("kmeans: K as the dialog shows it, 2, gives two classes", [c.value for c in shown] == [1, 2],
+              [c.value for c in shown])
     if name == "metrics":
         titles = sorted(l.name().split(" — ")[-1] for l in new)
         check("metrics: its four tables are loaded",

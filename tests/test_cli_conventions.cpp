@@ -2,8 +2,10 @@
 // --help per command, and `lsm --describe`, the JSON the QGIS provider is
 // generated from.
 #include <set>
+#include <sstream>
 
 #include "cli_fixture.h"
+#include "metric_catalogue.h"
 
 namespace lsm::test {
 namespace {
@@ -103,6 +105,40 @@ TEST_F(CliConventions, TyposAreAnsweredWithTheNameMeant) {
   const CliRun far = run_lsm(run + " --frobnicate 2");
   EXPECT_EQ(far.code, 1);
   EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
+// A FRAGSTATS metric lsm does not compute reads as "not yet", not as a typo.
+TEST_F(CliConventions, MetricsNotComputedYetAreSaidSo) {
+  const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
+  const std::string run = "metrics " + sample + " --output " + path("m");
+  const auto before = files();
+  expect_clean_failure(run_lsm(run + " --metrics PROX_MN"),
+                       "PROX_MN is a FRAGSTATS metric that lsm does not compute yet (it needs a search radius)", before);
+  expect_clean_failure(run_lsm(run + " --metrics ca,MUTINF"), "MUTINF is a landscapemetrics metric that lsm does not compute yet",
+                       before);
+  expect_clean_failure(run_lsm(run + " --metrics PROXY"), "unknown metric 'PROXY'", before);
+}
+
+// `--list-metrics` prints the catalogue: one line per acronym with its name,
+// unit, levels and family, and nothing else.
+TEST_F(CliConventions, ListMetricsPrintsTheCatalogue) {
+  const CliRun r = run_lsm("metrics --list-metrics");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<std::string> acronyms;
+  while (std::getline(lines, line)) acronyms.push_back(line.substr(0, line.find(' ')));
+  std::vector<std::string> catalogue;
+  for (const lsm::MetricInfo& m : lsm::metric_catalogue()) catalogue.push_back(m.acronym);
+  EXPECT_EQ(acronyms, catalogue);
+  EXPECT_NE(r.out.find("\nENN       Euclidean nearest-neighbour distance (m)   patch; _MN _AM _MD _RA _SD _CV at class and "
+                       "landscape · isolation\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nSHDI      Shannon's diversity index"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("landscape · diversity\n"), std::string::npos) << r.out;
+  EXPECT_NE(run_lsm("metrics --help").out.find("--list-metrics"), std::string::npos);
 }
 
 TEST_F(CliConventions, HelpPerCommand) {

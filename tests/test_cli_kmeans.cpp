@@ -86,7 +86,9 @@ TEST_F(CliKMeans, BadInput) {
   const std::string rgb = make_rgb("rgb.tif", std::vector<uint8_t>(24, 7));
   const std::string one = write_4x3("one.tif", GDT_Byte, {0, 1, 0, 0, 0, -1}, 32632, std::vector<double>(12, 3));
   const auto before = files();
-  expect_clean_failure(run_lsm("kmeans " + rgb + " " + path("o.tif") + " --k 0"), "--k must be in 1..65534", before);
+  expect_clean_failure(run_lsm("kmeans " + rgb + " " + path("o.tif") + " --k 0"), "--k must be in 2..65534", before);
+  // One cluster would write a raster of one class: refused, and dialogs start at 2.
+  expect_clean_failure(run_lsm("kmeans " + rgb + " " + path("o.tif") + " --k 1"), "--k must be in 2..65534", before);
   expect_clean_failure(run_lsm("kmeans " + rgb + " " + path("o.tif") + " --k -2"), "--k", before);
   expect_clean_failure(run_lsm("kmeans " + one + " " + path("o.tif") + " --k 2 --color-space lab"),
                        "--color-space lab needs 3 bands", before);

@@ -62,6 +62,25 @@ std::vector<std::string> metric_choice_labels(const std::vector<std::string>& ac
   return labels;
 }
 
+std::vector<std::string> metric_choice_details(const std::vector<std::string>& acronyms) {
+  std::vector<std::string> details;
+  for (const std::string& acronym : acronyms) {
+    const MetricInfo* m = find_metric(acronym);
+    if (!m) throw Error(ErrorKind::Internal, "'" + acronym + "' is not in the metric catalogue");
+    std::string levels;
+    const std::pair<unsigned, const char*> names[] = {{kPatchLevel, "patch"}, {kClassLevel, "class"}, {kLandscapeLevel, "landscape"}};
+    for (const auto& [bit, name] : names)
+      if (m->levels & bit) levels += (levels.empty() ? "" : ", ") + std::string(name);
+    if (m->distributed) {
+      std::string stats;
+      for (const std::string& s : distribution_statistics()) stats += " _" + s;
+      levels += (levels.empty() ? stats.substr(1) : ";" + stats) + " at class and landscape";
+    }
+    details.push_back(levels + " · " + family_name(m->family));
+  }
+  return details;
+}
+
 ParameterSpec quiet_parameter() {
   return flag("quiet", "no progress output").short_option('q').presentation();
 }

@@ -17,6 +17,10 @@ ParameterSpec backend_parameter(const std::vector<std::pair<std::string, std::st
 /// catalogue: "Patch area (ha)". Throws lsm::Error(Internal) for an acronym
 /// the catalogue lacks.
 std::vector<std::string> metric_choice_labels(const std::vector<std::string>& acronyms);
+/// Per acronym its levels and family: "class, landscape · area and edge";
+/// a patch metric adds its distributions ("patch; _MN _AM _MD _RA _SD _CV at
+/// class and landscape · shape").
+std::vector<std::string> metric_choice_details(const std::vector<std::string>& acronyms);
 /// -q: no progress and no notes (command line only; the driver is silent).
 ParameterSpec quiet_parameter();
 /// band, nodata, neighbors, backend, tile-size, quiet, memory-limit and

@@ -82,7 +82,7 @@ OperationSpec kmeans_spec() {
               .needed()
               .at_position(2)
               .only(kCommandLine | kService),  // the service names it itself
-          integer("k", "number of clusters").titled("Clusters (K)").needed().at_least(1).at_most(65534),
+          integer("k", "number of clusters (one cluster would make every cell one class)").titled("Clusters (K)").needed().at_least(2).at_most(65534),
           text("bands", "bands to cluster, e.g. 1,2,3 (default: all but alpha)")
               .only(kCommandLine | kDriver)
               .checked_by([](const std::string& v) { band_list(v); }),

@@ -61,6 +61,7 @@ OperationSpec metrics_spec() {
           text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
               .subset_of(metric_acronyms())
               .labelled(metric_choice_labels(metric_acronyms()))
+              .detailed(metric_choice_details(metric_acronyms()))
               .checked_by([](const std::string& v) { MetricSelection{v}; }),
           integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells"),
           text("gyrate", "GYRATE rule: the mean distance of a patch's cells")

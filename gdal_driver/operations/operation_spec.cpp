@@ -199,6 +199,30 @@ std::string ParameterSpec::described() const {
   return text;
 }
 
+std::string ParameterSpec::choice_listing() const {
+  size_t value_width = 0, label_width = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    value_width = std::max(value_width, choices[i].size());
+    if (i < choice_labels.size()) label_width = std::max(label_width, choice_labels[i].size());
+  }
+  std::string text;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    std::string line = choices[i];
+    const std::string label = i < choice_labels.size() ? choice_labels[i] : "";
+    const std::string details = i < choice_details.size() ? choice_details[i] : "";
+    if (!label.empty() || !details.empty()) line += std::string(value_width + 2 - choices[i].size(), ' ') + label;
+    if (!details.empty()) line += std::string(label_width + 2 - label.size(), ' ') + details;
+    text += line + "\n";
+  }
+  return text;
+}
+
+ParameterSpec ParameterSpec::detailed(std::vector<std::string> details) const {
+  auto c = *this;
+  c.choice_details = std::move(details);
+  return c;
+}
+
 ParameterSpec ParameterSpec::titled(std::string l) const { auto c = *this; c.label = std::move(l); return c; }
 ParameterSpec ParameterSpec::subset_of(std::vector<std::string> values) const {
   auto c = *this;

@@ -106,6 +106,9 @@ struct ParameterSpec {
   /// beside the value ("8 — edges and corners, FRAGSTATS' default"); the
   /// value stays what is stored and typed. Empty = the values alone.
   std::vector<std::string> choice_labels;
+  /// Longer notes per choice (a metric's levels and family), in the order of
+  /// `choices`, for a listing of the values; empty = none.
+  std::vector<std::string> choice_details;
   std::optional<double> minimum, maximum;    ///< inclusive range of Integer/Number values
   bool required = false;
   bool repeatable = false;                   ///< CLI: given several times; driver: values joined by ';'
@@ -137,6 +140,12 @@ struct ParameterSpec {
   /// choice with labels every value with its label ("neighbour rule — 4: edges
   /// only; 8: edges and corners, FRAGSTATS' default").
   std::string described() const;
+  /// Whether described() leaves the choices out (a labelled subset: too many
+  /// for one help line), so that a text front end lists them apart
+  /// (`--list-NAME` on the command line).
+  bool choices_listed_apart() const { return comma_list && !choice_labels.empty(); }
+  /// The choices one per line, in columns: value, label, details.
+  std::string choice_listing() const;
   bool shown_in(FrontEnd f) const { return (front_ends & f) != 0; }
   /// True for the roles that name something the run writes.
   bool is_output() const {
@@ -155,6 +164,8 @@ struct ParameterSpec {
   ParameterSpec one_of_labelled(std::vector<std::pair<std::string, std::string>> values_and_labels) const;
   /// Labels for the choices already set (same order, one each).
   ParameterSpec labelled(std::vector<std::string> labels) const;
+  /// Details for the choices already set (same order, one each).
+  ParameterSpec detailed(std::vector<std::string> details) const;
   ParameterSpec at_least(double v) const;
   ParameterSpec at_most(double v) const;
   ParameterSpec in(std::string unit_name) const;

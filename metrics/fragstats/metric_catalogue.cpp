@@ -1,5 +1,7 @@
 #include "metric_catalogue.h"
 
+#include <algorithm>
+
 namespace lsm {
 
 namespace {
@@ -90,6 +92,35 @@ std::vector<std::string> patch_metric_columns() {
   for (const MetricInfo& m : metric_catalogue())
     if (m.levels & kPatchLevel) columns.push_back(m.acronym);
   return columns;
+}
+
+const MissingMetric* find_missing_metric(const std::string& acronym) {
+  // FRAGSTATS 4.2's isolation, contrast and connectivity metrics that take an
+  // auxiliary table or a distance (its "Isolation/Proximity", "Contrast" and
+  // "Connectivity" sections), and landscapemetrics' information theory.
+  static const MissingMetric missing[] = {
+      {"PROX", "FRAGSTATS", "a search radius"},
+      {"SIMI", "FRAGSTATS", "a similarity table and a search radius"},
+      {"ECON", "FRAGSTATS", "an edge contrast table"},
+      {"CWED", "FRAGSTATS", "an edge contrast table"},
+      {"TECI", "FRAGSTATS", "an edge contrast table"},
+      {"CONNECT", "FRAGSTATS", "a threshold distance"},
+      {"GISFRAG", "FRAGSTATS", ""},
+      {"ENT", "landscapemetrics", ""},
+      {"CONDENT", "landscapemetrics", ""},
+      {"JOINENT", "landscapemetrics", ""},
+      {"MUTINF", "landscapemetrics", ""},
+      {"RELMUTINF", "landscapemetrics", ""},
+  };
+  std::string base = acronym;
+  const size_t u = base.rfind('_');
+  if (u != std::string::npos) {
+    const auto& stats = distribution_statistics();
+    if (std::find(stats.begin(), stats.end(), base.substr(u + 1)) != stats.end()) base.erase(u);
+  }
+  for (const MissingMetric& m : missing)
+    if (base == m.acronym) return &m;
+  return nullptr;
 }
 
 }  // namespace lsm

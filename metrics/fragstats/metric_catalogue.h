@@ -39,4 +39,16 @@ const std::vector<std::string>& distribution_statistics();
 /// The patch table's metric columns (after PID and TYPE), in order.
 std::vector<std::string> patch_metric_columns();
 
+/// A metric of FRAGSTATS 4.2 (or of landscapemetrics' information theory,
+/// Nowosad & Stepinski 2019) that lsm does not compute yet, so that asking
+/// for it reads as "not yet" rather than as a typo.
+struct MissingMetric {
+  const char* acronym;  ///< as FRAGSTATS (or landscapemetrics) spells it
+  const char* from;     ///< "FRAGSTATS" or "landscapemetrics"
+  const char* needs;    ///< the extra input it takes ("a search radius"), or ""
+};
+/// The metric `acronym` (upper case; a distribution such as PROX_MN counts as
+/// PROX) is known but not computed: its entry, else nullptr.
+const MissingMetric* find_missing_metric(const std::string& acronym);
+
 }  // namespace lsm

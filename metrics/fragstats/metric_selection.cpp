@@ -65,9 +65,14 @@ MetricSelection::MetricSelection(const std::string& list) {
     item = upper(item);
     const auto& known = known_metric_names();
     if (std::find(known.begin(), known.end(), item) == known.end()) {
+      if (const MissingMetric* missing = find_missing_metric(item))
+        throw Error(ErrorKind::BadInput,
+                    item + " is a " + missing->from + " metric that lsm does not compute yet" +
+                        (*missing->needs ? std::string(" (it needs ") + missing->needs + ")" : std::string()) +
+                        "; `lsm metrics --list-metrics` lists those it does");
       const std::string meant = near_match(item, known);
       throw Error(ErrorKind::BadInput, "unknown metric '" + item + "'" + (meant.empty() ? "" : "; did you mean " + meant + "?") +
-                                           " (FRAGSTATS acronyms such as AREA, CA, LPI, ENN_MN, SHDI)");
+                                           " (`lsm metrics --list-metrics` lists them)");
     }
     names_.push_back(item);
   }

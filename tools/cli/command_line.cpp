@@ -26,7 +26,12 @@ po::options_description options_of(const ops::OperationSpec& spec) {
   for (const ops::ParameterSpec& p : spec.parameters) {
     if (!p.shown_in(ops::kCommandLine)) continue;
     const std::string names = p.name + (p.short_name ? std::string(",") + p.short_name : "");
-    const std::string help = p.described();
+    std::string help = p.described();
+    if (p.choices_listed_apart()) {
+      help += "; --list-" + p.name + " lists them";
+      const std::string listing = "list-" + p.name, listing_help = "list the values of --" + p.name + " and exit";
+      desc.add_options()(listing.c_str(), po::bool_switch(), listing_help.c_str());
+    }
     if (p.type == ops::ParameterType::Flag) {
       desc.add_options()(names.c_str(), po::bool_switch(), help.c_str());
       continue;
@@ -147,6 +152,11 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
     std::cout << command_help(spec);
     return 0;
   }
+  for (const ops::ParameterSpec& p : spec.parameters)
+    if (p.shown_in(ops::kCommandLine) && p.choices_listed_apart() && vm["list-" + p.name].as<bool>()) {
+      std::cout << p.choice_listing();
+      return 0;
+    }
   ops::ParameterValues values(spec, ops::kCommandLine);
   for (const ops::ParameterSpec& p : spec.parameters) {
     if (!p.shown_in(ops::kCommandLine)) continue;
