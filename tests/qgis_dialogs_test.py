@@ -142,9 +142,19 @@ check("class descriptors and the scratch folder are file and folder fields with 
       isinstance(metrics_alg.parameterDefinition("CLASS_DESCRIPTORS"), QgsProcessingParameterFile)
       and metrics_alg.parameterDefinition("CLASS_DESCRIPTORS").behavior() == QgsProcessingParameterFile.File
       and metrics_alg.parameterDefinition("TEMP_DIR").behavior() == QgsProcessingParameterFile.Folder)
-band = metrics_alg.parameterDefinition("BAND")
-check("the band field lists the input's bands", isinstance(band, QgsProcessingParameterBand)
-      and band.parentLayerParameterName() == "INPUT", band)
+# Every parameter declared as a band of the input (band_of), and only those.
+band_fields = {}
+for command in describe["commands"]:
+    alg = QgsApplication.processingRegistry().algorithmById("lsm:" + command["name"])
+    for option in command["parameters"]:
+        field = alg.parameterDefinition(parameter_name(option)) if alg else None
+        if isinstance(field, QgsProcessingParameterBand) or option.get("band_of"):
+            band_fields["%s %s" % (command["name"], option["name"])] = (
+                isinstance(field, QgsProcessingParameterBand) and option.get("band_of") == "input"
+                and field.parentLayerParameterName() == "INPUT")
+check("the band fields list the input's bands (metrics, label, gradient, hog, fuzzy ...)",
+      band_fields and all(band_fields.values()) and "metrics band" in band_fields and "hog band" in band_fields,
+      band_fields)
 check("the metrics help lists the metrics with their units",
       "SHDI" in metrics_alg.shortHelpString() and "ha" in metrics_alg.shortHelpString())
 

@@ -88,7 +88,7 @@ ParameterSpec quiet_parameter() {
 std::vector<ParameterSpec> patch_parameters() {
   return joined(
       {
-          integer("band", "band of class codes (1-based)").with_default("1").at_least(1).at_most(65535).short_option('b').titled("Band of class codes").technical(),
+          integer("band", "band of class codes (1-based)").band_of_input().with_default("1").at_least(1).at_most(65535).short_option('b').titled("Band of class codes").technical(),
           number("nodata", "cells of this value are outside the landscape, as gdal_translate's -a_nodata (default: the "
                            "band's nodata value)")
               .at_least(-3.4e38)

@@ -119,7 +119,7 @@ OperationSpec fuzzy_spec() {
               .only(kCommandLine | kDriver)
               .checked_by(check_seed_text),
           flag("volume", "read every band as a slice (band k = slice k) and segment in 3-D"),
-          integer("band", "the band of a 2-D image").with_default("1").at_least(1).at_most(65535).technical(),
+          integer("band", "the band of a 2-D image").band_of_input().with_default("1").at_least(1).at_most(65535).technical(),
           integer("adjacency", "4 or 8 (image, default 4); 6 or 26 (volume, default 6)").one_of({"4", "8", "6", "26"}),
           integer("seed-radius", "object statistics from the (2R+1)-voxel boxes around the seeds")
               .with_default("2")

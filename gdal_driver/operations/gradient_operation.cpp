@@ -83,7 +83,7 @@ OperationSpec gradient_spec() {
               .only(kCommandLine | kService),  // the service names it itself
           number("sigma", "Gaussian sigma").with_default("1").at_least(0.01).at_most(100).in("cells"),
           integer("radius", "kernel radius (1..32): 3 = the paper's 7 taps").with_default("3").at_least(1).at_most(32).in("cells"),
-          integer("band", "the band to differentiate (default 1)").at_least(1).at_most(65535),
+          integer("band", "the band to differentiate (default 1)").band_of_input().at_least(1).at_most(65535),
           flag("grey", "differentiate the grey levels of bands 1-3 (R, G, B): 0.2125 R + 0.7154 G + 0.0721 B"),
           backend_parameter(),
           integer("strip-rows", "rows per streamed strip").with_default("256").at_least(1).at_most(1000000).in("rows").also_spelled("tile-size").technical().only(kCommandLine),

@@ -111,7 +111,7 @@ OperationSpec hog_spec() {
               .at_least(0)
               .at_most(1000)
               .in("pixels"),
-          integer("band", "use this band (default: the grey levels of bands 1-3, or band 1 of a 1-band input)").at_least(1).at_most(65535),
+          integer("band", "use this band (default: the grey levels of bands 1-3, or band 1 of a 1-band input)").band_of_input().at_least(1).at_most(65535),
           text("pyramid", "LEVELS,SCALE: descriptors of every bilinear pyramid level, to OUTPUT_level_NN (level 00 = the input)")
               .only(kCommandLine)
               .checked_by([](const std::string& v) { parse_pyramid(v); }),

@@ -217,6 +217,12 @@ std::string ParameterSpec::choice_listing() const {
   return text;
 }
 
+ParameterSpec ParameterSpec::band_of_input(std::string input) const {
+  auto c = *this;
+  c.band_of = std::move(input);
+  return c;
+}
+
 ParameterSpec ParameterSpec::detailed(std::vector<std::string> details) const {
   auto c = *this;
   c.choice_details = std::move(details);

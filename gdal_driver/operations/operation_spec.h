@@ -121,6 +121,9 @@ struct ParameterSpec {
   unsigned front_ends = kEveryFrontEnd;
   Visibility visibility = Visibility::Everyone;
   PathKind path = PathKind::None;            ///< of a text value that names a file or folder
+  /// Of an integer that numbers a band (1-based): the input raster parameter
+  /// whose bands it picks from, so dialogs list that raster's bands; "" = none.
+  std::string band_of;
   std::string driver_spelling;               ///< driver name when not the name with '_' for '-'
   /// Older spellings, still accepted everywhere (documented in --help and
   /// --describe) so that no script breaks when a name is made to mean one
@@ -180,6 +183,8 @@ struct ParameterSpec {
   ParameterSpec trusted() const;
   /// A text value that names a file (PathKind::File) or folder (PathKind::Folder).
   ParameterSpec naming(PathKind kind) const;
+  /// An integer numbering a band of the input raster parameter `input` (band_of).
+  ParameterSpec band_of_input(std::string input = "input") const;
   ParameterSpec short_option(char c) const;
   ParameterSpec named_in_driver(std::string spelling) const;
   /// An older spelling still accepted (aliases).

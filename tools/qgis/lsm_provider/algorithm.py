@@ -85,9 +85,10 @@ def make_bare_parameter(option):
     if option.get("path"):  # a file read or a folder written: a field with a picker
         behavior = QgsProcessingParameterFile.Folder if option["path"] == "folder" else QgsProcessingParameterFile.File
         return QgsProcessingParameterFile(name, text, behavior=behavior, optional=optional)
-    if option["name"] == "band" and option["type"] == "integer":
+    if option.get("band_of"):
         # The input's bands to pick from, by number and description.
-        return QgsProcessingParameterBand(name, text, defaultValue=default, parentLayerParameterName="INPUT",
+        return QgsProcessingParameterBand(name, text, defaultValue=default,
+                                          parentLayerParameterName=option["band_of"].replace("-", "_").upper(),
                                           optional=optional)
     if kind == "table-prefix":
         return QgsProcessingParameterFileDestination(name, text, "CSV tables (*.csv)", optional=optional)
