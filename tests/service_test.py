@@ -21,6 +21,7 @@ Usage: service_test.py LSM_BINARY SOURCE_DIR [SHARED_DIR]. Prints
 """
 import concurrent.futures
 import json
+import random
 import os
 import shutil
 import signal
@@ -184,6 +185,7 @@ def run(tmp, have_schemas):
         section(html_page, base, data, tmp)
         section(bad_requests, base, have_schemas)
         section(dismiss_running, base, work)
+        section(dismissal_races, base, work)
         section(load, base, data, tmp)
     finally:
         server.stop()
@@ -537,6 +539,43 @@ def dismiss_running(base, work):
     check("the dismissed job stays dismissed", info["status"] == "dismissed", info)
     check("its files are gone", not os.path.exists(os.path.join(work, "jobs", job)))
     check("its results are not served", request("GET", base + "/jobs/%s/results" % job)[0] == 404)
+
+
+def dismissal_races(base, work):
+    """200 submit-then-dismiss pairs from 8 clients, each DELETE at a random
+    moment of its job's life (queued, starting, running, finishing, done):
+    every job a DELETE answered 'dismissed' for ends dismissed, with no
+    results and no folder, and none is left accepted or running."""
+    rng = random.Random(47)
+    delays = [rng.choice([0, 0, 0.002, 0.01, 0.03, 0.08]) for _ in range(200)]
+
+    def pair(i):
+        status, headers, info = execute_async(base, "synth", {"width": 96 + i % 64, "height": 80, "seed": i})
+        if status != 201:
+            return None, status, None
+        time.sleep(delays[i])
+        answer, headers, body = request("DELETE", base + "/jobs/" + info["jobID"])
+        return info["jobID"], answer, json.loads(body).get("status") if body else None
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        pairs = list(pool.map(pair, range(200)))
+    check("200 submissions accepted", all(p[0] for p in pairs), [p for p in pairs if not p[0]][:3])
+    check("every DELETE answered 200 dismissed", all(p[1] == 200 and p[2] == "dismissed" for p in pairs if p[0]),
+          [p for p in pairs if p[1] != 200][:3])
+    deadline = time.time() + 60
+    final = {}
+    while time.time() < deadline:
+        final = {p[0]: get_json(base + "/jobs/" + p[0])[1]["status"] for p in pairs if p[0]}
+        if not any(s in ("accepted", "running") for s in final.values()):
+            break
+        time.sleep(0.2)
+    wrong = {j: s for j, s in final.items() if s != "dismissed"}
+    check("every dismissed job ends dismissed (none running, none successful)", not wrong, list(wrong.items())[:5])
+    time.sleep(0.5)  # a worker that still held a job lets go of its folder
+    left = [j for j in final if os.path.exists(os.path.join(work, "jobs", j))]
+    check("no dismissed job keeps a folder", not left, left[:5])
+    served = [j for j in list(final)[:20] if request("GET", base + "/jobs/%s/results" % j)[0] != 404]
+    check("no dismissed job's results are served", not served, served)
 
 
 def load(base, data, tmp):

@@ -57,21 +57,25 @@ void JobRunner::submit(const std::string& id, const ops::Operation& operation, c
   queued_.notify_one();
 }
 
-void JobRunner::dismiss(const std::string& id) {
-  bool running = false;
+bool JobRunner::dismiss(const std::string& id) {
+  // The store decides first, in one step: of a dismissal and the end of a
+  // run, only one changes the status.
+  if (!store_.transition(id, {"accepted", "running", "successful", "failed"}, "dismissed", "dismissed by the client"))
+    return false;
+  bool held = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = active_.find(id);
     if (it != active_.end()) {
       it->second->dismissed = true;
       it->second->cancel = true;
-      running = it->second->running;
+      held = true;
     }
   }
-  store_.set_status(id, "dismissed", "dismissed by the client");
-  // A running job's folder goes when its thread lets go of it (run()).
-  if (!running) remove_folder(id);
+  // A job a worker still holds loses its folder when the worker lets go (work()).
+  if (!held) remove_folder(id);
   ended_.notify_all();
+  return true;
 }
 
 bool JobRunner::wait(const std::string& id, std::chrono::seconds limit) {
@@ -88,35 +92,34 @@ void JobRunner::work() {
       if (stopping_) return;
       job = queue_.front();
       queue_.pop_front();
-      if (job->dismissed) {
-        active_.erase(job->id);
-        ended_.notify_all();
-        continue;
-      }
       job->running = true;
       job->started = std::chrono::steady_clock::now();
     }
-    run(*job);
+    if (!job->dismissed) run(*job);
+    bool dismissed = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       active_.erase(job->id);
+      dismissed = job->dismissed;  // set under this lock by dismiss(), which then left the folder to us
     }
+    if (dismissed) remove_folder(job->id);
     ended_.notify_all();
   }
 }
 
-bool JobRunner::record_status(const std::string& id, const std::string& status, const std::string& message) noexcept {
+JobRunner::Recorded JobRunner::record(const std::string& id, const std::vector<std::string>& from,
+                                      const std::string& status, const std::string& message) noexcept {
   try {
-    store_.set_status(id, status, message);
-    return true;
+    return store_.transition(id, from, status, message) ? Recorded::Changed : Recorded::Refused;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lsm serve: cannot record job %s as %s: %s\n", id.c_str(), status.c_str(), e.what());
-    return false;
+    return Recorded::Failed;
   }
 }
 
 void JobRunner::run(Job& job) {
-  if (!record_status(job.id, "running", "running")) {  // the store is unusable: the job does not run
+  // Dismissed before it started, or a store that cannot take it: the job does not run.
+  if (record(job.id, {"accepted"}, "running", "running") != Recorded::Changed) {
     remove_folder(job.id);
     return;
   }
@@ -145,16 +148,14 @@ void JobRunner::run(Job& job) {
   } catch (const std::exception& e) {
     failure = filter_(e.what());
   }
-  if (job.dismissed) {
-    remove_folder(job.id);  // the status is already dismissed
-  } else if (job.timed_out) {
+  // Each end is a transition from running: refused when a dismissal came
+  // first (its status stays dismissed), and then the results go.
+  if (job.timed_out || !failure.empty()) {
     remove_folder(job.id);
-    record_status(job.id, "failed", "the job ran longer than --job-timeout (" + std::to_string(timeout_s_) + " s)");
-  } else if (!failure.empty()) {
-    remove_folder(job.id);
-    record_status(job.id, "failed", failure);
-  } else if (!record_status(job.id, "successful", "done")) {
-    remove_folder(job.id);  // results nobody can be told of
+    record(job.id, {"running"}, "failed",
+           job.timed_out ? "the job ran longer than --job-timeout (" + std::to_string(timeout_s_) + " s)" : failure);
+  } else if (record(job.id, {"running"}, "successful", "done") != Recorded::Changed) {
+    remove_folder(job.id);  // dismissed meanwhile, or results nobody can be told of
   }
 }
 

@@ -37,10 +37,12 @@ class JobRunner {
 
   /// Queues job `id` (its row already in the store, status accepted).
   void submit(const std::string& id, const ops::Operation& operation, const ops::ParameterValues& values);
-  /// Dismisses job `id`: a queued one never runs, a running one is
-  /// cancelled at its next tile; its folder is removed once no thread uses
-  /// it. The store's status becomes dismissed.
-  void dismiss(const std::string& id);
+  /// Dismisses job `id`, queued, running or finished: the store's status
+  /// becomes dismissed in one step with the check that it is not already
+  /// (false, and nothing done, when it is); a queued job never runs, a
+  /// running one is cancelled at its next tile, and its folder is removed
+  /// once no thread uses it.
+  bool dismiss(const std::string& id);
   /// Blocks until job `id` has ended (or `limit` passed); true when it ended.
   bool wait(const std::string& id, std::chrono::seconds limit);
 
@@ -65,10 +67,14 @@ class JobRunner {
   };
   void work();
   void run(Job& job);
-  /// Records a job's status; where the job store cannot (a full disk, a
-  /// database error) says so on stderr and returns false: a worker never
-  /// ends the server.
-  bool record_status(const std::string& id, const std::string& status, const std::string& message) noexcept;
+  /// Of a status change: made, refused (the job is no longer in a status it
+  /// may leave that way: dismissed meanwhile), or failed (the store cannot
+  /// write: a full disk, a database error; said on stderr).
+  enum class Recorded { Changed, Refused, Failed };
+  /// Moves job `id` from one of `from` to `status` (JobStore::transition);
+  /// never throws: a worker never ends the server.
+  Recorded record(const std::string& id, const std::vector<std::string>& from, const std::string& status,
+                  const std::string& message) noexcept;
   void watch_timeouts();
   void remove_folder(const std::string& id) const;
 

@@ -128,6 +128,25 @@ void JobStore::set_status(const std::string& id, const std::string& status, cons
   s.text(1, id).text(2, status).text(3, message).text(4, now).step(db_);
 }
 
+bool JobStore::transition(const std::string& id, const std::vector<std::string>& from, const std::string& status,
+                          const std::string& message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::string now = now_rfc3339();
+  std::string allowed;
+  for (size_t i = 0; i < from.size(); ++i) allowed += (i ? ", ?" : "?") + std::to_string(5 + i);
+  const std::string sql =
+      "UPDATE jobs SET status = ?2, message = ?3, updated = ?4, "
+      "started = CASE WHEN ?2 = 'running' THEN ?4 ELSE started END, "
+      "finished = CASE WHEN ?2 IN ('successful', 'failed', 'dismissed') THEN ?4 ELSE finished END, "
+      "progress = CASE WHEN ?2 = 'successful' THEN 100 ELSE progress END WHERE id = ?1 AND status IN (" +
+      allowed + ")";
+  Statement s(db_, sql.c_str());
+  s.text(1, id).text(2, status).text(3, message).text(4, now);
+  for (size_t i = 0; i < from.size(); ++i) s.text(static_cast<int>(5 + i), from[i]);
+  s.step(db_);
+  return sqlite3_changes(db_) == 1;
+}
+
 void JobStore::set_progress(const std::string& id, int progress) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s(db_, "UPDATE jobs SET progress = ?2, updated = ?3 WHERE id = ?1");

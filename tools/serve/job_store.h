@@ -36,6 +36,12 @@ class JobStore {
   void insert(const JobRecord& job);
   /// Sets status and message (and started/finished by status); updated = now.
   void set_status(const std::string& id, const std::string& status, const std::string& message);
+  /// Sets status and message as set_status() does, but only while the job's
+  /// status is one of `from`: one atomic step, so that a dismissal and the
+  /// end of a run cannot both win (a dismissed job never turns successful, a
+  /// job dismissed before it started never turns running). True when it changed.
+  bool transition(const std::string& id, const std::vector<std::string>& from, const std::string& status,
+                  const std::string& message);
   void set_progress(const std::string& id, int progress);
   std::optional<JobRecord> find(const std::string& id) const;
   /// Newest first.

@@ -349,8 +349,7 @@ class Service {
     svr.Delete(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::string id = req.matches[1];
       const std::optional<JobRecord> job = store_.find(id);
-      if (!job || job->status == "dismissed") return no_such_job(res, id);
-      runner_.dismiss(id);
+      if (!job || job->status == "dismissed" || !runner_.dismiss(id)) return no_such_job(res, id);  // dismissed meanwhile
       send_json(res, 200, status_info(*store_.find(id), public_url_));
     });
     svr.Get(R"(/jobs/([^/]+)/results)", [this](const httplib::Request& req, httplib::Response& res) {
