@@ -29,6 +29,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -646,13 +647,27 @@ def tokens(data, tmp):
 
 
 def full_queue(data, tmp):
-    server = Server(data, os.path.join(tmp, "work_queue"), "--workers", "1", "--max-queue", "1")
+    server = Server(data, os.path.join(tmp, "work_queue"), "--workers", "1", "--max-queue", "3")
     try:
-        statuses = []
-        for _ in range(4):
-            status, headers, info = execute_async(server.base, "synth", {"width": 4000, "height": 4000, "octaves": 16})
-            statuses.append((status, headers.get("Retry-After")))
-        check("a full queue: 429 with Retry-After", any(s == 429 and r for s, r in statuses), statuses)
+        # The one worker busy with a long job, then simultaneous submissions:
+        # exactly --max-queue of them wait, every other gets 429.
+        status, headers, info = execute_async(server.base, "synth", {"width": 8000, "height": 8000, "octaves": 16})
+        first = info["jobID"]
+        deadline = time.time() + 30
+        while time.time() < deadline and get_json(server.base + "/jobs/" + first)[1]["status"] != "running":
+            time.sleep(0.02)
+        barrier = threading.Barrier(6)
+
+        def submit(i):
+            barrier.wait(10)
+            status, headers, info = execute_async(server.base, "synth", {"width": 4000, "height": 4000, "seed": i})
+            return status, headers.get("Retry-After")
+
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            statuses = list(pool.map(submit, range(6)))
+        check("a full queue under 6 simultaneous submissions: exactly 3 accepted, 3 refused with 429 and Retry-After",
+              sorted(s for s, r in statuses) == [201, 201, 201, 429, 429, 429]
+              and all(r for s, r in statuses if s == 429), statuses)
     finally:
         server.stop()
 

@@ -117,6 +117,16 @@ void JobStore::insert(const JobRecord& j) {
   s.text(7, j.started).text(8, j.finished).text(9, j.updated).text(10, j.request).step(db_);
 }
 
+bool JobStore::insert_within(const JobRecord& j, int64_t max_accepted) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Statement s(db_, "INSERT INTO jobs (id, process, status, message, progress, created, started, finished, updated, "
+                   "request) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 "
+                   "WHERE (SELECT COUNT(*) FROM jobs WHERE status = 'accepted') < ?11");
+  s.text(1, j.id).text(2, j.process).text(3, j.status).text(4, j.message).integer(5, j.progress).text(6, j.created);
+  s.text(7, j.started).text(8, j.finished).text(9, j.updated).text(10, j.request).integer(11, max_accepted).step(db_);
+  return sqlite3_changes(db_) == 1;
+}
+
 void JobStore::set_status(const std::string& id, const std::string& status, const std::string& message) {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string now = now_rfc3339();

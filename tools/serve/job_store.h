@@ -34,6 +34,10 @@ class JobStore {
   JobStore& operator=(const JobStore&) = delete;
 
   void insert(const JobRecord& job);
+  /// Inserts `job` (accepted) only while fewer than `max_accepted` jobs are
+  /// accepted: the count and the insertion are one step, so that concurrent
+  /// submissions cannot overfill the queue. True when inserted.
+  bool insert_within(const JobRecord& job, int64_t max_accepted);
   /// Sets status and message (and started/finished by status); updated = now.
   void set_status(const std::string& id, const std::string& status, const std::string& message);
   /// Sets status and message as set_status() does, but only while the job's

@@ -445,11 +445,6 @@ class Service {
       return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request",
                           roots_.without_server_paths(e.what(), private_folders_));
     }
-    if (store_.count_with_status("accepted") >= options_.max_queue) {
-      res.set_header("Retry-After", "5");
-      return send_problem(res, "about:blank", 429, "Too Many Requests",
-                          "the queue holds --max-queue " + std::to_string(options_.max_queue) + " jobs; retry later");
-    }
     JobRecord job;
     job.id = id;
     job.process = op->spec.name;
@@ -457,7 +452,11 @@ class Service {
     job.message = "queued";
     job.created = job.updated = now_rfc3339();
     job.request = Json::parse(req.body).dump();  // read_execute_request() has parsed it
-    store_.insert(job);
+    if (!store_.insert_within(job, options_.max_queue)) {
+      res.set_header("Retry-After", "5");
+      return send_problem(res, "about:blank", 429, "Too Many Requests",
+                          "the queue holds --max-queue " + std::to_string(options_.max_queue) + " jobs; retry later");
+    }
     runner_.submit(id, *op, *read);
     const std::string location = public_url_ + "/jobs/" + id;
     if (req.get_header_value("Prefer").find("respond-async") != std::string::npos) {
