@@ -187,6 +187,7 @@ def run(tmp, have_schemas):
         section(bad_requests, base, have_schemas)
         section(dismiss_running, base, work)
         section(dismissal_races, base, work)
+        section(connection_burst, base)
         section(load, base, data, tmp)
     finally:
         server.stop()
@@ -577,6 +578,30 @@ def dismissal_races(base, work):
     check("no dismissed job keeps a folder", not left, left[:5])
     served = [j for j in list(final)[:20] if request("GET", base + "/jobs/%s/results" % j)[0] != 404]
     check("no dismissed job's results are served", not served, served)
+
+
+def connection_burst(base):
+    """200 clients connect at once: every one is answered, none waits for a
+    retried SYN (a listen backlog of 5 drops the rest of a burst: the client
+    tries again after 1 s, 3 s ...) nor is reset."""
+    host, port = base.split("//")[1].split(":")
+    barrier = threading.Barrier(200)
+
+    def one(i):
+        try:
+            barrier.wait(20)
+            start = time.time()
+            with socket.create_connection((host, int(port)), timeout=30) as s:
+                s.sendall(b"GET /conformance HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                answer = s.recv(12)
+                return answer if time.time() - start < 0.98 else "%s after %.1f s" % (answer, time.time() - start)
+        except OSError as e:
+            return repr(e)
+
+    with concurrent.futures.ThreadPoolExecutor(200) as pool:
+        answers = list(pool.map(one, range(200)))
+    bad = [a for a in answers if a != b"HTTP/1.1 200"]
+    check("200 simultaneous connections: every one answered within 0.98 s (no SYN retried), none reset", not bad, (len(bad), bad[:3]))
 
 
 def load(base, data, tmp):

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -33,6 +35,10 @@ namespace fs = std::filesystem;
 namespace po = boost::program_options;
 
 namespace {
+
+// Connections the kernel holds for accept(): a burst of clients waits
+// there instead of being reset (the kernel caps it at net.core.somaxconn).
+constexpr int kListenBacklog = 1024;
 
 struct Options {
   std::string listen = "127.0.0.1:8080";
@@ -544,12 +550,19 @@ int run_serve(const std::vector<std::string>& args) {
   // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, with which a
   // second lsm serve on the same port starts silently and takes half the
   // connections.
-  svr.set_socket_options([](int sock) {
+  int listening_socket = -1;
+  svr.set_socket_options([&listening_socket](int sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listening_socket = sock;  // the last one made is the one bound
   });
   if (!svr.bind_to_port(host.c_str(), port))
     throw Error(ErrorKind::Io, "cannot listen on " + o.listen + " (in use, or not an address of this machine)");
+  // Debian's cpp-httplib 0.11 listens with a backlog of 5, compiled into the
+  // library: a burst of connections beyond it is reset. Listening again on
+  // the bound socket sets a deeper backlog (Linux takes the new value).
+  if (listening_socket < 0 || ::listen(listening_socket, kListenBacklog) != 0)
+    throw Error(ErrorKind::Io, std::string("cannot set the listen backlog: ") + std::strerror(errno));
   std::error_code ec;
   fs::create_directories(fs::path(o.work_dir) / "jobs", ec);
   if (!fs::is_directory(fs::path(o.work_dir) / "jobs"))
