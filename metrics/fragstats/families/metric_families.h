@@ -5,7 +5,8 @@
 // adds its columns to a row in the order FRAGSTATS prints them, from what
 // compute_fragstats_metrics (fragstats_metrics.cpp) gathered in its patch
 // pass: the classes' sums, the class adjacencies and the per-patch values on
-// their scratch file. Internal to that function: not a public interface.
+// their scratch file; the window job (metrics/jobs/window_job.h) gives them
+// each window's counts. Internal to the engine: not a public interface.
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -25,9 +26,12 @@ inline double ln_ratio_term(double p) { return p > 0 ? p * std::log(p) : 0; }
 class RowBuilder {
  public:
   void add(const std::string& name, double v) {
-    names.push_back(name);
+    if (record_names) names.push_back(name);
     values.push_back(v);
   }
+  /// False: only the values are kept (a caller that fills one row per cell
+  /// and knows the names from its first row).
+  bool record_names = true;
   /// NAME_MN, _AM, _MD, _RA, _SD, _CV.
   void add_distribution(const std::string& metric, const Distribution& d);
   std::vector<std::string> names;

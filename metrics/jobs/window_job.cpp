@@ -1,0 +1,466 @@
+#include "window_job.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "error.h"
+#include "families/metric_families.h"
+#include "metric_catalogue.h"
+#include "near_match.h"
+
+namespace lsm {
+
+namespace {
+
+constexpr int32_t kOutside = -1;  // a class index for nodata and cells beyond the raster's edge
+
+// The counts of one window: cells per class, and cell sides shared by two
+// classes (FRAGSTATS' adjacencies, double count: a side between two cells of
+// class a adds 2 to (a, a); one between a and b adds 1 to (a, b) and (b, a)).
+// Top/bottom sides (vertical neighbours) and left/right sides apart, as the
+// landscape job's ClassAdjacency keeps them (their lengths differ).
+struct WindowCounts {
+  explicit WindowCounts(size_t k) : k(k), cells(k, 0), sides_h(k * k, 0), sides_v(k * k, 0) {}
+  size_t k;
+  std::vector<int64_t> cells;
+  std::vector<int64_t> sides_h, sides_v;
+
+  void cell(int32_t a, int64_t sign) {
+    if (a != kOutside) cells[static_cast<size_t>(a)] += sign;
+  }
+  // A pair of neighbouring cells; `vertical`: one above the other (they share a top/bottom side).
+  void pair(int32_t a, int32_t b, bool vertical, int64_t sign) {
+    if (a == kOutside || b == kOutside) return;
+    std::vector<int64_t>& m = vertical ? sides_h : sides_v;
+    m[static_cast<size_t>(a) * k + static_cast<size_t>(b)] += sign;
+    m[static_cast<size_t>(b) * k + static_cast<size_t>(a)] += sign;
+  }
+  void clear() {
+    std::fill(cells.begin(), cells.end(), 0);
+    std::fill(sides_h.begin(), sides_h.end(), 0);
+    std::fill(sides_v.begin(), sides_v.end(), 0);
+  }
+};
+
+// The band of rows a focal row's windows cover, as class indices, with
+// `pad` columns of kOutside on each side and kOutside rows beyond the
+// raster's top and bottom: every window reads it without bounds checks.
+class RowBand {
+ public:
+  RowBand(ClassRasterSource& source, const std::vector<int32_t>& codes, int64_t reach, int64_t pad)
+      : source_(source), codes_(codes), width_(source.info().width), height_(source.info().height),
+        reach_(reach), pad_(pad), stride_(width_ + 2 * pad),
+        rows_(static_cast<size_t>(2 * reach + 1) * static_cast<size_t>(stride_), kOutside), read_(width_) {}
+
+  // Makes the band hold rows y - reach ... y + reach (called for y = 0, 1, ... in order).
+  void centre_on(int64_t y) {
+    const int64_t first_needed = y == 0 ? -reach_ : y + reach_;
+    for (int64_t r = first_needed; r <= y + reach_; ++r) load(r);
+  }
+  // Class index of cell (x, y'), for x in [-pad, width + pad) and y' within the band.
+  int32_t at(int64_t x, int64_t y) const {
+    return rows_[slot(y) * static_cast<size_t>(stride_) + static_cast<size_t>(x + pad_)];
+  }
+
+ private:
+  size_t slot(int64_t y) const {
+    const int64_t n = 2 * reach_ + 1;
+    return static_cast<size_t>(((y % n) + n) % n);
+  }
+  void load(int64_t y) {
+    int32_t* row = &rows_[slot(y) * static_cast<size_t>(stride_)];
+    std::fill(row, row + stride_, kOutside);
+    if (y < 0 || y >= height_) return;
+    source_.read(Window{0, y, width_, 1}, read_.data());
+    for (int64_t x = 0; x < width_; ++x) {
+      const int32_t v = read_[static_cast<size_t>(x)];
+      if (v == kNoClass) continue;
+      row[x + pad_] = static_cast<int32_t>(std::lower_bound(codes_.begin(), codes_.end(), v) - codes_.begin());
+    }
+  }
+
+  ClassRasterSource& source_;
+  const std::vector<int32_t>& codes_;
+  int64_t width_, height_, reach_, pad_, stride_;
+  std::vector<int32_t> rows_;
+  std::vector<int32_t> read_;
+};
+
+// Every class code of the raster, ascending (the first read).
+std::vector<int32_t> class_codes_of(ClassRasterSource& source, const ProgressFn& progress) {
+  const RasterInfo info = source.info();
+  std::set<int32_t> codes;
+  const int64_t strip = std::max<int64_t>(1, std::min<int64_t>(info.height, (int64_t(1) << 22) / std::max<int64_t>(1, info.width)));
+  std::vector<int32_t> cells(static_cast<size_t>(strip * info.width));
+  for (int64_t y = 0; y < info.height; y += strip) {
+    const int64_t h = std::min(strip, info.height - y);
+    source.read(Window{0, y, info.width, h}, cells.data());
+    int32_t last = kNoClass;
+    for (int64_t i = 0; i < h * info.width; ++i) {
+      const int32_t v = cells[static_cast<size_t>(i)];
+      if (v != kNoClass && v != last) codes.insert(last = v);
+    }
+    if (progress && !progress(0.1 * static_cast<double>(y + h) / static_cast<double>(info.height)))
+      throw Error(ErrorKind::Io, "interrupted");
+  }
+  return {codes.begin(), codes.end()};
+}
+
+// The metrics of one window through the families: the counts become the
+// class sums and the adjacency matrix the landscape job would have for the
+// window cut out as its own landscape (patch-based sums stay zero: no band
+// reads them).
+class WindowMetrics {
+ public:
+  WindowMetrics(const WindowPlan& plan, const WindowJobOptions& options, double cw, double ch)
+      : plan_(plan), cw_(cw), ch_(ch) {
+    metric_options_.background = options.background;
+    metric_options_.boundary_edge = options.boundary_edge;
+    metric_options_.max_richness = options.max_richness;
+    for (size_t b = 0; b < plan.bands.size(); ++b) {
+      const WindowBand& band = plan.bands[b];
+      if (band.class_code) {
+        class_band_[band.metric].push_back(b);
+      } else {
+        land_bands_.push_back({band.metric, b});
+      }
+    }
+    for (const auto& [metric, bands] : class_band_) class_metric_bands_.push_back({metric, bands});
+  }
+
+  // Values of every band for `counts` into `out` (plan.bands.size() values).
+  void compute(const WindowCounts& counts, double* out) {
+    const std::vector<int32_t>& all = plan_.class_codes;
+    present_.clear();
+    for (size_t a = 0; a < counts.k; ++a)
+      if (counts.cells[a] > 0) present_.push_back(a);
+    const size_t m = present_.size();
+    adjacency_.class_codes.resize(m);
+    adjacency_.sides_h.assign(m * m, 0);
+    adjacency_.sides_v.assign(m * m, 0);
+    sums_.assign(m, families::ClassSums{});
+    uint64_t z = 0, boundary = 0;
+    for (size_t i = 0; i < m; ++i) {
+      const size_t a = present_[i];
+      adjacency_.class_codes[i] = all[a];
+      int64_t shared_h = 0, shared_v = 0;
+      for (size_t j = 0; j < m; ++j) {
+        const size_t b = present_[j];
+        const int64_t h = counts.sides_h[a * counts.k + b], v = counts.sides_v[a * counts.k + b];
+        adjacency_.sides_h[i * m + j] = static_cast<uint64_t>(h);
+        adjacency_.sides_v[i * m + j] = static_cast<uint64_t>(v);
+        shared_h += h;
+        shared_v += v;
+      }
+      // Each cell has two top/bottom and two left/right sides: those not
+      // shared with a cell of the window face its boundary.
+      const int64_t n = counts.cells[a];
+      const int64_t perim_h = 2 * n - adjacency_.sides_h[i * m + i], perim_v = 2 * n - adjacency_.sides_v[i * m + i];
+      const int64_t boundary_h = 2 * n - shared_h, boundary_v = 2 * n - shared_v;
+      families::ClassSums& s = sums_[i];
+      s.cells = static_cast<uint64_t>(n);
+      s.size = static_cast<double>(n);
+      s.perim_sides = static_cast<uint64_t>(perim_h + perim_v);
+      s.boundary_sides = static_cast<uint64_t>(boundary_h + boundary_v);
+      s.edge_m = static_cast<double>(perim_h - boundary_h) * cw_ + static_cast<double>(perim_v - boundary_v) * ch_;
+      s.boundary_m = static_cast<double>(boundary_h) * cw_ + static_cast<double>(boundary_v) * ch_;
+      z += s.cells;
+      boundary += s.boundary_sides;
+    }
+    families::LevelContext level;
+    level.options = &metric_options_;
+    level.adjacency = &adjacency_;
+    level.sums = &sums_;
+    level.background.assign(m, false);
+    for (size_t i = 0; i < m; ++i) {
+      level.background[i] = metric_options_.background.count(adjacency_.class_codes[i]) > 0;
+      if (!level.background[i]) level.classes.push_back(i);
+    }
+    level.m_classes = static_cast<double>(level.classes.size());
+    level.z = z;
+    level.total = static_cast<double>(z);
+    level.unit_m2 = cw_ * ch_;
+    level.ta = level.ha(level.total);
+    for (size_t i : level.classes) {
+      level.class_total += sums_[i].size;
+      level.class_cells += sums_[i].cells;
+    }
+    level.landscape_boundary_sides = boundary;
+    level.cw = cw_;
+    level.ch = ch_;
+    level.distributions = [](families::RowBuilder&, const std::vector<size_t>&, bool) {};
+    level.enn_distribution = [](families::RowBuilder&, const std::vector<size_t>&) {};
+    level.pafrac = [](const std::vector<size_t>&) { return families::kNaN; };
+
+    std::fill(out, out + plan_.bands.size(), families::kNaN);
+    if (!class_metric_bands_.empty())
+      for (size_t i : level.classes) {
+        families::RowBuilder row;
+        row.record_names = class_columns_.empty();
+        families::add_class_area_edge(row, level, i);
+        families::add_class_aggregation(row, level, i);
+        if (row.record_names) class_columns_ = row.names;
+        const int32_t code = adjacency_.class_codes[i];
+        for (const auto& [metric, bands] : class_metric_bands_) {
+          const double v = row.values[column(class_columns_, metric)];
+          for (size_t b : bands)
+            if (*plan_.bands[b].class_code == code) out[b] = v;
+        }
+      }
+    if (!land_bands_.empty()) {
+      families::RowBuilder row;
+      row.record_names = land_columns_.empty();
+      families::add_landscape_area_edge(row, level);
+      families::add_landscape_aggregation(row, level);
+      families::add_landscape_diversity(row, level);
+      families::add_landscape_ai(row, level);
+      if (row.record_names) land_columns_ = row.names;
+      for (const auto& [metric, b] : land_bands_) out[b] = row.values[column(land_columns_, metric)];
+    }
+  }
+
+ private:
+  static size_t column(const std::vector<std::string>& names, const std::string& metric) {
+    const auto it = std::find(names.begin(), names.end(), metric);
+    if (it == names.end()) throw Error(ErrorKind::Internal, "the families give no column " + metric);
+    return static_cast<size_t>(it - names.begin());
+  }
+
+  const WindowPlan& plan_;
+  double cw_, ch_;
+  MetricOptions metric_options_;
+  std::map<std::string, std::vector<size_t>> class_band_;
+  std::vector<std::pair<std::string, std::vector<size_t>>> class_metric_bands_;
+  std::vector<std::pair<std::string, size_t>> land_bands_;
+  std::vector<std::string> class_columns_, land_columns_;
+  std::vector<size_t> present_;
+  ClassAdjacency adjacency_;
+  std::vector<families::ClassSums> sums_;
+};
+
+// Adds (sign +1) or removes (-1) the part of the window around (x, y) that
+// lies in column range [x_from, x_to] of the window's own spans: cells, the
+// left/right pairs whose left cell is there, the top/bottom pairs whose
+// column is there. Used with the whole window, and with its first column (leaving) and the next one (entering).
+class WindowSlider {
+ public:
+  WindowSlider(const WindowShape& shape, const RowBand& band, WindowCounts& counts)
+      : shape_(shape), band_(band), counts_(counts) {}
+
+  // The counts of the window around (0, y), from nothing.
+  void start_row(int64_t y) {
+    counts_.clear();
+    const int64_t r = shape_.reach();
+    for (int64_t i = 0; i <= 2 * r; ++i) {
+      const int64_t h = shape_.half_widths[static_cast<size_t>(i)], row = y + i - r;
+      if (h < 0) continue;
+      for (int64_t x = -h; x <= h; ++x) counts_.cell(band_.at(x, row), +1);
+      for (int64_t x = -h; x < h; ++x) counts_.pair(band_.at(x, row), band_.at(x + 1, row), false, +1);
+      const int64_t hv = vertical_half(i);
+      for (int64_t x = -hv; x <= hv; ++x) counts_.pair(band_.at(x, row), band_.at(x, row + 1), true, +1);
+    }
+  }
+
+  // From the window around (x, y) to the one around (x + 1, y).
+  void step(int64_t x, int64_t y) {
+    const int64_t r = shape_.reach();
+    for (int64_t i = 0; i <= 2 * r; ++i) {
+      const int64_t h = shape_.half_widths[static_cast<size_t>(i)], row = y + i - r;
+      if (h < 0) continue;
+      const int64_t left = x - h, right = x + 1 + h;
+      counts_.cell(band_.at(left, row), -1);
+      counts_.cell(band_.at(right, row), +1);
+      if (h > 0) {
+        counts_.pair(band_.at(left, row), band_.at(left + 1, row), false, -1);
+        counts_.pair(band_.at(right - 1, row), band_.at(right, row), false, +1);
+      }
+      const int64_t hv = vertical_half(i);
+      if (hv >= 0) {
+        counts_.pair(band_.at(x - hv, row), band_.at(x - hv, row + 1), true, -1);
+        counts_.pair(band_.at(x + 1 + hv, row), band_.at(x + 1 + hv, row + 1), true, +1);
+      }
+    }
+  }
+
+ private:
+  // The half width of the top/bottom pairs between window rows i and i + 1:
+  // both cells must be in the window (-1: none).
+  int64_t vertical_half(int64_t i) const {
+    if (i + 1 >= static_cast<int64_t>(shape_.half_widths.size())) return -1;
+    return std::min(shape_.half_widths[static_cast<size_t>(i)], shape_.half_widths[static_cast<size_t>(i + 1)]);
+  }
+
+  const WindowShape& shape_;
+  const RowBand& band_;
+  WindowCounts& counts_;
+};
+
+}  // namespace
+
+int64_t WindowShape::half_width() const {
+  int64_t w = -1;
+  for (int64_t h : half_widths) w = std::max(w, h);
+  return w;
+}
+
+int64_t WindowShape::cells() const {
+  int64_t n = 0;
+  for (int64_t h : half_widths)
+    if (h >= 0) n += 2 * h + 1;
+  return n;
+}
+
+WindowShape square_window(int64_t half) {
+  if (half < 0 || half > (int64_t(1) << 20)) throw Error(ErrorKind::BadInput, "a square window needs a half side of 0 to 2^20 cells");
+  return WindowShape{std::vector<int64_t>(static_cast<size_t>(2 * half + 1), half)};
+}
+
+WindowShape circular_window(double radius, double cell_width, double cell_height) {
+  if (!(radius > 0) || !std::isfinite(radius)) throw Error(ErrorKind::BadInput, "a window's radius must be positive");
+  if (!(cell_width > 0) || !(cell_height > 0) || !std::isfinite(cell_width) || !std::isfinite(cell_height))
+    throw Error(ErrorKind::BadInput, "a round window needs positive cell sizes");
+  const double reach = std::floor(radius / cell_height), across = std::floor(radius / cell_width);
+  if (reach > (1 << 20) || across > (1 << 20))
+    throw Error(ErrorKind::BadInput, "a window's radius must be under 2^20 cells");
+  WindowShape shape;
+  const int64_t r = static_cast<int64_t>(reach);
+  for (int64_t dy = -r; dy <= r; ++dy) {
+    // The cells dx with (dx w)^2 + (dy h)^2 <= radius^2, centre to centre.
+    const double room = radius * radius - (static_cast<double>(dy) * cell_height) * (static_cast<double>(dy) * cell_height);
+    int64_t h = room < 0 ? -1 : static_cast<int64_t>(std::floor(std::sqrt(room) / cell_width));
+    while (h >= 0 && (static_cast<double>(h) * cell_width) * (static_cast<double>(h) * cell_width) > room) --h;
+    while ((static_cast<double>(h + 1) * cell_width) * (static_cast<double>(h + 1) * cell_width) <= room) ++h;
+    shape.half_widths.push_back(h);
+  }
+  if (shape.cells() > (int64_t(1) << 31)) throw Error(ErrorKind::BadInput, "a window of more than 2^31 cells");
+  return shape;
+}
+
+std::string WindowBand::description() const {
+  return class_code ? metric + " class " + std::to_string(*class_code) : metric;
+}
+
+const std::vector<std::string>& window_class_metrics() {
+  static const std::vector<std::string> metrics{"CA", "PLAND", "TE", "ED", "LSI", "CLUMPY", "PLADJ", "IJI", "AI", "NLSI"};
+  return metrics;
+}
+
+const std::vector<std::string>& window_landscape_metrics() {
+  static const std::vector<std::string> metrics{"TA",  "TE",  "ED",   "LSI",   "CONTAG", "PLADJ", "IJI",   "PR", "PRD",
+                                                "RPR", "SHDI", "SIDI", "MSIDI", "SHEI",   "SIEI",  "MSIEI", "AI"};
+  return metrics;
+}
+
+namespace {
+
+// Refuses a metric the window does not compute at `level` ("class" or
+// "landscape"), saying why.
+void check_window_metric(const std::string& metric, const std::vector<std::string>& computed, const char* level) {
+  if (std::find(computed.begin(), computed.end(), metric) != computed.end()) return;
+  const MetricInfo* info = find_metric(metric);
+  const unsigned bit = std::string(level) == "class" ? kClassLevel : kLandscapeLevel;
+  if (info && (info->levels & bit))
+    throw Error(ErrorKind::BadInput, metric + " is a " + level +
+                                         " metric that moving windows do not compute yet (it needs the window's "
+                                         "patches; those from counts are " + [&] {
+                                           std::string list;
+                                           for (const std::string& m : computed) list += (list.empty() ? "" : ",") + m;
+                                           return list;
+                                         }() + ")");
+  const std::string meant = near_match(metric, computed);
+  throw Error(ErrorKind::BadInput, "'" + metric + "' is not a " + level + " metric" +
+                                       (meant.empty() ? "" : "; did you mean " + meant + "?"));
+}
+
+}  // namespace
+
+WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>& class_codes,
+                           const WindowJobOptions& options) {
+  if (options.class_metrics.empty() && options.landscape_metrics.empty())
+    throw Error(ErrorKind::BadInput, "a moving window needs at least one metric");
+  for (const std::string& m : options.class_metrics) check_window_metric(m, window_class_metrics(), "class");
+  for (const std::string& m : options.landscape_metrics) check_window_metric(m, window_landscape_metrics(), "landscape");
+  if (!(options.boundary_edge >= 0 && options.boundary_edge <= 1))
+    throw Error(ErrorKind::BadInput, "boundary edge proportion must be between 0 and 1");
+  if (raster.geodesic)
+    throw Error(ErrorKind::BadInput, "moving windows on a geographic raster (cells in degrees) are not supported yet: "
+                                     "reproject it to a projected CRS (gdalwarp -t_srs)");
+  const WindowShape& shape = options.shape;
+  if (shape.half_widths.empty() || shape.half_widths.size() % 2 == 0 || shape.cells() == 0)
+    throw Error(ErrorKind::BadInput, "the window holds no cell");
+  const int64_t rows = 2 * shape.reach() + 1, columns = 2 * shape.half_width() + 1;
+  if (rows > raster.height || columns > raster.width)
+    throw Error(ErrorKind::BadInput, "the window (" + std::to_string(columns) + " x " + std::to_string(rows) +
+                                         " cells) is larger than the raster (" + std::to_string(raster.width) + " x " +
+                                         std::to_string(raster.height) + ")");
+  WindowPlan plan;
+  plan.class_codes = class_codes;
+  std::vector<int32_t> classes = options.classes;
+  if (classes.empty())
+    for (int32_t c : class_codes)
+      if (!options.background.count(c)) classes.push_back(c);
+  std::sort(classes.begin(), classes.end());
+  classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+  for (int32_t c : classes) {
+    if (!std::binary_search(class_codes.begin(), class_codes.end(), c))
+      throw Error(ErrorKind::BadInput, "class " + std::to_string(c) + " is not in the raster");
+    if (options.background.count(c))
+      throw Error(ErrorKind::BadInput, "class " + std::to_string(c) + " is background: it has no class metrics");
+  }
+  for (const std::string& m : options.class_metrics)
+    for (int32_t c : classes) plan.bands.push_back({m, c});
+  for (const std::string& m : options.landscape_metrics) plan.bands.push_back({m, std::nullopt});
+  // The band of rows (4 bytes a cell), the counts (3 k^2 + k values) and one row of values.
+  const double k = static_cast<double>(class_codes.size());
+  const double bytes = static_cast<double>(rows) * static_cast<double>(raster.width + 2 * shape.half_width()) * 4 +
+                       (3 * k * k + k) * 8 +
+                       static_cast<double>(raster.width) * static_cast<double>(plan.bands.size()) * 8;
+  if (bytes > static_cast<double>(options.memory_limit))
+    throw Error(ErrorKind::BadInput, "the moving window needs " + std::to_string(static_cast<int64_t>(bytes / (1 << 20))) +
+                                         " MiB (a band of " + std::to_string(rows) +
+                                         " rows and one row of values), more than the memory limit");
+  return plan;
+}
+
+WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& options, WindowRowSink& sink,
+                          const ProgressFn& progress) {
+  const RasterInfo info = source.info();
+  WindowJobOptions before_reading = options;  // every check but the classes', before the first read
+  before_reading.classes.clear();
+  plan_window_job(info, {}, before_reading);
+  const std::vector<int32_t> codes = class_codes_of(source, progress);
+  const WindowPlan plan = plan_window_job(info, codes, options);
+  sink.begin(plan);
+  const WindowShape& shape = options.shape;
+  const int64_t reach = shape.reach(), half = shape.half_width();
+  RowBand band(source, codes, reach, half + 1);
+  WindowCounts counts(codes.size());
+  WindowSlider slider(shape, band, counts);
+  WindowMetrics metrics(plan, options, info.cell_width, info.cell_height);
+  const size_t n_bands = plan.bands.size();
+  std::vector<double> row(static_cast<size_t>(info.width) * n_bands);
+  for (int64_t y = 0; y < info.height; ++y) {
+    band.centre_on(y);
+    slider.start_row(y);
+    const bool rows_inside = y - reach >= 0 && y + reach < info.height;
+    for (int64_t x = 0; x < info.width; ++x) {
+      if (x > 0) slider.step(x - 1, y);
+      double* out = &row[static_cast<size_t>(x) * n_bands];
+      const bool whole = rows_inside && x - half >= 0 && x + half < info.width;
+      if (band.at(x, y) == kOutside || (options.edge == WindowEdge::Skip && !whole)) {
+        std::fill(out, out + n_bands, std::numeric_limits<double>::quiet_NaN());
+        continue;
+      }
+      metrics.compute(counts, out);
+    }
+    sink.write_row(y, row.data());
+    if (progress && !progress(0.1 + 0.9 * static_cast<double>(y + 1) / static_cast<double>(info.height)))
+      throw Error(ErrorKind::Io, "interrupted");
+  }
+  return plan;
+}
+
+}  // namespace lsm

@@ -1,0 +1,122 @@
+#pragma once
+// The moving-window job: for every focal cell, FRAGSTATS' class and landscape
+// metrics of the landscape inside a window around it (FRAGSTATS 4.2 User
+// Guide, "Moving window" analysis: the window is the landscape, its edge the
+// landscape boundary). Rows of values go to a sink as they are made; the
+// raster is read as a band of rows (the window's reach above and below), so
+// memory does not grow with the raster's height.
+//
+//   WindowJobOptions o;
+//   o.shape = square_window(10);                  // 21 x 21 cells
+//   o.class_metrics = {"PLAND"};                  // one band per class
+//   o.landscape_metrics = {"SHDI", "CONTAG"};     // one band each
+//   WindowPlan plan = run_window_job(raster, o, sink);
+//
+// This first part computes the metrics that come from a window's counts
+// alone — cells per class and cell-side adjacencies between classes, kept
+// as the window slides (docs/WINDOW.md) — with the families' formulas
+// (metrics/fragstats/families), so that every value equals `lsm metrics` on
+// the window cut out as its own landscape. Patch-based metrics (NP, LPI,
+// AREA_MN ...) are refused with a message that says so.
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "progress.h"
+#include "raster.h"
+
+namespace lsm {
+
+/// The cells of a window around a focal cell, as row spans: row offset dy =
+/// i - reach() holds the cells dx in [-half_widths[i], half_widths[i]]; a
+/// negative half width leaves that row out.
+struct WindowShape {
+  std::vector<int64_t> half_widths;  ///< 2 reach + 1 entries
+  int64_t reach() const { return static_cast<int64_t>(half_widths.size() / 2); }
+  /// The widest row's half width (the columns the window reaches left and right).
+  int64_t half_width() const;
+  /// Cells in the window.
+  int64_t cells() const;
+};
+
+/// A square of (2 half + 1) x (2 half + 1) cells. Throws lsm::Error(BadInput) for half < 0.
+WindowShape square_window(int64_t half);
+/// The cells whose centres lie within `radius` (map units) of the focal
+/// cell's centre, for cells `cell_width` x `cell_height` in size (FRAGSTATS'
+/// round window). Throws lsm::Error(BadInput) for a radius or a cell size
+/// that is not positive and finite, or a window of more than 2^31 cells.
+WindowShape circular_window(double radius, double cell_width, double cell_height);
+
+/// What a focal cell whose window leaves the raster gets.
+enum class WindowEdge {
+  Clip,  ///< the window's part inside the raster is the landscape
+  Skip   ///< no value (nodata): only whole windows are measured
+};
+
+struct WindowJobOptions {
+  WindowShape shape = square_window(1);
+  WindowEdge edge = WindowEdge::Clip;
+  /// Class metrics (FRAGSTATS acronyms, window_class_metrics()): one band
+  /// per metric and class, in this order, classes ascending.
+  std::vector<std::string> class_metrics;
+  /// Landscape metrics (window_landscape_metrics()): one band each, after the class bands.
+  std::vector<std::string> landscape_metrics;
+  /// The classes of the class bands; empty = every class of the raster that is not background.
+  std::vector<int32_t> classes;
+  std::set<int32_t> background;     ///< FRAGSTATS background classes (as in LandscapeJobOptions)
+  double boundary_edge = 0;         ///< share (0..1) of boundary and background edge counted in TE/ED
+  std::optional<int> max_richness;  ///< for RPR; none: RPR undefined
+  /// Memory the job may hold (bytes): the band of rows and the counts.
+  uint64_t memory_limit = uint64_t(1) << 30;
+};
+
+/// One output band: a metric, for one class (class metrics) or the landscape.
+struct WindowBand {
+  std::string metric;
+  std::optional<int32_t> class_code;  ///< none: a landscape metric
+  /// "PLAND class 3", "SHDI": GDAL's band description.
+  std::string description() const;
+};
+
+/// The bands a run writes, known before any row is computed.
+struct WindowPlan {
+  std::vector<WindowBand> bands;
+  std::vector<int32_t> class_codes;  ///< every class code of the raster, background included, ascending
+};
+
+/// Receives the values row by row, top to bottom.
+class WindowRowSink {
+ public:
+  virtual ~WindowRowSink() = default;
+  /// Called once, before the first row.
+  virtual void begin(const WindowPlan& plan) = 0;
+  /// Row `y`: width x bands values, cell-interleaved (cell x's bands at
+  /// x * bands ...); NaN where the metric is undefined (FRAGSTATS' N/A), the
+  /// focal cell is nodata, or (WindowEdge::Skip) the window leaves the raster.
+  virtual void write_row(int64_t y, const double* values) = 0;
+};
+
+/// The class metrics and the landscape metrics a window computes now, in
+/// FRAGSTATS' order.
+const std::vector<std::string>& window_class_metrics();
+const std::vector<std::string>& window_landscape_metrics();
+
+/// Checks `options` and the raster's classes and plans the bands: throws
+/// lsm::Error(BadInput) naming the problem — no metric, an unknown metric,
+/// a metric not computed in windows (patch-based: said so), a class not in
+/// the raster, a window wider or taller than the raster (twice the reach
+/// plus one), boundary_edge outside [0, 1], a geographic raster (windows in
+/// degrees are not supported yet), or a band of rows over memory_limit.
+WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>& class_codes,
+                           const WindowJobOptions& options);
+
+/// Runs the moving window over `source`: one read for the class codes, one
+/// for the windows. Progress goes from 0 to 1 over both; throws as
+/// plan_window_job() does, lsm::Error(Io) for reads and "interrupted" when
+/// `progress` returns false.
+WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& options, WindowRowSink& sink,
+                          const ProgressFn& progress = {});
+
+}  // namespace lsm

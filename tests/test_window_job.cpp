@@ -1,0 +1,227 @@
+// The moving-window job (metrics/jobs/window_job.h): every value of every
+// band equals the landscape job run on the window cut out as its own
+// landscape (cells outside the window nodata), on random grids with
+// nodata, background, both window shapes, both edge rules and a boundary
+// edge share; a hand grid with values worked out by hand; the window
+// shapes; bad options.
+#include <cmath>
+#include <random>
+
+#include "error.h"
+#include "landscape_job.h"
+#include "memory_raster.h"
+#include "test_helpers.h"
+#include "window_job.h"
+
+namespace lsm::test {
+namespace {
+
+// Every row the job writes, kept.
+class KeptRows final : public WindowRowSink {
+ public:
+  void begin(const WindowPlan& plan) override { bands = plan.bands.size(); }
+  void write_row(int64_t y, const double* values) override {
+    EXPECT_EQ(y, static_cast<int64_t>(rows.size()));
+    rows.emplace_back(values, values + width * bands);
+  }
+  int64_t width = 0;
+  size_t bands = 0;
+  std::vector<std::vector<double>> rows;
+  double at(int64_t x, int64_t y, size_t band) const {
+    return rows.at(static_cast<size_t>(y)).at(static_cast<size_t>(x) * bands + band);
+  }
+};
+
+KeptRows run(MemoryClassRaster& raster, const WindowJobOptions& o, WindowPlan* plan = nullptr) {
+  KeptRows kept;
+  kept.width = raster.info().width;
+  const WindowPlan p = run_window_job(raster, o, kept);
+  if (plan) *plan = p;
+  return kept;
+}
+
+// The landscape job's value of band `band` for the landscape `cells`.
+double reference_value(const MetricTable& cls, const MetricTable& land, const WindowBand& band) {
+  const MetricTable& table = band.class_code ? cls : land;
+  size_t column = table.columns.size();
+  for (size_t c = 0; c < table.columns.size(); ++c)
+    if (table.columns[c] == band.metric) column = c;
+  if (column == table.columns.size()) {
+    ADD_FAILURE() << "no column " << band.metric;
+    return 0;
+  }
+  for (const MetricTable::Row& row : table.rows)
+    if (!band.class_code || row.type == *band.class_code) return row.values[column];
+  return std::nan("");  // the class is not in the window: no row, FRAGSTATS' N/A
+}
+
+bool same(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (a == b) return true;  // infinities too (CLUMPY of a class with no like adjacency in a tiny window)
+  return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
+}
+
+// Brute force: for every focal cell, the window cut out (its bounding box,
+// cells outside the window nodata) through the landscape job.
+void expect_equal_to_cut_out_windows(const std::vector<int32_t>& cells, int64_t width, int64_t height, double cell,
+                                     const WindowJobOptions& o, const std::string& what) {
+  MemoryClassRaster raster(width, height, cells, cell, cell);
+  WindowPlan plan;
+  const KeptRows kept = run(raster, o, &plan);
+  ASSERT_EQ(kept.rows.size(), static_cast<size_t>(height));
+  const WindowShape& shape = o.shape;
+  const int64_t r = shape.reach(), half = shape.half_width();
+  int checked = 0, mismatches = 0;
+  for (int64_t y = 0; y < height; ++y)
+    for (int64_t x = 0; x < width; ++x) {
+      const bool nodata = cells[static_cast<size_t>(y * width + x)] == kNoClass;
+      const bool whole = y - r >= 0 && y + r < height && x - half >= 0 && x + half < width;
+      if (nodata || (o.edge == WindowEdge::Skip && !whole)) {
+        for (size_t b = 0; b < plan.bands.size(); ++b)
+          EXPECT_TRUE(std::isnan(kept.at(x, y, b))) << what << " (" << x << "," << y << ") band " << b;
+        continue;
+      }
+      const int64_t x0 = std::max<int64_t>(0, x - half), x1 = std::min(width - 1, x + half);
+      const int64_t y0 = std::max<int64_t>(0, y - r), y1 = std::min(height - 1, y + r);
+      std::vector<int32_t> cut;
+      for (int64_t yy = y0; yy <= y1; ++yy)
+        for (int64_t xx = x0; xx <= x1; ++xx) {
+          const int64_t h = shape.half_widths[static_cast<size_t>(yy - y + r)];
+          cut.push_back(std::abs(xx - x) <= h ? cells[static_cast<size_t>(yy * width + xx)] : kNoClass);
+        }
+      MemoryClassRaster window(x1 - x0 + 1, y1 - y0 + 1, cut, cell, cell);
+      LandscapeJobOptions lo;
+      lo.backend = Backend::Cpu;
+      lo.background = o.background;
+      lo.boundary_edge = o.boundary_edge;
+      lo.max_richness = o.max_richness;
+      const LandscapeResults ref = run_landscape_job(window, lo);
+      for (size_t b = 0; b < plan.bands.size(); ++b) {
+        const double expected = reference_value(ref.metrics.cls, ref.metrics.land, plan.bands[b]);
+        ++checked;
+        if (!same(kept.at(x, y, b), expected) && ++mismatches <= 5)
+          ADD_FAILURE() << what << ": focal cell (" << x << "," << y << ") " << plan.bands[b].description()
+                        << " = " << kept.at(x, y, b) << ", the cut-out window gives " << expected;
+      }
+    }
+  EXPECT_EQ(mismatches, 0) << what << ": of " << checked;
+  EXPECT_GT(checked, 0) << what;
+}
+
+WindowJobOptions every_metric() {
+  WindowJobOptions o;
+  o.class_metrics = window_class_metrics();
+  o.landscape_metrics = window_landscape_metrics();
+  o.max_richness = 6;
+  return o;
+}
+
+TEST(WindowJob, EveryValueEqualsTheWindowCutOutAsItsOwnLandscape) {
+  std::mt19937 rng(48);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int64_t width = 9 + trial % 3 * 2, height = 8 + trial % 2 * 3;
+    std::vector<int32_t> cells(static_cast<size_t>(width * height));
+    // Clumps of four classes (so that windows hold like and unlike
+    // neighbours), nodata sprinkled, class 4 as background in half the trials.
+    std::uniform_int_distribution<int> pick(1, 4), percent(0, 99);
+    for (int64_t i = 0; i < width * height; ++i) {
+      const int64_t x = i % width;
+      cells[static_cast<size_t>(i)] =
+          percent(rng) < 55 && i > 0 && x > 0 ? cells[static_cast<size_t>(i - 1)]
+          : percent(rng) < 45 && i >= width ? cells[static_cast<size_t>(i - width)]
+                                            : pick(rng);
+      if (percent(rng) < 7) cells[static_cast<size_t>(i)] = kNoClass;
+    }
+    WindowJobOptions o = every_metric();
+    if (trial % 2) o.background = {4};
+    o.boundary_edge = trial % 3 == 2 ? 0.5 : 0;
+    o.shape = trial < 3 ? square_window(1 + trial % 2) : circular_window(2.5 * 30, 30, 30);
+    o.edge = trial % 3 == 1 ? WindowEdge::Skip : WindowEdge::Clip;
+    expect_equal_to_cut_out_windows(cells, width, height, 30, o, "trial " + std::to_string(trial));
+  }
+}
+
+// Worked by hand: a 5 x 3 grid, 3 x 3 window at the centre.
+//   1 1 2 2 2
+//   1 1 2 2 2      window around (2,1): columns 1..3 = 1 2 2 / 1 2 2 / 1 2 2
+//   1 1 2 2 2
+TEST(WindowJob, HandGridCentreWindow) {
+  MemoryClassRaster raster = grid({"11222", "11222", "11222"}, 10.0);
+  WindowJobOptions o;
+  o.shape = square_window(1);
+  o.class_metrics = {"PLAND", "PLADJ"};
+  o.landscape_metrics = {"TE", "SHDI", "PR"};
+  WindowPlan plan;
+  const KeptRows kept = run(raster, o, &plan);
+  ASSERT_EQ(plan.bands.size(), 7u);
+  EXPECT_EQ(plan.bands[0].description(), "PLAND class 1");
+  EXPECT_EQ(plan.bands[1].description(), "PLAND class 2");
+  EXPECT_EQ(plan.bands[6].description(), "PR");
+  EXPECT_DOUBLE_EQ(kept.at(2, 1, 0), 100.0 / 3);  // 3 of 9 cells
+  EXPECT_DOUBLE_EQ(kept.at(2, 1, 1), 200.0 / 3);
+  // Class 1: no like adjacency among its 3 stacked cells? They share 2
+  // top/bottom sides (like, counted twice: 4) of its 12 sides: 4/12.
+  EXPECT_DOUBLE_EQ(kept.at(2, 1, 2), 100.0 * 4 / 12);
+  // Class 2: 6 cells, like sides 3 in rows + 4 between rows = 7, twice: 14 of 24.
+  EXPECT_DOUBLE_EQ(kept.at(2, 1, 3), 100.0 * 14 / 24);
+  EXPECT_DOUBLE_EQ(kept.at(2, 1, 4), 30.0);  // three 10 m sides between the columns
+  const double p1 = 1.0 / 3, p2 = 2.0 / 3;
+  EXPECT_NEAR(kept.at(2, 1, 5), -(p1 * std::log(p1) + p2 * std::log(p2)), 1e-12);
+  EXPECT_DOUBLE_EQ(kept.at(2, 1, 6), 2);
+  // At (4,1) the window holds only class 2: PLAND of class 1 is N/A there.
+  EXPECT_TRUE(std::isnan(kept.at(4, 1, 0)));
+  EXPECT_DOUBLE_EQ(kept.at(4, 1, 1), 100);
+  EXPECT_DOUBLE_EQ(kept.at(4, 1, 6), 1);
+}
+
+TEST(WindowJob, Shapes) {
+  EXPECT_EQ(square_window(2).cells(), 25);
+  EXPECT_EQ(square_window(0).cells(), 1);
+  // Radius 2 cells: rows of 1, 3, 5, 3, 1 cells... and (1,1) at 1.41, (2,1) at 2.24 > 2.
+  const WindowShape c = circular_window(2, 1, 1);
+  EXPECT_EQ(c.half_widths, (std::vector<int64_t>{0, 1, 2, 1, 0}));
+  EXPECT_EQ(c.cells(), 13);
+  // 30 m cells, 100 m radius: 3 rows up and down; the middle row +-3.
+  const WindowShape d = circular_window(100, 30, 30);
+  EXPECT_EQ(d.half_widths, (std::vector<int64_t>{1, 2, 3, 3, 3, 2, 1}));
+  // Rectangular cells: 10 m wide, 20 m tall, 40 m radius.
+  EXPECT_EQ(circular_window(40, 10, 20).half_widths, (std::vector<int64_t>{0, 3, 4, 3, 0}));
+}
+
+TEST(WindowJob, BadOptionsAreRefusedWithTheReason) {
+  MemoryClassRaster raster = grid({"11222", "11222", "11222"}, 10.0);
+  auto message = [&](const WindowJobOptions& o) {
+    KeptRows kept;
+    kept.width = 5;
+    try {
+      run_window_job(raster, o, kept);
+    } catch (const Error& e) {
+      EXPECT_TRUE(kept.rows.empty()) << "rows written before the error";
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  WindowJobOptions o;
+  o.shape = square_window(1);
+  EXPECT_EQ(message(o), "a moving window needs at least one metric");
+  o.landscape_metrics = {"NP"};
+  EXPECT_NE(message(o).find("NP is a landscape metric that moving windows do not compute yet"), std::string::npos) << message(o);
+  o.landscape_metrics = {"SHDII"};
+  EXPECT_EQ(message(o), "'SHDII' is not a landscape metric; did you mean SHDI?");
+  o.landscape_metrics = {"SHDI"};
+  o.classes = {7};
+  o.class_metrics = {"PLAND"};
+  EXPECT_EQ(message(o), "class 7 is not in the raster");
+  o.classes = {};
+  o.shape = square_window(2);
+  EXPECT_EQ(message(o), "the window (5 x 5 cells) is larger than the raster (5 x 3)");
+  o.shape = square_window(1);
+  o.boundary_edge = 2;
+  EXPECT_EQ(message(o), "boundary edge proportion must be between 0 and 1");
+  EXPECT_THROW(square_window(-1), Error);
+  EXPECT_THROW(circular_window(0, 1, 1), Error);
+  EXPECT_THROW(circular_window(std::nan(""), 1, 1), Error);
+}
+
+}  // namespace
+}  // namespace lsm::test
