@@ -157,6 +157,10 @@ check("the band fields list the input's bands (metrics, label, gradient, hog, fu
       band_fields)
 check("the metrics help lists the metrics with their units",
       "SHDI" in metrics_alg.shortHelpString() and "ha" in metrics_alg.shortHelpString())
+window_help = QgsApplication.processingRegistry().algorithmById("lsm:window").shortHelpString()
+check("the moving-window help lists the metrics a window computes, and only those",
+      "<b>SHDI</b>" in window_help and "<b>PLAND</b>" in window_help and "<b>AREA</b>" not in window_help
+      and "<b>NP</b>" not in window_help, window_help[:300])
 
 # The provider's page of the Processing options says where lsm is; a path set
 # there is the lsm that runs.
@@ -295,7 +299,8 @@ sample_layer = _RasterLayer(sample, "nlm_fbm_400x300")
 project.addMapLayer(sample_layer)
 # What a user must set beyond the input: a choice without a default, a seed
 # cell. K is left as the dialog shows it: 2, its least meaningful value.
-must_set = {"patchmetric": {"METRIC": "AREA"}, "fuzzy": {"SEED_CELL": "200,150"}}
+must_set = {"patchmetric": {"METRIC": "AREA"}, "fuzzy": {"SEED_CELL": "200,150"},
+            "window": {"METRICS": ["PLAND", "SHDI"], "WINDOW_CELLS": 5}}
 expected_renderer = {"label": "paletted", "kmeans": "paletted", "synth": "paletted",
                      "patchmetric": "singlebandpseudocolor", "patches": "categorizedSymbol"}
 
@@ -493,6 +498,13 @@ dialog.resize(900, 760)
 dialog.show()
 app.processEvents()
 check("screenshot of the metrics dialog", dialog.grab().save(os.path.join(shots, "qgis_metrics_dialog.png")))
+window_dialog = AlgorithmDialog(QgsApplication.processingRegistry().createAlgorithmById("lsm:window"))
+window_dialog.resize(900, 760)
+window_dialog.show()
+app.processEvents()
+check("screenshot of the moving-window dialog",
+      window_dialog.grab().save(os.path.join(shots, "qgis_window_dialog.png")))
+window_dialog.close()
 # Choices show their labels and store their values (what qgis_process takes).
 wrappers = dialog.mainWidget().wrappers
 neighbours = wrappers["NEIGHBORS"].widget

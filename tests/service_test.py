@@ -183,6 +183,7 @@ def run(tmp, have_schemas):
         section(owslib_clients, base)
         section(metrics_end_to_end, base, data)
         section(label_over_vsicurl, base, data, tmp)
+        section(window_process, base, data, tmp)
         section(html_page, base, data, tmp)
         section(bad_requests, base, have_schemas)
         section(dismiss_running, base, work)
@@ -419,6 +420,29 @@ def label_over_vsicurl(base, data, tmp):
           (sums(remote.stdout), sums(mine.stdout)))
     status, headers, part = request("GET", href, headers={"Range": "bytes=0-99"})
     check("range requests: 206 with 100 bytes", status == 206 and len(part) == 100, (status, len(part)))
+
+
+def window_process(base, data, tmp):
+    """The moving window as a process: the same bands and cells as the CLI's."""
+    status, headers, body = request("POST", base + "/processes/window/execution",
+                                    {"inputs": {"input": "landcover/sample.tif", "metrics": "SHDI,PLAND",
+                                                "window-cells": 5}})
+    check("window: sync execution returns the results", status == 200, body[:300])
+    if status != 200:
+        return
+    href = json.loads(body)["output"]["href"]
+    local = os.path.join(tmp, "window.tif")
+    subprocess.run([LSM, "window", os.path.join(data, "landcover", "sample.tif"), local, "--metrics", "SHDI,PLAND",
+                    "--window-cells", "5", "-q"], check=True)
+    remote = subprocess.run(["gdalinfo", "-checksum", "/vsicurl/" + href], capture_output=True, text=True)
+    mine = subprocess.run(["gdalinfo", "-checksum", local], capture_output=True, text=True)
+    sums = lambda t: [l.strip() for l in t.splitlines() if "Checksum=" in l or "Description" in l]
+    check("window: every band and cell as the CLI's", sums(remote.stdout) and sums(remote.stdout) == sums(mine.stdout),
+          (sums(remote.stdout)[:4], sums(mine.stdout)[:4]))
+    status, headers, body = request("POST", base + "/processes/window/execution",
+                                    {"inputs": {"input": "landcover/sample.tif", "metrics": "NP", "window-cells": 5}})
+    check("window: a metric windows do not compute is a 400 that says so",
+          status == 400 and b"do not compute yet" in body, (status, body[:300]))
 
 
 def html_page(base, data, tmp):

@@ -142,7 +142,7 @@ TEST_F(CliConventions, ListMetricsPrintsTheCatalogue) {
 }
 
 TEST_F(CliConventions, HelpPerCommand) {
-  for (const char* command : {"metrics", "label", "synth", "kmeans", "gradient", "pyramid", "hog", "fuzzy"}) {
+  for (const char* command : {"metrics", "label", "window", "synth", "kmeans", "gradient", "pyramid", "hog", "fuzzy"}) {
     const CliRun r = run_lsm(std::string(command) + " --help");
     EXPECT_EQ(r.code, 0) << command;
     EXPECT_EQ(r.out.rfind(std::string("usage: lsm ") + command, 0), 0u) << r.out;
@@ -172,7 +172,7 @@ TEST_F(CliConventions, DescribeListsEveryCommandAndParameter) {
   }
   EXPECT_EQ(depth, 0);
   EXPECT_FALSE(in_string);
-  for (const char* command : {"metrics", "label", "synth", "kmeans", "gradient", "pyramid", "hog", "fuzzy"})
+  for (const char* command : {"metrics", "label", "window", "synth", "kmeans", "gradient", "pyramid", "hog", "fuzzy"})
     EXPECT_NE(j.find(std::string("{\"name\":\"") + command + "\",\"summary\""), std::string::npos) << command;
   // A few parameters with their types, defaults, choices and roles.
   EXPECT_NE(j.find("{\"name\":\"input\",\"type\":\"string\",\"required\":true,\"default\":null,\"choices\":null,"

@@ -247,7 +247,7 @@ TEST_F(Hardening, OptionsAreBoundedAndNeverNarrowed) {
       {"metrics " + in + " --out " + path("m") + " --edge-depth 1001", "--edge-depth must be in 1..1000 (got 1001)"},
       {"gradient " + in + " " + path("g.tif") + " --radius 4294967297", "--radius must be in 1..32 (got 4294967297)"},
       {"kmeans " + in + " " + path("k.tif") + " --k 3 --n-init 1000000", "--n-init must be in 1..100"},
-      {"kmeans " + in + " " + path("k.tif") + " --k 4294967299", "--k must be in 1..65534 (got 4294967299)"},
+      {"kmeans " + in + " " + path("k.tif") + " --k 4294967299", "--k must be in 2..65534 (got 4294967299)"},
       {"hog " + in + " " + path("h.tif") + " --bins 99999999999999999999", "--bins must be in 1..180"},
       {"synth " + path("s.tif") + " --cell-size nan", "--cell-size must be a finite number, not 'nan'"},
       {"synth " + path("s.tif") + " --cell-size 1e309", "--cell-size must be between"},

@@ -158,6 +158,10 @@ TEST_F(Operations, CancelledRunLeavesNoOutput) {
     if (name == "metrics") values.set("output", path("m"));
     if (name == "pyramid") values.set("output", path("levels"));
     if (op.spec.find("metric")) values.set("metric", "GYRATE");
+    if (name == "window") {
+      values.set("metrics", "SHDI,PLAND");
+      values.set("window-cells", "5");
+    }
     if (name == "kmeans") values.set("k", "3");
     if (name == "fuzzy") values.set("seed-cell", "200,150");
     if (name == "synth") values.set("width", "4000"), values.set("height", "4000");  // long enough to be stopped

@@ -52,7 +52,10 @@ double reference_value(const MetricTable& cls, const MetricTable& land, const Wi
   }
   for (const MetricTable::Row& row : table.rows)
     if (!band.class_code || row.type == *band.class_code) return row.values[column];
-  return std::nan("");  // the class is not in the window: no row, FRAGSTATS' N/A
+  // The class is not in the window: no row. It covers none of it and has no
+  // edge (0); its other metrics are N/A.
+  const bool zero = band.metric == "CA" || band.metric == "PLAND" || band.metric == "TE" || band.metric == "ED";
+  return zero ? 0 : std::nan("");
 }
 
 bool same(double a, double b) {
@@ -168,8 +171,10 @@ TEST(WindowJob, HandGridCentreWindow) {
   const double p1 = 1.0 / 3, p2 = 2.0 / 3;
   EXPECT_NEAR(kept.at(2, 1, 5), -(p1 * std::log(p1) + p2 * std::log(p2)), 1e-12);
   EXPECT_DOUBLE_EQ(kept.at(2, 1, 6), 2);
-  // At (4,1) the window holds only class 2: PLAND of class 1 is N/A there.
-  EXPECT_TRUE(std::isnan(kept.at(4, 1, 0)));
+  // At (4,1) the window holds only class 2: class 1 covers none of it, and
+  // its PLADJ is N/A there.
+  EXPECT_DOUBLE_EQ(kept.at(4, 1, 0), 0);
+  EXPECT_TRUE(std::isnan(kept.at(4, 1, 2)));
   EXPECT_DOUBLE_EQ(kept.at(4, 1, 1), 100);
   EXPECT_DOUBLE_EQ(kept.at(4, 1, 6), 1);
 }

@@ -17,6 +17,7 @@ Operation kmeans_operation();       ///< K-means classes
 Operation gradient_operation();     ///< Gaussian-derivative gradients
 Operation pyramid_operation();      ///< image pyramid or GDAL overviews
 Operation hog_operation();          ///< HOG descriptors
+Operation window_operation();       ///< moving-window metric rasters
 Operation fuzzy_operation();        ///< fuzzy connectedness
 
 /// Every operation, in the order front ends list them.

@@ -196,6 +196,11 @@ class WindowMetrics {
     level.pafrac = [](const std::vector<size_t>&) { return families::kNaN; };
 
     std::fill(out, out + plan_.bands.size(), families::kNaN);
+    // A class absent from the window covers none of it and has no edge there
+    // (FRAGSTATS' moving window writes 0 for its PLAND); its other metrics are N/A.
+    for (const auto& [metric, bands] : class_metric_bands_)
+      if (metric == "CA" || metric == "PLAND" || metric == "TE" || metric == "ED")
+        for (size_t b : bands) out[b] = 0;
     if (!class_metric_bands_.empty())
       for (size_t i : level.classes) {
         families::RowBuilder row;

@@ -95,6 +95,8 @@ class WindowRowSink {
   /// Row `y`: width x bands values, cell-interleaved (cell x's bands at
   /// x * bands ...); NaN where the metric is undefined (FRAGSTATS' N/A), the
   /// focal cell is nodata, or (WindowEdge::Skip) the window leaves the raster.
+  /// A class absent from a window has CA, PLAND, TE and ED 0 there, its
+  /// other metrics NaN.
   virtual void write_row(int64_t y, const double* values) = 0;
 };
 

@@ -106,7 +106,7 @@ def make_bare_parameter(option):
         # scripts and models store "8", not an index into the list.
         values = [str(v) for v in option["choices"]]
         if option.get("list"):  # a comma-separated subset: several ticks
-            return QgsProcessingParameterEnum(name, text, values, allowMultiple=True, optional=True,
+            return QgsProcessingParameterEnum(name, text, values, allowMultiple=True, optional=optional,
                                               usesStaticStrings=True)
         value = str(default) if default is not None and str(default) in values else None
         # A required choice without a default (patchmetric's metric) must be picked.
@@ -153,10 +153,10 @@ def help_text(command, catalogue):
     acronyms = {m["acronym"] for m in catalogue or []}
     metric_option = next((o for o in command["parameters"] if o["choices"] and set(o["choices"]) <= acronyms), None)
     if metric_option and catalogue:
-        wanted = None if metric_option["list"] else "patch"
+        offered = set(metric_option["choices"])  # the command's own choices (a window offers fewer)
         rows = ["<li><b>{}</b> {} ({}; {})</li>".format(m["acronym"], m["name"], m["unit"] or "no unit",
                                                        ", ".join(m["levels"]))
-                for m in catalogue if wanted is None or wanted in m["levels"]]
+                for m in catalogue if m["acronym"] in offered]
         parts.append("<p><b>Metrics</b> (FRAGSTATS 4.2 acronyms and units)</p><ul>{}</ul>".format("".join(rows)))
     parts.append("<p><b>Command line</b>: <code>{}</code></p>".format(command["usage"].replace("usage: ", "")))
     return "".join(parts)

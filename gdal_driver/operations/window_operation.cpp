@@ -1,0 +1,272 @@
+// window: moving-window metric rasters (lsm window INPUT OUTPUT.tif
+// --metrics SHDI,PLAND --window-size 500): for every focal cell, FRAGSTATS'
+// class and landscape metrics of the window around it (the window job,
+// metrics/jobs/window_job.h), one Float32 band per metric and class, written
+// row by row as the window slides.
+#include <gdal_priv.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "common_parameters.h"
+#include "error.h"
+#include "gdal_class_raster.h"
+#include "geotiff_output.h"
+#include "landscape_parameters.h"
+#include "metric_catalogue.h"
+#include "operations.h"
+#include "window_job.h"
+
+namespace lsm::ops {
+
+namespace {
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item.erase(std::remove_if(item.begin(), item.end(), [](unsigned char c) { return std::isspace(c); }), item.end());
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+// Every metric a window computes at some level, in FRAGSTATS' order (class first).
+std::vector<std::string> window_metrics() {
+  std::vector<std::string> all = window_class_metrics();
+  for (const std::string& m : window_landscape_metrics())
+    if (std::find(all.begin(), all.end(), m) == all.end()) all.push_back(m);
+  return all;
+}
+
+// The metrics asked for, at the levels asked for: each metric at every one
+// of those levels where a window computes it. Throws lsm::Error(BadInput)
+// through the job's own checks for a metric at none of them.
+void split_by_level(const ParameterValues& v, WindowJobOptions& job) {
+  const std::vector<std::string> levels = split_list(v.text("level"));
+  const bool cls = std::find(levels.begin(), levels.end(), "class") != levels.end();
+  const bool land = std::find(levels.begin(), levels.end(), "land") != levels.end();
+  const auto& class_metrics = window_class_metrics();
+  const auto& land_metrics = window_landscape_metrics();
+  for (const std::string& typed : split_list(v.text("metrics"))) {
+    const std::string m = upper(typed);
+    const bool at_class = cls && std::find(class_metrics.begin(), class_metrics.end(), m) != class_metrics.end();
+    const bool at_land = land && std::find(land_metrics.begin(), land_metrics.end(), m) != land_metrics.end();
+    if (at_class) job.class_metrics.push_back(m);
+    if (at_land) job.landscape_metrics.push_back(m);
+    // (check_metric_list() has refused what windows do not compute at all.)
+    if (!at_class && !at_land)
+      v.fail("metrics", m + " is not a " + (cls ? "class" : "landscape") + " metric, and --level is " + v.text("level"));
+  }
+}
+
+// Each metric of the list must be one a window computes at some level; the
+// job's own message says why one is not (unknown, or not in windows yet).
+void check_metric_list(const std::string& text) {
+  const std::vector<std::string> all = window_metrics();
+  const std::vector<std::string> items = split_list(text);
+  if (items.empty()) throw Error(ErrorKind::BadInput, "lists no metric");
+  for (const std::string& typed : items) {
+    const std::string m = upper(typed);
+    if (std::find(all.begin(), all.end(), m) != all.end()) continue;
+    WindowJobOptions alone;
+    const MetricInfo* info = find_metric(m);
+    (info && (info->levels & kClassLevel) ? alone.class_metrics : alone.landscape_metrics).push_back(m);
+    RasterInfo any;  // a raster the default 3 x 3 window fits
+    any.width = any.height = 3;
+    plan_window_job(any, {}, alone);
+  }
+}
+
+void check_levels(const std::string& text) {
+  const std::vector<std::string> levels = split_list(text);
+  if (levels.empty()) throw Error(ErrorKind::BadInput, "lists no level (class, land)");
+  for (const std::string& l : levels)
+    if (l != "class" && l != "land") throw Error(ErrorKind::BadInput, "'" + l + "' is not a level (class, land)");
+}
+
+OperationSpec window_spec() {
+  OperationSpec s;
+  s.name = "window";
+  s.summary = "moving-window metric rasters: FRAGSTATS class and landscape metrics of the window around every cell";
+  s.title = "Moving-window metrics";
+  s.category = "Landscape metrics";
+  s.manual = "WINDOW.md";
+  s.passes = 2;
+  s.usage = "usage: lsm window INPUT OUTPUT.tif --metrics SHDI,PLAND (--window-size METRES | --window-cells N) [options]";
+  // The bands depend on the raster's classes, known after a read of it: not
+  // a raster the driver could describe before it is computed (yet).
+  s.front_ends = kCommandLine | kService;
+  const std::vector<std::string> metrics = window_metrics();
+  const std::vector<ParameterSpec> patch = patch_parameters();
+  auto from_patch = [&patch](const std::string& name) {
+    for (const ParameterSpec& p : patch)
+      if (p.name == name) return p;
+    throw Error(ErrorKind::Internal, "no patch parameter " + name);
+  };
+  s.parameters = joined(
+      {
+          input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
+          output(ParameterRole::OutputRaster, "output",
+                 "output GeoTIFF: one Float32 band per metric (per class for class metrics), NaN where undefined")
+              .drawn_as(RasterStyle::Continuous)
+              .titled("Window metrics")
+              .needed()
+              .at_position(2)
+              .only(kCommandLine | kService),
+          text("metrics", "FRAGSTATS acronyms, comma-separated: the class and landscape metrics from a window's "
+                          "counts (patch-based ones such as NP and LPI are not computed in windows yet)")
+              .subset_of(metrics)
+              .labelled(metric_choice_labels(metrics))
+              .detailed(metric_choice_details(metrics))
+              .checked_by(check_metric_list)
+              .needed(),
+          text("level", "levels: any of class,land; each metric at every one where it exists")
+              .with_default("class,land")
+              .checked_by(check_levels),
+          number("window-size", "side of a square window or radius of a round one, in map units")
+              .at_least(1e-9)
+              .at_most(1e12)
+              .in("m"),
+          integer("window-cells", "the same in cells: a square's side (odd) or a circle's radius")
+              .at_least(1)
+              .at_most(1 << 20)
+              .in("cells"),
+          text("window-shape", "window shape")
+              .one_of_labelled({{"square", "a square of cells"}, {"circle", "the cells whose centres lie within the radius"}})
+              .with_default("square"),
+          text("window-edge", "focal cells whose window leaves the raster")
+              .one_of_labelled({{"clip", "the window's part inside the raster is the landscape"},
+                                {"skip", "no value (NaN): only whole windows are measured"}})
+              .with_default("clip"),
+          text("class-codes", "class codes of the class bands, comma-separated (default: every class but background)")
+              .checked_by([](const std::string& text) {
+                for (const std::string& c : split_list(text)) {
+                  char* end = nullptr;
+                  const long long code = std::strtoll(c.c_str(), &end, 10);
+                  if (*end || code < -2147483647LL || code > 2147483647LL)
+                    throw Error(ErrorKind::BadInput, "'" + c + "' is not a class code");
+                }
+              }),
+          integer("background", "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
+              .at_least(-2147483648.0)
+              .at_most(2147483647.0),
+          number("boundary-edge", "proportion of the landscape boundary and background edge counted as edge in TE/ED")
+              .with_default("0")
+              .at_least(0)
+              .at_most(1),
+          integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0).at_most(2147483647),
+          from_patch("band"),
+          from_patch("nodata"),
+          memory_limit_parameter("the band of rows a window covers and one row of values"),
+          quiet_parameter(),
+      },
+      raster_output_parameters());
+  s.rules = {one_of_the_two("window-size", "window-cells")};
+  return s;
+}
+
+// The job's rows into the output, as Float32 (NaN where undefined).
+class WindowRaster final : public WindowRowSink {
+ public:
+  WindowRaster(GeoTiffOutput& out, int64_t width) : out_(out), width_(width) {}
+  void begin(const WindowPlan& plan) override {
+    bands_ = plan.bands.size();
+    for (size_t b = 0; b < bands_; ++b) out_.describe_band(static_cast<int>(b + 1), plan.bands[b].description());
+  }
+  void write_row(int64_t y, const double* values) override {
+    row_.resize(static_cast<size_t>(width_) * bands_);
+    for (size_t i = 0; i < row_.size(); ++i) row_[i] = static_cast<float>(values[i]);
+    out_.write_interleaved(Window{0, y, width_, 1}, row_.data());
+  }
+
+ private:
+  GeoTiffOutput& out_;
+  int64_t width_;
+  size_t bands_ = 0;
+  std::vector<float> row_;
+};
+
+void run_window(const ParameterValues& v, const RunContext& context) {
+  const RasterFormat format = raster_output_format(v, context);
+  WindowJobOptions job;
+  split_by_level(v, job);
+  if (v.given("background")) job.background = {static_cast<int32_t>(v.integer("background"))};
+  job.boundary_edge = v.number("boundary-edge");
+  if (v.integer("max-richness") > 0) job.max_richness = static_cast<int>(v.integer("max-richness"));
+  for (const std::string& c : split_list(v.text("class-codes"))) job.classes.push_back(static_cast<int32_t>(std::stoll(c)));
+  job.edge = v.text("window-edge") == "skip" ? WindowEdge::Skip : WindowEdge::Clip;
+  job.memory_limit = run_budget(v, context).memory_bytes;
+  GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
+  use_given_nodata(source, v);
+  source.require_measurable_cells();
+  const RasterInfo info = source.info();
+  const bool circle = v.text("window-shape") == "circle";
+  if (v.given("window-cells")) {
+    const int64_t n = v.integer("window-cells");
+    if (!circle && n % 2 == 0) v.fail("window-cells", "a square window's side must be odd (the focal cell in its middle)");
+    job.shape = circle ? circular_window(static_cast<double>(n), 1, 1) : square_window(n / 2);
+  } else {
+    const double size = v.number("window-size");
+    if (circle) {
+      job.shape = circular_window(size, info.cell_width, info.cell_height);
+    } else {
+      // The odd number of cells nearest the side asked for (FRAGSTATS' square of that side).
+      const int64_t half = static_cast<int64_t>(std::llround(size / info.cell_width / 2 - 0.5));
+      if (std::fabs(info.cell_width - info.cell_height) > 1e-6 * info.cell_width)
+        v.fail("window-size", "a square window needs square cells (give --window-cells, or --window-shape circle)");
+      job.shape = square_window(std::max<int64_t>(0, half));
+    }
+  }
+  // Every check that needs no read, before the output exists.
+  WindowJobOptions checked = job;
+  checked.classes.clear();
+  plan_window_job(info, {}, checked);
+  const std::string window_note = "the window holds " + std::to_string(job.shape.cells()) + " cells (" +
+                                  std::to_string(2 * job.shape.half_width() + 1) + " x " +
+                                  std::to_string(2 * job.shape.reach() + 1) + (circle ? ", round" : "") + ")";
+  // The band count is known once the classes are read: the output is made then.
+  class OutputOnceBandsKnown final : public WindowRowSink {
+   public:
+    OutputOnceBandsKnown(const ParameterValues& v, const RasterFormat& format, GdalClassRaster& source,
+                         const RunContext& context, std::string note)
+        : v_(v), format_(format), source_(source), context_(context), note_(std::move(note)) {}
+    void begin(const WindowPlan& plan) override {
+      context_.notify(note_ + "; " + std::to_string(plan.bands.size()) + (plan.bands.size() == 1 ? " band" : " bands"));
+      const RasterInfo info = source_.info();
+      file_.emplace(v_.text("output"), format_, info.width, info.height, GDT_Float32, georeference_of(source_.dataset()),
+                    std::numeric_limits<double>::quiet_NaN(), static_cast<int>(plan.bands.size()));
+      rows_.emplace(*file_, info.width);
+      rows_->begin(plan);
+    }
+    void write_row(int64_t y, const double* values) override { rows_->write_row(y, values); }
+    void commit() { file_->commit(); }
+
+   private:
+    const ParameterValues& v_;
+    const RasterFormat& format_;
+    GdalClassRaster& source_;
+    const RunContext& context_;
+    std::string note_;
+    std::optional<GeoTiffOutput> file_;
+    std::optional<WindowRaster> rows_;
+  } sink(v, format, source, context, window_note);
+  run_window_job(source, job, sink, context.checked_progress());
+  sink.commit();
+}
+
+}  // namespace
+
+Operation window_operation() { return {window_spec(), run_window}; }
+
+}  // namespace lsm::ops
