@@ -10,6 +10,19 @@ void use_given_nodata(GdalClassRaster& source, const ParameterValues& values) {
   if (values.spec().find("nodata") && values.given("nodata")) source.set_nodata(values.number("nodata"));
 }
 
+std::vector<ParameterSpec> landscape_definition_parameters() {
+  return {
+      integer("background", "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
+          .at_least(-2147483648.0)
+          .at_most(2147483647.0),
+      number("boundary-edge", "proportion of the landscape boundary and background edge counted as edge in TE/ED")
+          .with_default("0")
+          .at_least(0)
+          .at_most(1),
+      integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0).at_most(2147483647),
+  };
+}
+
 LandscapeJobOptions landscape_job_options(const ParameterValues& values, const RunContext& context) {
   const ScanOptions scan = scan_options(values, context);
   LandscapeJobOptions job;

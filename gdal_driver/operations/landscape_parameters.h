@@ -14,6 +14,11 @@ class GdalClassRaster;
 
 namespace lsm::ops {
 
+/// background, boundary-edge and max-richness: what is inside the landscape
+/// and how its edge and richness count (FRAGSTATS' analysis parameters), for
+/// every operation that reports class and landscape metrics.
+std::vector<ParameterSpec> landscape_definition_parameters();
+
 /// The job options of patch_parameters()' values (neighbour rule, tile size,
 /// backend, memory-limit, temp-dir) and edge-depth where declared; the
 /// metric choices (selection, background ...) are the caller's.

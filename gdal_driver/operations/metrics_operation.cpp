@@ -38,7 +38,7 @@ OperationSpec metrics_spec() {
   s.passes = 2;
   s.usage = "usage: lsm metrics INPUT --output PREFIX [options]";
   s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
-  s.parameters = joined(
+  s.parameters = joined(joined(joined(
       {
           input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
           output(ParameterRole::OutputTablePrefix, "output",
@@ -73,15 +73,9 @@ OperationSpec metrics_spec() {
               .one_of_labelled({{"fragstats", "as FRAGSTATS counts them, missing some"},
                                 {"all", "every 8-connected core area, the documented definition"}})
               .with_default("fragstats"),
-          integer("background", "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
-              .at_least(-2147483648.0)
-              .at_most(2147483647.0),
-          number("boundary-edge", "proportion of the landscape boundary and background edge counted as edge in TE/ED")
-              .with_default("0")
-              .at_least(0)
-              .at_most(1),
+      },
+      landscape_definition_parameters()), {
           integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1).at_most(1000000).technical(),
-          integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0).at_most(2147483647),
           text("format", "table layout")
               .one_of_labelled({{"fragstats", "one column per metric"}, {"tidy", "one row per value"}})
               .with_default("fragstats"),
@@ -94,7 +88,7 @@ OperationSpec metrics_spec() {
               .only(kCommandLine),
           flag("print", "also print key columns of the class and landscape tables on stdout, aligned, with class names")
               .presentation(),
-      },
+      }),
       patch_parameters());
   return s;
 }

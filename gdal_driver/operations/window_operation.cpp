@@ -114,7 +114,7 @@ OperationSpec window_spec() {
       if (p.name == name) return p;
     throw Error(ErrorKind::Internal, "no patch parameter " + name);
   };
-  s.parameters = joined(
+  s.parameters = joined(joined(joined(
       {
           input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
           output(ParameterRole::OutputRaster, "output",
@@ -158,19 +158,13 @@ OperationSpec window_spec() {
                     throw Error(ErrorKind::BadInput, "'" + c + "' is not a class code");
                 }
               }),
-          integer("background", "class code of FRAGSTATS background: inside the landscape, but no patches and no class")
-              .at_least(-2147483648.0)
-              .at_most(2147483647.0),
-          number("boundary-edge", "proportion of the landscape boundary and background edge counted as edge in TE/ED")
-              .with_default("0")
-              .at_least(0)
-              .at_most(1),
-          integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0).at_most(2147483647),
+      },
+      landscape_definition_parameters()), {
           from_patch("band"),
           from_patch("nodata"),
           memory_limit_parameter("the band of rows a window covers and one row of values"),
           quiet_parameter(),
-      },
+      }),
       raster_output_parameters());
   s.rules = {one_of_the_two("window-size", "window-cells")};
   return s;
@@ -223,7 +217,8 @@ void run_window(const ParameterValues& v, const RunContext& context) {
     } else {
       // The odd number of cells nearest the side asked for (FRAGSTATS' square of that side).
       const int64_t half = static_cast<int64_t>(std::llround(size / info.cell_width / 2 - 0.5));
-      if (std::fabs(info.cell_width - info.cell_height) > 1e-6 * info.cell_width)
+      // FRAGSTATS takes cells whose width and height differ by under 0.1 % as square.
+      if (std::fabs(info.cell_width - info.cell_height) > 1e-3 * info.cell_width)
         v.fail("window-size", "a square window needs square cells (give --window-cells, or --window-shape circle)");
       job.shape = square_window(std::max<int64_t>(0, half));
     }
