@@ -33,17 +33,19 @@ double table_value(const std::string& csv, const std::string& name, const std::s
 }
 
 TEST_F(CliWindow, ValuesEqualMetricsOnTheWindowCutOut) {
-  const CliRun r = run_lsm("window " + kSample + " " + path("w.tif") + " --metrics SHDI,PLAND,CONTAG,ED --window-size 150 -q");
+  const CliRun r = run_lsm("window " + kSample + " " + path("w.tif") + " --metrics SHDI,PLAND,CONTAG,ED,NP --level class,land --window-size 150 -q");
   ASSERT_EQ(r.code, 0) << r.err;
   GDALAllRegister();
   GDALDataset* out = static_cast<GDALDataset*>(GDALOpen(path("w.tif").c_str(), GA_ReadOnly));
   ASSERT_NE(out, nullptr);
-  // PLAND and ED of classes 1-5, then SHDI, CONTAG and ED of the landscape (the order asked).
-  ASSERT_EQ(out->GetRasterCount(), 13);
+  // PLAND, ED and NP of classes 1-5, then SHDI, CONTAG, ED and NP of the landscape (the order asked).
+  ASSERT_EQ(out->GetRasterCount(), 19);
   EXPECT_STREQ(out->GetRasterBand(1)->GetDescription(), "PLAND class 1");
   EXPECT_STREQ(out->GetRasterBand(6)->GetDescription(), "ED class 1");
-  EXPECT_STREQ(out->GetRasterBand(11)->GetDescription(), "SHDI");
-  EXPECT_STREQ(out->GetRasterBand(13)->GetDescription(), "ED");
+  EXPECT_STREQ(out->GetRasterBand(11)->GetDescription(), "NP class 1");
+  EXPECT_STREQ(out->GetRasterBand(16)->GetDescription(), "SHDI");
+  EXPECT_STREQ(out->GetRasterBand(18)->GetDescription(), "ED");
+  EXPECT_STREQ(out->GetRasterBand(19)->GetDescription(), "NP");
   EXPECT_EQ(out->GetRasterBand(1)->GetRasterDataType(), GDT_Float32);
   double in_gt[6], out_gt[6];
   GDALDataset* in = static_cast<GDALDataset*>(GDALOpen(kSample.c_str(), GA_ReadOnly));
@@ -60,7 +62,7 @@ TEST_F(CliWindow, ValuesEqualMetricsOnTheWindowCutOut) {
                               .c_str()),
               0);
     const std::string prefix = path("cut_" + std::to_string(x));
-    ASSERT_EQ(run_lsm("metrics " + cut + " --out " + prefix + " --level class,land --metrics SHDI,PLAND,CONTAG,ED -q").code, 0);
+    ASSERT_EQ(run_lsm("metrics " + cut + " --out " + prefix + " --level class,land --metrics SHDI,PLAND,CONTAG,ED,NP -q").code, 0);
     const std::string land = slurp(prefix + ".land.csv"), cls = slurp(prefix + ".class.csv");
     auto band = [&](int b) {
       float v = 0;
@@ -68,14 +70,16 @@ TEST_F(CliWindow, ValuesEqualMetricsOnTheWindowCutOut) {
       return static_cast<double>(v);
     };
     const std::string where = "focal cell " + std::to_string(x) + "," + std::to_string(y);
-    EXPECT_NEAR(band(11), table_value(land, "SHDI"), 1e-5) << where;
-    EXPECT_NEAR(band(13), table_value(land, "ED"), 1e-3) << where;
+    EXPECT_NEAR(band(16), table_value(land, "SHDI"), 1e-5) << where;
+    EXPECT_NEAR(band(18), table_value(land, "ED"), 1e-3) << where;
+    EXPECT_EQ(band(19), table_value(land, "NP")) << where;
     const double contag = table_value(land, "CONTAG");  // empty for a window of one class
-    if (std::isnan(contag)) EXPECT_TRUE(std::isnan(band(12))) << where;
-    else EXPECT_NEAR(band(12), contag, 1e-4) << where;
-    for (int c = 1; c <= 5; ++c) {
-      const double pland = table_value(cls, "PLAND", std::to_string(c));
+    if (std::isnan(contag)) EXPECT_TRUE(std::isnan(band(17))) << where;
+    else EXPECT_NEAR(band(17), contag, 1e-4) << where;
+    for (int c = 1; c <= 5; ++c) {  // a class absent from the window: no row, and 0 in the raster
+      const double pland = table_value(cls, "PLAND", std::to_string(c)), np = table_value(cls, "NP", std::to_string(c));
       EXPECT_NEAR(band(c), std::isnan(pland) ? 0.0 : pland, 1e-4) << where << " class " << c;
+      EXPECT_EQ(band(10 + c), std::isnan(np) ? 0.0 : np) << where << " class " << c;
     }
   }
   GDALClose(out);
@@ -108,7 +112,7 @@ TEST_F(CliWindow, BadInputIsRefusedBeforeAnyOutput) {
   expect_clean_failure(run_lsm(run + " --metrics SHDI --window-cells 4"), "a square window's side must be odd", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDI --window-cells 301"), "is larger than the raster (400 x 300)", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDII --window-cells 5"), "did you mean SHDI?", before);
-  expect_clean_failure(run_lsm(run + " --metrics NP --window-cells 5"), "moving windows do not compute yet", before);
+  expect_clean_failure(run_lsm(run + " --metrics GYRATE_MN --window-cells 5"), "moving windows do not compute yet", before);
   expect_clean_failure(run_lsm(run + " --metrics PLAND --level land --window-cells 5"), "PLAND is not a landscape metric", before);
   expect_clean_failure(run_lsm(run + " --metrics PLAND --class-codes 9 --window-cells 5"), "class 9 is not in the raster", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDI --window-size -3"), "--window-size", before);

@@ -54,7 +54,8 @@ double reference_value(const MetricTable& cls, const MetricTable& land, const Wi
     if (!band.class_code || row.type == *band.class_code) return row.values[column];
   // The class is not in the window: no row. It covers none of it and has no
   // edge (0); its other metrics are N/A.
-  const bool zero = band.metric == "CA" || band.metric == "PLAND" || band.metric == "TE" || band.metric == "ED";
+  const bool zero = band.metric == "CA" || band.metric == "PLAND" || band.metric == "NP" || band.metric == "PD" ||
+                    band.metric == "LPI" || band.metric == "TE" || band.metric == "ED";
   return zero ? 0 : std::nan("");
 }
 
@@ -95,6 +96,7 @@ void expect_equal_to_cut_out_windows(const std::vector<int32_t>& cells, int64_t 
       MemoryClassRaster window(x1 - x0 + 1, y1 - y0 + 1, cut, cell, cell);
       LandscapeJobOptions lo;
       lo.backend = Backend::Cpu;
+      lo.rule = o.rule;
       lo.background = o.background;
       lo.boundary_edge = o.boundary_edge;
       lo.max_richness = o.max_richness;
@@ -140,6 +142,7 @@ TEST(WindowJob, EveryValueEqualsTheWindowCutOutAsItsOwnLandscape) {
     o.boundary_edge = trial % 3 == 2 ? 0.5 : 0;
     o.shape = trial < 3 ? square_window(1 + trial % 2) : circular_window(2.5 * 30, 30, 30);
     o.edge = trial % 3 == 1 ? WindowEdge::Skip : WindowEdge::Clip;
+    o.rule = trial % 2 ? NeighbourRule::Four : NeighbourRule::Eight;
     expect_equal_to_cut_out_windows(cells, width, height, 30, o, "trial " + std::to_string(trial));
   }
 }
@@ -209,8 +212,12 @@ TEST(WindowJob, BadOptionsAreRefusedWithTheReason) {
   WindowJobOptions o;
   o.shape = square_window(1);
   EXPECT_EQ(message(o), "a moving window needs at least one metric");
-  o.landscape_metrics = {"NP"};
-  EXPECT_NE(message(o).find("NP is a landscape metric that moving windows do not compute yet"), std::string::npos) << message(o);
+  o.landscape_metrics = {"AREA_MN"};
+  EXPECT_NE(message(o).find("AREA_MN is a landscape metric that moving windows do not compute yet"), std::string::npos)
+      << message(o);
+  o.landscape_metrics = {"PAFRAC"};
+  EXPECT_NE(message(o).find("PAFRAC is a landscape metric that moving windows do not compute yet (they compute TA,NP,"),
+            std::string::npos) << message(o);
   o.landscape_metrics = {"SHDII"};
   EXPECT_EQ(message(o), "'SHDII' is not a landscape metric; did you mean SHDI?");
   o.landscape_metrics = {"SHDI"};

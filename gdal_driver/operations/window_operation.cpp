@@ -81,7 +81,7 @@ void check_metric_list(const std::string& text) {
     if (std::find(all.begin(), all.end(), m) != all.end()) continue;
     WindowJobOptions alone;
     const MetricInfo* info = find_metric(m);
-    (info && (info->levels & kClassLevel) ? alone.class_metrics : alone.landscape_metrics).push_back(m);
+    (info && !(info->levels & kLandscapeLevel) ? alone.class_metrics : alone.landscape_metrics).push_back(m);
     RasterInfo any;  // a raster the default 3 x 3 window fits
     any.width = any.height = 3;
     plan_window_job(any, {}, alone);
@@ -108,7 +108,7 @@ OperationSpec window_spec() {
   // a raster the driver could describe before it is computed (yet).
   s.front_ends = kCommandLine | kService;
   const std::vector<std::string> metrics = window_metrics();
-  const std::vector<ParameterSpec> patch = patch_parameters();
+  const std::vector<ParameterSpec> patch = patch_parameters();  // band, nodata and the neighbour rule, as declared there
   auto from_patch = [&patch](const std::string& name) {
     for (const ParameterSpec& p : patch)
       if (p.name == name) return p;
@@ -124,8 +124,8 @@ OperationSpec window_spec() {
               .needed()
               .at_position(2)
               .only(kCommandLine | kService),
-          text("metrics", "FRAGSTATS acronyms, comma-separated: the class and landscape metrics from a window's "
-                          "counts (patch-based ones such as NP and LPI are not computed in windows yet)")
+          text("metrics", "FRAGSTATS acronyms, comma-separated: class and landscape metrics (--list-metrics lists "
+                          "those a window computes)")
               .subset_of(metrics)
               .labelled(metric_choice_labels(metrics))
               .detailed(metric_choice_details(metrics))
@@ -162,6 +162,7 @@ OperationSpec window_spec() {
       landscape_definition_parameters()), {
           from_patch("band"),
           from_patch("nodata"),
+          from_patch("neighbors"),
           memory_limit_parameter("the band of rows a window covers and one row of values"),
           quiet_parameter(),
       }),
@@ -200,6 +201,7 @@ void run_window(const ParameterValues& v, const RunContext& context) {
   if (v.integer("max-richness") > 0) job.max_richness = static_cast<int>(v.integer("max-richness"));
   for (const std::string& c : split_list(v.text("class-codes"))) job.classes.push_back(static_cast<int32_t>(std::stoll(c)));
   job.edge = v.text("window-edge") == "skip" ? WindowEdge::Skip : WindowEdge::Clip;
+  job.rule = v.integer("neighbors") == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
   job.memory_limit = run_budget(v, context).memory_bytes;
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
   use_given_nodata(source, v);

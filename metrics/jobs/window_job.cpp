@@ -1,5 +1,7 @@
 #include "window_job.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,6 +12,7 @@
 #include "families/metric_families.h"
 #include "metric_catalogue.h"
 #include "near_match.h"
+#include "window_patches.h"
 
 namespace lsm {
 
@@ -131,8 +134,10 @@ class WindowMetrics {
     for (const auto& [metric, bands] : class_band_) class_metric_bands_.push_back({metric, bands});
   }
 
-  // Values of every band for `counts` into `out` (plan.bands.size() values).
-  void compute(const WindowCounts& counts, double* out) {
+  // Values of every band for `counts` and the window's `patches` (every
+  // class with a patch, ascending; empty when no band needs them) into
+  // `out` (plan.bands.size() values).
+  void compute(const WindowCounts& counts, const std::vector<WindowClassPatches>& patches, double* out) {
     const std::vector<int32_t>& all = plan_.class_codes;
     present_.clear();
     for (size_t a = 0; a < counts.k; ++a)
@@ -170,6 +175,16 @@ class WindowMetrics {
       z += s.cells;
       boundary += s.boundary_sides;
     }
+    for (const WindowClassPatches& p : patches) {  // both ascending by class index
+      const size_t i = static_cast<size_t>(
+          std::lower_bound(present_.begin(), present_.end(), static_cast<size_t>(p.class_index)) - present_.begin());
+      families::ClassSums& s = sums_[i];
+      s.patches = p.patches;
+      s.largest = static_cast<double>(p.largest);
+      s.sp = p.sp;
+      s.spa = p.spa;
+      s.sa2 = p.sa2;
+    }
     families::LevelContext level;
     level.options = &metric_options_;
     level.adjacency = &adjacency_;
@@ -196,10 +211,12 @@ class WindowMetrics {
     level.pafrac = [](const std::vector<size_t>&) { return families::kNaN; };
 
     std::fill(out, out + plan_.bands.size(), families::kNaN);
-    // A class absent from the window covers none of it and has no edge there
-    // (FRAGSTATS' moving window writes 0 for its PLAND); its other metrics are N/A.
+    // A class absent from the window covers none of it and has no patch or
+    // edge there (users of FRAGSTATS' moving window report 0 % PLAND); its
+    // other metrics are N/A.
     for (const auto& [metric, bands] : class_metric_bands_)
-      if (metric == "CA" || metric == "PLAND" || metric == "TE" || metric == "ED")
+      if (metric == "CA" || metric == "PLAND" || metric == "NP" || metric == "PD" || metric == "LPI" || metric == "TE" ||
+          metric == "ED")
         for (size_t b : bands) out[b] = 0;
     if (!class_metric_bands_.empty())
       for (size_t i : level.classes) {
@@ -349,13 +366,20 @@ std::string WindowBand::description() const {
 }
 
 const std::vector<std::string>& window_class_metrics() {
-  static const std::vector<std::string> metrics{"CA", "PLAND", "TE", "ED", "LSI", "CLUMPY", "PLADJ", "IJI", "AI", "NLSI"};
+  static const std::vector<std::string> metrics{"CA",     "PLAND",    "NP",   "PD",   "LPI",   "TE", "ED", "LSI", "CLUMPY",
+                                                "PLADJ",  "IJI",      "COHESION", "DIVISION", "MESH", "SPLIT", "AI", "NLSI"};
   return metrics;
 }
 
+bool window_metric_needs_patches(const std::string& metric) {
+  static const std::set<std::string> patch_based{"NP", "PD", "LPI", "COHESION", "DIVISION", "MESH", "SPLIT"};
+  return patch_based.count(metric) > 0;
+}
+
 const std::vector<std::string>& window_landscape_metrics() {
-  static const std::vector<std::string> metrics{"TA",  "TE",  "ED",   "LSI",   "CONTAG", "PLADJ", "IJI",   "PR", "PRD",
-                                                "RPR", "SHDI", "SIDI", "MSIDI", "SHEI",   "SIEI",  "MSIEI", "AI"};
+  static const std::vector<std::string> metrics{"TA",   "NP",    "PD",       "LPI",      "TE",   "ED",    "LSI", "CONTAG",
+                                                "PLADJ", "IJI", "COHESION", "DIVISION", "MESH", "SPLIT", "PR",  "PRD",
+                                                "RPR",  "SHDI", "SIDI",     "MSIDI",    "SHEI", "SIEI",  "MSIEI", "AI"};
   return metrics;
 }
 
@@ -367,14 +391,18 @@ void check_window_metric(const std::string& metric, const std::vector<std::strin
   if (std::find(computed.begin(), computed.end(), metric) != computed.end()) return;
   const MetricInfo* info = find_metric(metric);
   const unsigned bit = std::string(level) == "class" ? kClassLevel : kLandscapeLevel;
-  if (info && (info->levels & bit))
-    throw Error(ErrorKind::BadInput, metric + " is a " + level +
-                                         " metric that moving windows do not compute yet (it needs the window's "
-                                         "patches; those from counts are " + [&] {
-                                           std::string list;
-                                           for (const std::string& m : computed) list += (list.empty() ? "" : ",") + m;
-                                           return list;
-                                         }() + ")");
+  // A distribution (AREA_MN ...) is a class and landscape metric too.
+  const size_t u = metric.rfind('_');
+  const MetricInfo* base = u == std::string::npos ? nullptr : find_metric(metric.substr(0, u));
+  const auto& stats = distribution_statistics();
+  const bool distribution = base && base->distributed && u + 1 < metric.size() &&
+                            std::find(stats.begin(), stats.end(), metric.substr(u + 1)) != stats.end();
+  if ((info && (info->levels & bit)) || distribution)
+    throw Error(ErrorKind::BadInput, metric + " is a " + level + " metric that moving windows do not compute yet (they compute " + [&] {
+      std::string list;
+      for (const std::string& m : computed) list += (list.empty() ? "" : ",") + m;
+      return list;
+    }() + ")");
   const std::string meant = near_match(metric, computed);
   throw Error(ErrorKind::BadInput, "'" + metric + "' is not a " + level + " metric" +
                                        (meant.empty() ? "" : "; did you mean " + meant + "?"));
@@ -447,8 +475,33 @@ WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& opt
   WindowMetrics metrics(plan, options, info.cell_width, info.cell_height);
   const size_t n_bands = plan.bands.size();
   std::vector<double> row(static_cast<size_t>(info.width) * n_bands);
+  bool needs_patches = false;
+  for (const WindowBand& b : plan.bands) needs_patches = needs_patches || window_metric_needs_patches(b.metric);
+  // Per focal cell of a row, its window's patches (labeled in parallel:
+  // windows are independent), each thread with its own scratch.
+  std::vector<std::vector<WindowClassPatches>> row_patches(needs_patches ? static_cast<size_t>(info.width) : 0);
+  const std::vector<WindowClassPatches> no_patches;
+  const int threads = std::max(1, omp_get_max_threads());
+  std::vector<WindowPatchLabeler> labelers(needs_patches ? static_cast<size_t>(threads) : 0);
+  std::vector<std::vector<int32_t>> grids(labelers.size());
+  const int64_t grid_rows = 2 * reach + 1, grid_columns = 2 * half + 1;
   for (int64_t y = 0; y < info.height; ++y) {
     band.centre_on(y);
+    if (needs_patches) {
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+      for (int64_t x = 0; x < info.width; ++x) {
+        const size_t t = static_cast<size_t>(omp_get_thread_num());
+        std::vector<int32_t>& grid = grids[t];
+        grid.assign(static_cast<size_t>(grid_rows * grid_columns), kOutside);
+        if (band.at(x, y) != kOutside)
+          for (int64_t i = 0; i < grid_rows; ++i) {
+            const int64_t h = shape.half_widths[static_cast<size_t>(i)];
+            for (int64_t dx = -h; dx <= h; ++dx)
+              grid[static_cast<size_t>(i * grid_columns + dx + half)] = band.at(x + dx, y + i - reach);
+          }
+        row_patches[static_cast<size_t>(x)] = labelers[t].label(grid, grid_rows, grid_columns, options.rule);
+      }
+    }
     slider.start_row(y);
     const bool rows_inside = y - reach >= 0 && y + reach < info.height;
     for (int64_t x = 0; x < info.width; ++x) {
@@ -459,7 +512,7 @@ WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& opt
         std::fill(out, out + n_bands, std::numeric_limits<double>::quiet_NaN());
         continue;
       }
-      metrics.compute(counts, out);
+      metrics.compute(counts, needs_patches ? row_patches[static_cast<size_t>(x)] : no_patches, out);
     }
     sink.write_row(y, row.data());
     if (progress && !progress(0.1 + 0.9 * static_cast<double>(y + 1) / static_cast<double>(info.height)))

@@ -12,18 +12,21 @@
 //   o.landscape_metrics = {"SHDI", "CONTAG"};     // one band each
 //   WindowPlan plan = run_window_job(raster, o, sink);
 //
-// This first part computes the metrics that come from a window's counts
-// alone — cells per class and cell-side adjacencies between classes, kept
-// as the window slides (docs/WINDOW.md) — with the families' formulas
+// The metrics come from a window's counts — cells per class and cell-side
+// adjacencies between classes, kept as the window slides — and, for NP, PD,
+// LPI, COHESION, DIVISION, MESH and SPLIT, from the window's patches
+// (window_patches.h), through the families' formulas
 // (metrics/fragstats/families), so that every value equals `lsm metrics` on
-// the window cut out as its own landscape. Patch-based metrics (NP, LPI,
-// AREA_MN ...) are refused with a message that says so.
+// the window cut out as its own landscape (docs/WINDOW.md). The patch
+// distributions (AREA_MN ...), shape, core and isolation metrics are
+// refused with a message that says so.
 #include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "patch_stats.h"
 #include "progress.h"
 #include "raster.h"
 
@@ -57,6 +60,8 @@ enum class WindowEdge {
 
 struct WindowJobOptions {
   WindowShape shape = square_window(1);
+  /// FRAGSTATS' patch neighbour rule, for the patch-based metrics (NP, LPI ...).
+  NeighbourRule rule = NeighbourRule::Eight;
   WindowEdge edge = WindowEdge::Clip;
   /// Class metrics (FRAGSTATS acronyms, window_class_metrics()): one band
   /// per metric and class, in this order, classes ascending.
@@ -104,6 +109,10 @@ class WindowRowSink {
 /// FRAGSTATS' order.
 const std::vector<std::string>& window_class_metrics();
 const std::vector<std::string>& window_landscape_metrics();
+/// Whether `metric` needs each window's patches (NP, PD, LPI, COHESION,
+/// DIVISION, MESH, SPLIT): a labeling of every window, O(window cells) per
+/// focal cell, where the others cost O(window rows).
+bool window_metric_needs_patches(const std::string& metric);
 
 /// Checks `options` and the raster's classes and plans the bands: throws
 /// lsm::Error(BadInput) naming the problem — no metric, an unknown metric,

@@ -1,0 +1,46 @@
+#pragma once
+// The patches of one moving window (window_job.h): the window's cells are
+// labeled as a landscape of their own (FRAGSTATS' 4- or 8-cell rule, patches
+// clipped to the window) and each class's patch sums gathered, patch by
+// patch in the order of their first cell — the order of the PIDs the
+// landscape job would give the window cut out alone, so that the sums
+// (and the families' NP, PD, LPI, COHESION, DIVISION, MESH, SPLIT) are the
+// same to the bit. Union-find over the window's cells: O(window cells) per
+// focal cell (docs/WINDOW.md).
+#include <cstdint>
+#include <vector>
+
+#include "patch_stats.h"
+
+namespace lsm {
+
+/// One class's patches in a window.
+struct WindowClassPatches {
+  int32_t class_index = -1;  ///< into the job's class codes
+  uint64_t patches = 0;
+  uint64_t largest = 0;      ///< cells of its largest patch
+  double sp = 0;             ///< sum of perimeters (cell sides)
+  double spa = 0;            ///< sum of perimeter x sqrt(cells)
+  double sa2 = 0;            ///< sum of squared sizes (cells^2)
+};
+
+/// Labels windows; keeps its scratch between calls (one per thread).
+class WindowPatchLabeler {
+ public:
+  /// `cells`: the window's class indices, row-major, `rows` x `columns`,
+  /// -1 for cells outside the window or the landscape. Returns the sums of
+  /// every class with a patch, ascending class index.
+  const std::vector<WindowClassPatches>& label(const std::vector<int32_t>& cells, int64_t rows, int64_t columns,
+                                               NeighbourRule rule);
+
+ private:
+  int32_t find(int32_t i);
+  std::vector<int32_t> parent_;
+  std::vector<int32_t> order_;      // per root: its patch's number in first-cell order, -1 before
+  std::vector<uint64_t> cells_, perimeter_;
+  std::vector<int32_t> class_of_;
+  std::vector<WindowClassPatches> by_class_;
+  std::vector<int32_t> slot_;       // class index -> entry of by_class_ (-1: none)
+};
+
+}  // namespace lsm
