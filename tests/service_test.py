@@ -175,6 +175,8 @@ def run(tmp, have_schemas):
     shutil.copy(SAMPLE, os.path.join(outside, "secret.tif"))
     with open(os.path.join(data, "landcover", "corrupt.tif"), "wb") as f:
         f.write(b"II*\0" + b"\xff" * 200)  # a TIFF header, then nothing a reader can use
+    subprocess.run(["gdal_translate", "-q", "-ot", "Float32", "-scale", "1", "5", "1.5", "5.5", SAMPLE,
+                    os.path.join(data, "landcover", "fractional.tif")], check=True)  # class codes 1.5 ... 5.5
     os.symlink(os.path.join(outside, "secret.tif"), os.path.join(data, "escape.tif"))
     server = Server(data, work, "--workers", "2", "--max-queue", "500")
     base = server.base
@@ -492,6 +494,18 @@ def bad_requests(base, have_schemas):
     detail = json.loads(raw).get("detail", "") if raw else ""
     check("a failed job's message names the input as the client did, without the server's folders",
           "landcover/corrupt.tif" in detail and "/tmp" not in detail, (status, detail))
+    check("a corrupt input is a 400, not a 500", status == 400, (status, detail))
+    # Fractional class codes are found while the job reads: the job fails,
+    # on what the client sent — a 400 (sync) and a 400 for its results (async).
+    status, hdrs, raw = request("POST", base + label, {"inputs": {"input": "landcover/fractional.tif"}})
+    check("a job that fails on the client's input is a 400, not a 500",
+          status == 400 and b"non-integer value" in raw, (status, raw[:300]))
+    status, hdrs, raw = request("POST", base + label, {"inputs": {"input": "landcover/fractional.tif"}},
+                                headers={"Prefer": "respond-async"})
+    failed = wait_job(base, json.loads(raw)["jobID"]) if status == 201 else {}
+    status, hdrs, raw = request("GET", base + "/jobs/%s/results" % failed.get("jobID"))
+    check("its results (async): 400 with the reason", failed.get("status") == "failed" and status == 400
+          and b"non-integer value" in raw, (failed, status, raw[:200]))
     problem("unknown process", "POST", "/processes/nope/execution", {"inputs": {}}, 404)
     for method, path, allow in (("DELETE", "/processes", "GET, HEAD"), ("POST", "/jobs", "GET, HEAD"),
                                 ("GET", label, "POST"), ("PUT", "/jobs/00000000-0000-4000-8000-000000000000",

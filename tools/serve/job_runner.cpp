@@ -108,9 +108,10 @@ void JobRunner::work() {
 }
 
 JobRunner::Recorded JobRunner::record(const std::string& id, const std::vector<std::string>& from,
-                                      const std::string& status, const std::string& message) noexcept {
+                                      const std::string& status, const std::string& message,
+                                      bool client_fault) noexcept {
   try {
-    return store_.transition(id, from, status, message) ? Recorded::Changed : Recorded::Refused;
+    return store_.transition(id, from, status, message, client_fault) ? Recorded::Changed : Recorded::Refused;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lsm serve: cannot record job %s as %s: %s\n", id.c_str(), status.c_str(), e.what());
     return Recorded::Failed;
@@ -138,6 +139,7 @@ void JobRunner::run(Job& job) {
     return true;
   };
   std::string failure;
+  bool client_fault = false;
   try {
     std::error_code ec;
     fs::create_directories(folder(job.id), ec);
@@ -145,6 +147,9 @@ void JobRunner::run(Job& job) {
     std::unique_lock<std::mutex> gpu(gpu_, std::defer_lock);
     if (ops::may_use_gpu(job.values)) gpu.lock();
     job.operation->run(job.values, context);
+  } catch (const Error& e) {
+    failure = filter_(e.what());
+    client_fault = e.kind() == ErrorKind::BadInput;  // the input or a value the client sent
   } catch (const std::exception& e) {
     failure = filter_(e.what());
   }
@@ -153,7 +158,8 @@ void JobRunner::run(Job& job) {
   if (job.timed_out || !failure.empty()) {
     remove_folder(job.id);
     record(job.id, {"running"}, "failed",
-           job.timed_out ? "the job ran longer than --job-timeout (" + std::to_string(timeout_s_) + " s)" : failure);
+           job.timed_out ? "the job ran longer than --job-timeout (" + std::to_string(timeout_s_) + " s)" : failure,
+           !job.timed_out && client_fault);
   } else if (record(job.id, {"running"}, "successful", "done") != Recorded::Changed) {
     remove_folder(job.id);  // dismissed meanwhile, or results nobody can be told of
   }

@@ -74,7 +74,7 @@ class JobRunner {
   /// Moves job `id` from one of `from` to `status` (JobStore::transition);
   /// never throws: a worker never ends the server.
   Recorded record(const std::string& id, const std::vector<std::string>& from, const std::string& status,
-                  const std::string& message) noexcept;
+                  const std::string& message, bool client_fault = false) noexcept;
   void watch_timeouts();
   void remove_folder(const std::string& id) const;
 

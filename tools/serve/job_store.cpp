@@ -42,7 +42,8 @@ class Statement {
   sqlite3_stmt* s_ = nullptr;
 };
 
-const char* kColumns = "id, process, status, message, progress, created, started, finished, updated, request";
+const char* kColumns =
+    "id, process, status, message, progress, created, started, finished, updated, request, client_fault";
 
 JobRecord record_of(const Statement& s) {
   JobRecord j;
@@ -56,6 +57,7 @@ JobRecord record_of(const Statement& s) {
   j.finished = s.column_text(7);
   j.updated = s.column_text(8);
   j.request = s.column_text(9);
+  j.client_fault = s.column_integer(10) != 0;
   return j;
 }
 
@@ -96,6 +98,13 @@ JobStore::JobStore(const std::string& path) {
        "started TEXT NOT NULL DEFAULT '', finished TEXT NOT NULL DEFAULT '', updated TEXT NOT NULL, "
        "request TEXT NOT NULL DEFAULT '')");
   exec("CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs (created)");
+  // Stores made before client faults were told apart gain the column.
+  bool has_client_fault = false;
+  {
+    Statement columns(db_, "PRAGMA table_info(jobs)");
+    while (columns.step(db_)) has_client_fault = has_client_fault || columns.column_text(1) == "client_fault";
+  }
+  if (!has_client_fault) exec("ALTER TABLE jobs ADD COLUMN client_fault INTEGER NOT NULL DEFAULT 0");
 }
 
 JobStore::~JobStore() { sqlite3_close(db_); }
@@ -139,20 +148,20 @@ void JobStore::set_status(const std::string& id, const std::string& status, cons
 }
 
 bool JobStore::transition(const std::string& id, const std::vector<std::string>& from, const std::string& status,
-                          const std::string& message) {
+                          const std::string& message, bool client_fault) {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string now = now_rfc3339();
   std::string allowed;
-  for (size_t i = 0; i < from.size(); ++i) allowed += (i ? ", ?" : "?") + std::to_string(5 + i);
+  for (size_t i = 0; i < from.size(); ++i) allowed += (i ? ", ?" : "?") + std::to_string(6 + i);
   const std::string sql =
       "UPDATE jobs SET status = ?2, message = ?3, updated = ?4, "
       "started = CASE WHEN ?2 = 'running' THEN ?4 ELSE started END, "
       "finished = CASE WHEN ?2 IN ('successful', 'failed', 'dismissed') THEN ?4 ELSE finished END, "
-      "progress = CASE WHEN ?2 = 'successful' THEN 100 ELSE progress END WHERE id = ?1 AND status IN (" +
-      allowed + ")";
+      "progress = CASE WHEN ?2 = 'successful' THEN 100 ELSE progress END, client_fault = ?5 "
+      "WHERE id = ?1 AND status IN (" + allowed + ")";
   Statement s(db_, sql.c_str());
-  s.text(1, id).text(2, status).text(3, message).text(4, now);
-  for (size_t i = 0; i < from.size(); ++i) s.text(static_cast<int>(5 + i), from[i]);
+  s.text(1, id).text(2, status).text(3, message).text(4, now).integer(5, client_fault ? 1 : 0);
+  for (size_t i = 0; i < from.size(); ++i) s.text(static_cast<int>(6 + i), from[i]);
   s.step(db_);
   return sqlite3_changes(db_) == 1;
 }

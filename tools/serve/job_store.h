@@ -23,6 +23,9 @@ struct JobRecord {
   int progress = 0;     ///< 0..100
   std::string created, started, finished, updated;  ///< RFC 3339 UTC, "" when not yet
   std::string request;  ///< the execute request, JSON
+  /// A failed job failed on what the client sent (an unusable input or
+  /// value: lsm::Error BadInput), not on the server: a 4xx, not a 5xx.
+  bool client_fault = false;
 };
 
 class JobStore {
@@ -45,7 +48,7 @@ class JobStore {
   /// end of a run cannot both win (a dismissed job never turns successful, a
   /// job dismissed before it started never turns running). True when it changed.
   bool transition(const std::string& id, const std::vector<std::string>& from, const std::string& status,
-                  const std::string& message);
+                  const std::string& message, bool client_fault = false);
   void set_progress(const std::string& id, int progress);
   std::optional<JobRecord> find(const std::string& id) const;
   /// Newest first.

@@ -382,6 +382,14 @@ class Service {
     send_problem(res, exception_type::kNoSuchJob, 404, "No such job", "no job '" + id + "'");
   }
 
+  // A failed job's exception: 400 where it failed on what the client sent
+  // (an unusable input or value), 500 where the server failed.
+  void send_failure(httplib::Response& res, const JobRecord& job) {
+    if (job.client_fault)
+      return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", job.message);
+    send_problem(res, exception_type::kFailed, 500, "Job failed", job.message);
+  }
+
   // The results document of job `id` (at `job_url`): every output's link and media type.
   Json results_document(const std::string& id, const std::string& job_url) const {
     Json results = Json::object();
@@ -398,7 +406,7 @@ class Service {
       return std::nullopt;
     }
     if (job->status == "failed") {
-      send_problem(res, exception_type::kFailed, 500, "Job failed", job->message);
+      send_failure(res, *job);
       return std::nullopt;
     }
     if (job->status != "successful") {
@@ -479,7 +487,7 @@ class Service {
     if (done && done->status == "successful") {
       return send_json(res, 200, results_document(id, location));
     }
-    if (done && done->status == "failed") return send_problem(res, exception_type::kFailed, 500, "Job failed", done->message);
+    if (done && done->status == "failed") return send_failure(res, *done);
     send_json(res, 201, status_info(*done, public_url_));
   }
 
