@@ -64,9 +64,9 @@ class RowBand {
     for (int64_t r = first_needed; r <= y + reach_; ++r) load(r);
   }
   // Class index of cell (x, y'), for x in [-pad, width + pad) and y' within the band.
-  int32_t at(int64_t x, int64_t y) const {
-    return rows_[slot(y) * static_cast<size_t>(stride_) + static_cast<size_t>(x + pad_)];
-  }
+  int32_t at(int64_t x, int64_t y) const { return row(y)[x]; }
+  // Row y' of the band, indexed by x in [-pad, width + pad).
+  const int32_t* row(int64_t y) const { return &rows_[slot(y) * static_cast<size_t>(stride_) + static_cast<size_t>(pad_)]; }
 
  private:
   size_t slot(int64_t y) const {
@@ -272,37 +272,45 @@ class WindowSlider {
   WindowSlider(const WindowShape& shape, const RowBand& band, WindowCounts& counts)
       : shape_(shape), band_(band), counts_(counts) {}
 
-  // The counts of the window around (0, y), from nothing.
+  // The counts of the window around (0, y), from nothing; keeps the band's
+  // rows for the steps along row y.
   void start_row(int64_t y) {
     counts_.clear();
     const int64_t r = shape_.reach();
+    rows_.resize(static_cast<size_t>(2 * r + 2));
+    for (int64_t i = 0; i <= 2 * r + 1; ++i)
+      rows_[static_cast<size_t>(i)] = i <= 2 * r ? band_.row(y + i - r) : nullptr;
     for (int64_t i = 0; i <= 2 * r; ++i) {
-      const int64_t h = shape_.half_widths[static_cast<size_t>(i)], row = y + i - r;
+      const int64_t h = shape_.half_widths[static_cast<size_t>(i)];
       if (h < 0) continue;
-      for (int64_t x = -h; x <= h; ++x) counts_.cell(band_.at(x, row), +1);
-      for (int64_t x = -h; x < h; ++x) counts_.pair(band_.at(x, row), band_.at(x + 1, row), false, +1);
+      const int32_t* row = rows_[static_cast<size_t>(i)];
+      for (int64_t x = -h; x <= h; ++x) counts_.cell(row[x], +1);
+      for (int64_t x = -h; x < h; ++x) counts_.pair(row[x], row[x + 1], false, +1);
       const int64_t hv = vertical_half(i);
-      for (int64_t x = -hv; x <= hv; ++x) counts_.pair(band_.at(x, row), band_.at(x, row + 1), true, +1);
+      const int32_t* below = rows_[static_cast<size_t>(i + 1)];
+      for (int64_t x = -hv; x <= hv; ++x) counts_.pair(row[x], below[x], true, +1);
     }
   }
 
-  // From the window around (x, y) to the one around (x + 1, y).
-  void step(int64_t x, int64_t y) {
+  // From the window around (x, y) to the one around (x + 1, y) (after start_row(y)).
+  void step(int64_t x) {
     const int64_t r = shape_.reach();
     for (int64_t i = 0; i <= 2 * r; ++i) {
-      const int64_t h = shape_.half_widths[static_cast<size_t>(i)], row = y + i - r;
+      const int64_t h = shape_.half_widths[static_cast<size_t>(i)];
       if (h < 0) continue;
+      const int32_t* row = rows_[static_cast<size_t>(i)];
       const int64_t left = x - h, right = x + 1 + h;
-      counts_.cell(band_.at(left, row), -1);
-      counts_.cell(band_.at(right, row), +1);
+      counts_.cell(row[left], -1);
+      counts_.cell(row[right], +1);
       if (h > 0) {
-        counts_.pair(band_.at(left, row), band_.at(left + 1, row), false, -1);
-        counts_.pair(band_.at(right - 1, row), band_.at(right, row), false, +1);
+        counts_.pair(row[left], row[left + 1], false, -1);
+        counts_.pair(row[right - 1], row[right], false, +1);
       }
       const int64_t hv = vertical_half(i);
       if (hv >= 0) {
-        counts_.pair(band_.at(x - hv, row), band_.at(x - hv, row + 1), true, -1);
-        counts_.pair(band_.at(x + 1 + hv, row), band_.at(x + 1 + hv, row + 1), true, +1);
+        const int32_t* below = rows_[static_cast<size_t>(i + 1)];
+        counts_.pair(row[x - hv], below[x - hv], true, -1);
+        counts_.pair(row[x + 1 + hv], below[x + 1 + hv], true, +1);
       }
     }
   }
@@ -318,6 +326,7 @@ class WindowSlider {
   const WindowShape& shape_;
   const RowBand& band_;
   WindowCounts& counts_;
+  std::vector<const int32_t*> rows_;  // the window's rows of the band for the current focal row (+ a null past the last)
 };
 
 }  // namespace
@@ -496,8 +505,9 @@ WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& opt
         if (band.at(x, y) != kOutside)
           for (int64_t i = 0; i < grid_rows; ++i) {
             const int64_t h = shape.half_widths[static_cast<size_t>(i)];
-            for (int64_t dx = -h; dx <= h; ++dx)
-              grid[static_cast<size_t>(i * grid_columns + dx + half)] = band.at(x + dx, y + i - reach);
+            if (h < 0) continue;
+            const int32_t* from = band.row(y + i - reach) + x;
+            std::copy(from - h, from + h + 1, grid.begin() + (i * grid_columns + half - h));
           }
         row_patches[static_cast<size_t>(x)] = labelers[t].label(grid, grid_rows, grid_columns, options.rule);
       }
@@ -505,7 +515,7 @@ WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& opt
     slider.start_row(y);
     const bool rows_inside = y - reach >= 0 && y + reach < info.height;
     for (int64_t x = 0; x < info.width; ++x) {
-      if (x > 0) slider.step(x - 1, y);
+      if (x > 0) slider.step(x - 1);
       double* out = &row[static_cast<size_t>(x) * n_bands];
       const bool whole = rows_inside && x - half >= 0 && x + half < info.width;
       if (band.at(x, y) == kOutside || (options.edge == WindowEdge::Skip && !whole)) {
