@@ -401,6 +401,19 @@ def metrics_end_to_end(base, data):
     check("the job list pages", len(jobs["jobs"]) <= 5 and any(l["rel"] == "self" for l in jobs["links"]))
     if os.path.isdir(SCHEMAS):
         valid("job list", jobs, "jobList.yaml")
+    # /processes?limit (the conformance suite asserts exactly one with limit=1) and its next page.
+    _, one = get_json(base + "/processes?limit=1")
+    nxt = [l["href"] for l in one["links"] if l["rel"] == "next"]
+    check("/processes?limit=1: one process and a next link", len(one["processes"]) == 1 and nxt, one)
+    _, second = get_json(nxt[0]) if nxt else (None, {"processes": []})
+    check("its next page is the second process", second["processes"] and
+          second["processes"][0]["id"] != one["processes"][0]["id"], second)
+    for query in ("/jobs?limit=0", "/jobs?limit=1001", "/jobs?offset=-1", "/jobs?limit=5abc", "/processes?limit=x",
+                  "/jobs?offset=99999999999"):
+        status, headers, body = request("GET", base + query)
+        check("%s: 400 InvalidParameterValue, not clamped" % query,
+              status == 400 and b"invalid-parameter-value" in body and b"must be a whole number" in body,
+              (status, body[:200]))
 
 
 def label_over_vsicurl(base, data, tmp):

@@ -158,12 +158,19 @@ Json process_description(const ops::OperationSpec& spec, const std::string& base
   return j;
 }
 
-Json process_list(const std::string& base) {
+Json process_list(const std::string& base, int64_t offset, int64_t limit) {
   Json j;
   j["processes"] = Json::array();
-  for (const ops::Operation* op : service_operations()) j["processes"].push_back(process_summary(op->spec, base));
+  const std::vector<const ops::Operation*> all = service_operations();
+  const int64_t total = static_cast<int64_t>(all.size());
+  for (int64_t i = offset; i < total && i < offset + limit; ++i)
+    j["processes"].push_back(process_summary(all[static_cast<size_t>(i)]->spec, base));
   j["links"] = Json::array({link(base + "/processes", "self", "application/json", "the processes"),
                             link(base + "/processes?f=html", "alternate", "text/html", "as HTML")});
+  if (offset + limit < total)
+    j["links"].push_back(link(base + "/processes?offset=" + std::to_string(offset + limit) + "&limit=" +
+                                  std::to_string(limit),
+                              "next", "application/json", "the next processes"));
   return j;
 }
 

@@ -26,7 +26,8 @@ Json landing_page(const std::string& base);
 Json conformance();
 Json process_summary(const ops::OperationSpec& spec, const std::string& base);
 Json process_description(const ops::OperationSpec& spec, const std::string& base);
-Json process_list(const std::string& base);
+/// The processes from `offset`, at most `limit` of them, with a next link where more follow.
+Json process_list(const std::string& base, int64_t offset = 0, int64_t limit = 1000);
 Json status_info(const JobRecord& job, const std::string& base);
 Json job_list(const std::vector<JobRecord>& jobs, const std::string& base, int64_t offset, int64_t limit,
               int64_t total);

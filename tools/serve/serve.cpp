@@ -36,6 +36,32 @@ namespace po = boost::program_options;
 
 namespace {
 
+// A page of a list: `limit` items from `offset`.
+struct Paging {
+  int64_t offset, limit;
+};
+
+// Reads the query's offset (0 to 10^9) and limit (1 to 1000) into `page`,
+// keeping its defaults where absent; a value out of range or not a whole
+// number is refused, not clamped (OGC API - Processes: 400
+// InvalidParameterValue). Returns the problem, or "".
+std::string read_paging(const httplib::Request& req, Paging& page) {
+  const std::pair<const char*, std::pair<int64_t, int64_t>> fields[] = {{"offset", {0, 1000000000}},
+                                                                         {"limit", {1, 1000}}};
+  for (const auto& [name, range] : fields) {
+    if (!req.has_param(name)) continue;
+    const std::string text = req.get_param_value(name);
+    const bool digits = !text.empty() && text.size() <= 10 &&
+                        std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+    const int64_t value = digits ? std::stoll(text) : -1;
+    if (!digits || value < range.first || value > range.second)
+      return std::string(name) + " must be a whole number from " + std::to_string(range.first) + " to " +
+             std::to_string(range.second) + " (got '" + text.substr(0, 40) + "')";
+    (std::string(name) == "offset" ? page.offset : page.limit) = value;
+  }
+  return "";
+}
+
 // Connections the kernel holds for accept(): a burst of clients waits
 // there instead of being reset (the kernel caps it at net.core.somaxconn).
 constexpr int kListenBacklog = 1024;
@@ -326,7 +352,10 @@ class Service {
       send_json(res, 200, open_api(public_url_), "application/vnd.oai.openapi+json;version=3.0");
     });
     svr.Get("/processes", [this](const httplib::Request& req, httplib::Response& res) {
-      send_document(req, res, process_list(public_url_), "processes", "Processes");
+      Paging page{0, 1000};
+      if (const std::string problem = read_paging(req, page); !problem.empty())
+        return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", problem);
+      send_document(req, res, process_list(public_url_, page.offset, page.limit), "processes", "Processes");
     });
     svr.Get(R"(/processes/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const ops::Operation* op = find_service_operation(req.matches[1]);
@@ -337,15 +366,12 @@ class Service {
     svr.Post(R"(/processes/([^/]+)/execution)",
              [this](const httplib::Request& req, httplib::Response& res) { execute(req, res); });
     svr.Get("/jobs", [this](const httplib::Request& req, httplib::Response& res) {
-      int64_t offset = 0, limit = 50;
-      try {
-        if (req.has_param("offset")) offset = std::max<int64_t>(0, std::stoll(req.get_param_value("offset")));
-        if (req.has_param("limit")) limit = std::min<int64_t>(1000, std::max<int64_t>(1, std::stoll(req.get_param_value("limit"))));
-      } catch (...) {
-        return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", "offset and limit are integers");
-      }
-      send_document(req, res, job_list(store_.list(offset, limit), public_url_, offset, limit, store_.count()), "jobs",
-                    "Jobs");
+      Paging page{0, 50};
+      if (const std::string problem = read_paging(req, page); !problem.empty())
+        return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", problem);
+      send_document(req, res,
+                    job_list(store_.list(page.offset, page.limit), public_url_, page.offset, page.limit, store_.count()),
+                    "jobs", "Jobs");
     });
     svr.Get(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = store_.find(req.matches[1]);
