@@ -109,7 +109,7 @@ TEST_F(CliWindow, BadInputIsRefusedBeforeAnyOutput) {
   const auto before = files();
   expect_clean_failure(run_lsm(run + " --metrics SHDI"), "--window-size or --window-cells", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDI --window-size 150 --window-cells 5"), "--window-size", before);
-  expect_clean_failure(run_lsm(run + " --metrics SHDI --window-cells 4"), "a square window's side must be odd", before);
+  expect_clean_failure(run_lsm(run + " --metrics SHDI --window-cells 4"), "--window-cells must be odd for a square window", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDI --window-cells 301"), "is larger than the raster (400 x 300)", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDII --window-cells 5"), "did you mean SHDI?", before);
   expect_clean_failure(run_lsm(run + " --metrics GYRATE_MN --window-cells 5"), "moving windows do not compute yet", before);

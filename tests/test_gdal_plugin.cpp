@@ -128,6 +128,23 @@ TEST_F(GdalPlugin, KMeansClassesEqualLsmKmeans) {
   EXPECT_NE(missing.err.find("needs the option k=K"), std::string::npos) << missing.err;
 }
 
+// LSM:window runs the operation when the dataset opens: the same bands and
+// cells as lsm window, NaN where undefined included.
+TEST_F(GdalPlugin, WindowBandsEqualLsmWindow) {
+  ASSERT_EQ(gdal("gdal_translate -q LSM:window:metrics=SHDI,PLAND,NP:window_cells=5:window_shape=circle:" + sample() + " " +
+                 path("drv.tif")).code, 0);
+  ASSERT_EQ(run_lsm("window " + sample() + " " + path("cli.tif") +
+                    " --metrics SHDI,PLAND,NP --window-cells 5 --window-shape circle -q").code, 0);
+  const Raster drv = read(path("drv.tif")), cli = read(path("cli.tif"));
+  ASSERT_EQ(drv.band.size(), 12u);  // PLAND and NP of classes 1-5, SHDI and NP of the landscape
+  EXPECT_TRUE(same_bits(cli, drv));
+  const CliRun info = gdal("gdalinfo LSM:window:metrics=SHDI:window_cells=5:" + sample());
+  EXPECT_NE(info.out.find("Description = SHDI"), std::string::npos) << info.out;
+  const CliRun even = gdal("gdalinfo LSM:window:metrics=SHDI:window_cells=4:" + sample());
+  EXPECT_NE(even.code, 0);
+  EXPECT_NE(even.err.find("option window_cells must be odd for a square window"), std::string::npos) << even.err;
+}
+
 TEST_F(GdalPlugin, PyramidLevelEqualsLsmPyramid) {
   ASSERT_EQ(run_lsm("pyramid " + sample() + " " + path("levels") + " --levels 8 --resampling area -q").code, 0);
   ASSERT_EQ(gdal("gdal_translate -q LSM:pyramid:level=7:resampling=area:" + sample() + " " + path("drv.tif")).code, 0);

@@ -452,7 +452,7 @@ bool ParameterValues::flag(const std::string& name) const {
 
 void RunContext::notify(const std::string& line) const {
   if (note) note(line);
-  else std::cerr << "lsm: " << line << '\n';
+  else if (!quiet) std::cerr << "lsm: " << line << '\n';  // a quiet run without a sink (the driver, the service) says nothing
 }
 
 ProgressFn RunContext::checked_progress() const {

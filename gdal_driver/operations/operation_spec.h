@@ -326,7 +326,7 @@ struct RunContext {
   /// work. 0 = no ceiling (the command line and the driver).
   uint64_t memory_ceiling = 0;
 
-  /// Hands `line` to `note`, else prints "lsm: <line>" on stderr.
+  /// Hands `line` to `note`, else prints "lsm: <line>" on stderr unless quiet.
   void notify(const std::string& line) const;
 
   /// `progress` joined with the cancel flag: false once cancelled, so the

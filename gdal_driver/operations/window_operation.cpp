@@ -104,9 +104,8 @@ OperationSpec window_spec() {
   s.manual = "WINDOW.md";
   s.passes = 2;
   s.usage = "usage: lsm window INPUT OUTPUT.tif --metrics SHDI,PLAND (--window-size METRES | --window-cells N) [options]";
-  // The bands depend on the raster's classes, known after a read of it: not
-  // a raster the driver could describe before it is computed (yet).
-  s.front_ends = kCommandLine | kService;
+  // The driver runs it when the dataset opens (its bands depend on the
+  // raster's classes, known after a read) and serves the result's blocks.
   const std::vector<std::string> metrics = window_metrics();
   const std::vector<ParameterSpec> patch = patch_parameters();  // band, nodata and the neighbour rule, as declared there
   auto from_patch = [&patch](const std::string& name) {
@@ -210,7 +209,7 @@ void run_window(const ParameterValues& v, const RunContext& context) {
   const bool circle = v.text("window-shape") == "circle";
   if (v.given("window-cells")) {
     const int64_t n = v.integer("window-cells");
-    if (!circle && n % 2 == 0) v.fail("window-cells", "a square window's side must be odd (the focal cell in its middle)");
+    if (!circle && n % 2 == 0) v.fail("window-cells", "must be odd for a square window (the focal cell in its middle)");
     job.shape = circle ? circular_window(static_cast<double>(n), 1, 1) : square_window(n / 2);
   } else {
     const double size = v.number("window-size");
@@ -221,7 +220,8 @@ void run_window(const ParameterValues& v, const RunContext& context) {
       const int64_t half = static_cast<int64_t>(std::llround(size / info.cell_width / 2 - 0.5));
       // FRAGSTATS takes cells whose width and height differ by under 0.1 % as square.
       if (std::fabs(info.cell_width - info.cell_height) > 1e-3 * info.cell_width)
-        v.fail("window-size", "a square window needs square cells (give --window-cells, or --window-shape circle)");
+        v.fail("window-size", "needs square cells for a square window (the cells are " + std::to_string(info.cell_width) +
+                                  " x " + std::to_string(info.cell_height) + "; give the window in cells, or a circle)");
       job.shape = square_window(std::max<int64_t>(0, half));
     }
   }
