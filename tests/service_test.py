@@ -198,6 +198,7 @@ def run(tmp, have_schemas):
     section(tokens, data, tmp)
     section(full_queue, data, tmp)
     section(timeout_and_retention, data, tmp)
+    section(output_limit, data, tmp)
     section(full_disk, data, tmp)
     section(bad_options, data, tmp)
     section(second_instance, data, tmp)
@@ -768,6 +769,33 @@ def timeout_and_retention(data, tmp):
             time.sleep(0.25)
         check("after --retention the job is gone", request("GET", server.base + "/jobs/" + job)[0] == 404)
         check("and so are its files", not os.path.exists(os.path.join(work, "jobs", job)))
+    finally:
+        server.stop()
+
+
+def output_limit(data, tmp):
+    """--max-output-bytes: a raster that would hold more is refused before it
+    is written (400); outputs that together grow past it fail the job (400)
+    and leave no files; what fits runs."""
+    work = os.path.join(tmp, "work_output_limit")
+    server = Server(data, work, "--workers", "1", "--max-output-bytes", "1M")
+    try:
+        status, headers, body = request("POST", server.base + "/processes/synth/execution",
+                                        {"inputs": {"width": 3000, "height": 3000}})
+        check("a raster over --max-output-bytes: 400 before it is written",
+              status == 400 and b"would hold" in body and b"more than the limit" in body, (status, body[:300]))
+        # 31 pyramid levels of the 400 x 300 sample: each under 1 MiB (0.5 MB uncompressed), 1.6 MB together.
+        status, headers, info = execute_async(server.base, "pyramid", {"input": "landcover/sample.tif"})
+        done = wait_job(server.base, info["jobID"], 60) if status == 201 else {}
+        check("outputs that grow past --max-output-bytes fail the job",
+              done.get("status") == "failed" and "max-output-bytes" in done.get("message", ""), done)
+        check("and leave no files", not os.path.exists(os.path.join(work, "jobs", info["jobID"])))
+        status, headers, body = request("GET", server.base + "/jobs/%s/results" % info["jobID"])
+        check("its results: 400 (what the client asked for is more than this server keeps)", status == 400,
+              (status, body[:200]))
+        status, headers, body = request("POST", server.base + "/processes/label/execution",
+                                        {"inputs": {"input": "landcover/sample.tif"}})
+        check("a job whose outputs fit runs", status == 200, (status, body[:200]))
     finally:
         server.stop()
 

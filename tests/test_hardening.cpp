@@ -10,6 +10,8 @@
 #include <optional>
 
 #include "cli_fixture.h"
+#include "error.h"
+#include "geotiff_output.h"
 
 namespace lsm::test {
 namespace {
@@ -116,6 +118,53 @@ TEST_F(Hardening, NoCommandWritesASidecarBesideItsInput) {
 }
 
 // Truncated and corrupted GeoTIFFs: the error line ends with GDAL's reason.
+// A run's cancel flag stops the final copy of a copy-only format (the COG a
+// service job writes: a dismissal or a time-out reaches it) and nothing is
+// left; the output limit refuses a raster before it is created.
+TEST_F(Hardening, CancelStopsTheFinalCopyAndTheOutputLimitHolds) {
+  GDALAllRegister();
+  std::atomic<bool> cancel{false};
+  RasterFormat cog;
+  cog.driver = "COG";
+  cog.staging_dir = path("");
+  cog.cancel = &cancel;
+  const auto before = files();
+  {
+    GeoTiffOutput out(path("o.tif"), cog, 512, 512, GDT_Float32, GeoReference{}, std::nullopt);
+    std::vector<float> cells(512 * 512, 1.5f);
+    out.write(Window{0, 0, 512, 512}, cells.data(), GDT_Float32);
+    cancel = true;  // as a DELETE during the copy would
+    try {
+      out.commit();
+      ADD_FAILURE() << "the copy was not stopped";
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "interrupted");
+    }
+  }
+  EXPECT_EQ(files(), before);
+  cancel = false;
+  {
+    GeoTiffOutput out(path("o.tif"), cog, 64, 64, GDT_Float32, GeoReference{}, std::nullopt);
+    std::vector<float> cells(64 * 64, 1.5f);
+    out.write(Window{0, 0, 64, 64}, cells.data(), GDT_Float32);
+    out.commit();
+  }
+  EXPECT_TRUE(std::filesystem::exists(path("o.tif")));
+  RasterFormat limited;
+  limited.max_bytes = 1 << 20;
+  try {
+    GeoTiffOutput big(path("big.tif"), limited, 1024, 1024, GDT_Float32, GeoReference{}, std::nullopt);
+    ADD_FAILURE() << "a 4 MiB raster passed a 1 MiB limit";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::BadInput);
+    EXPECT_NE(std::string(e.what()).find("would hold 4194304 bytes (1024 x 1024 cells, 1 bands), more than the limit of "
+                                         "1048576 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("big.tif")));
+}
+
 TEST_F(Hardening, ReadFailuresNameGdalsReason) {
   const std::string lzw = striped_lzw("lzw.tif");
   const std::string bytes = slurp(lzw);

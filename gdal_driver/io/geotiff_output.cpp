@@ -98,6 +98,13 @@ GeoTiffOutput::GeoTiffOutput(const std::string& path, const RasterFormat& format
       throw Error(ErrorKind::BadInput, "output format " + format.driver + " cannot hold " + GDALGetDataTypeName(type) +
                                            " cells (it takes " + types + "); give GTiff or COG");
   }
+  const double bytes = static_cast<double>(width) * static_cast<double>(height) * bands * GDALGetDataTypeSizeBytes(type);
+  if (format.max_bytes > 0 && bytes > static_cast<double>(format.max_bytes))
+    throw Error(ErrorKind::BadInput, "the output '" + std::string(CPLGetFilename(path.c_str())) + "' would hold " +
+                                         std::to_string(static_cast<uint64_t>(bytes)) + " bytes (" +
+                                         std::to_string(width) + " x " + std::to_string(height) + " cells, " +
+                                         std::to_string(bands) + " bands), more than the limit of " +
+                                         std::to_string(format.max_bytes) + " bytes");
   const bool direct = can(target, GDAL_DCAP_CREATE);
   GDALDriver* driver = direct ? target : driver_named("GTiff");
   CPLStringList options;
@@ -202,8 +209,14 @@ void GeoTiffOutput::commit() {
     const RasterFormat& format = format_;
     CPLStringList options;
     set_options(options, format.creation_options);
+    // The copy stops when the run is cancelled (a dismissed or timed-out job).
+    auto keep_going = [](double, const char*, void* flag) -> int {
+      return !(flag && static_cast<const std::atomic<bool>*>(flag)->load());
+    };
     GDALDataset* copy = driver_named(format.driver)
-                            ->CreateCopy(file_.temp_path().c_str(), dataset_.get(), FALSE, options.List(), nullptr, nullptr);
+                            ->CreateCopy(file_.temp_path().c_str(), dataset_.get(), FALSE, options.List(), keep_going,
+                                         const_cast<std::atomic<bool>*>(format.cancel));
+    if (!copy && format.cancel && format.cancel->load()) throw Error(ErrorKind::Io, "interrupted");
     if (!copy)
       throw Error(ErrorKind::Io, "cannot write '" + file_.final_path() + "' as " + format.driver + ": " +
                                      gdal_failure_reason());

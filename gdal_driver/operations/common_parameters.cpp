@@ -210,6 +210,7 @@ RasterFormat raster_output_format(const ParameterValues& values, const RunContex
   if (values.spec().find("co") && values.given("co")) format.creation_options = values.texts("co");
   const std::string scratch = run_budget(values, context).temp_dir;
   if (!scratch.empty()) format.staging_dir = scratch;
+  format.cancel = context.cancel;
   check_raster_format(format);
   return format;
 }

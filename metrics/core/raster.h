@@ -2,6 +2,7 @@
 // Raster geometry and the two I/O interfaces the engine streams through.
 // The core never includes GDAL: gdal_driver/ implements these interfaces on
 // GDAL datasets, memory_raster.h implements them on in-memory arrays.
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -54,6 +55,13 @@ struct RasterFormat {
   /// Where a copy-only format's staging GeoTIFF is written (the run's
   /// scratch folder, --temp-dir); empty = beside the output.
   std::string staging_dir;
+  /// The most bytes one raster output may hold uncompressed (width x height
+  /// x bands x cell size), checked before it is created; 0 = no limit (the
+  /// service's --max-output-bytes).
+  uint64_t max_bytes = 0;
+  /// The run's cancel flag (RunContext::cancel), which also stops the final
+  /// copy of a copy-only format (COG); null = none.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// A window of a raster: columns [x0, x0+width), rows [y0, y0+height).

@@ -11,10 +11,30 @@ namespace lsm::serve {
 
 namespace fs = std::filesystem;
 
-JobRunner::JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir, uint64_t job_memory)
-    : store_(store), timeout_s_(timeout_s), jobs_dir_(std::move(jobs_dir)), job_memory_(job_memory) {
+namespace {
+
+// Bytes of the files under `folder` (0 where it cannot be read).
+uint64_t folder_bytes(const std::string& folder) {
+  uint64_t bytes = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code size_error;
+    if (it->is_regular_file(size_error)) {
+      const uintmax_t size = it->file_size(size_error);
+      if (!size_error) bytes += size;
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+JobRunner::JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir, uint64_t job_memory,
+                     uint64_t max_output_bytes)
+    : store_(store), timeout_s_(timeout_s), jobs_dir_(std::move(jobs_dir)), job_memory_(job_memory),
+      max_output_bytes_(max_output_bytes) {
   for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
-  if (timeout_s_ > 0) threads_.emplace_back([this] { watch_timeouts(); });
+  if (timeout_s_ > 0 || max_output_bytes_ > 0) threads_.emplace_back([this] { watch_jobs(); });
 }
 
 JobRunner::~JobRunner() {
@@ -39,6 +59,7 @@ ops::RunContext JobRunner::job_context(const std::string& id) const {
   context.budget.memory_bytes = job_memory_;
   context.budget.temp_dir = folder(id);  // on the work dir's disk, and gone with the job
   context.memory_ceiling = job_memory_;
+  context.raster_format.max_bytes = max_output_bytes_;
   return context;
 }
 
@@ -153,28 +174,47 @@ void JobRunner::run(Job& job) {
   } catch (const std::exception& e) {
     failure = filter_(e.what());
   }
+  // Outputs that ended past the limit between two looks of the watcher.
+  if (failure.empty() && !job.cancel && max_output_bytes_ > 0 && folder_bytes(folder(job.id)) > max_output_bytes_)
+    job.too_large = true;
   // Each end is a transition from running: refused when a dismissal came
   // first (its status stays dismissed), and then the results go.
-  if (job.timed_out || !failure.empty()) {
+  if (job.timed_out || job.too_large || !failure.empty()) {
     remove_folder(job.id);
-    record(job.id, {"running"}, "failed",
-           job.timed_out ? "the job ran longer than --job-timeout (" + std::to_string(timeout_s_) + " s)" : failure,
-           !job.timed_out && client_fault);
+    if (job.timed_out)
+      record(job.id, {"running"}, "failed", "the job ran longer than --job-timeout (" + std::to_string(timeout_s_) + " s)");
+    else if (job.too_large)  // what the client asked for makes more than this server keeps
+      record(job.id, {"running"}, "failed",
+             "the job's outputs grew past --max-output-bytes (" + std::to_string(max_output_bytes_) + " bytes)", true);
+    else
+      record(job.id, {"running"}, "failed", failure, client_fault);
   } else if (record(job.id, {"running"}, "successful", "done") != Recorded::Changed) {
     remove_folder(job.id);  // dismissed meanwhile, or results nobody can be told of
   }
 }
 
-void JobRunner::watch_timeouts() {
+void JobRunner::watch_jobs() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
     ended_.wait_for(lock, std::chrono::milliseconds(250));
     const auto now = std::chrono::steady_clock::now();
-    for (auto& [id, job] : active_)
-      if (job->running && std::chrono::duration<double>(now - job->started).count() > timeout_s_) {
+    std::vector<std::shared_ptr<Job>> running;
+    for (auto& [id, job] : active_) {
+      if (!job->running) continue;
+      if (timeout_s_ > 0 && std::chrono::duration<double>(now - job->started).count() > timeout_s_) {
         job->timed_out = true;
         job->cancel = true;
       }
+      running.push_back(job);
+    }
+    if (max_output_bytes_ == 0) continue;
+    lock.unlock();  // sizes are read from the disk without holding the runner
+    for (const std::shared_ptr<Job>& job : running)
+      if (!job->cancel && folder_bytes(folder(job->id)) > max_output_bytes_) {
+        job->too_large = true;
+        job->cancel = true;
+      }
+    lock.lock();
   }
 }
 

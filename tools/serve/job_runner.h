@@ -29,7 +29,12 @@ class JobRunner {
   /// Each job runs with a budget of `job_memory` bytes (its --memory-limit
   /// may ask for less, not more) and its own folder as scratch folder, and
   /// writes Cloud Optimized GeoTIFFs (job_context()).
-  JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir, uint64_t job_memory);
+  /// A job's outputs may take `max_output_bytes` (0: no limit): a raster
+  /// that would hold more is refused before it is created
+  /// (RasterFormat::max_bytes), and a job whose folder grows past it is
+  /// cancelled and failed (watched four times a second).
+  JobRunner(JobStore& store, int workers, double timeout_s, std::string jobs_dir, uint64_t job_memory,
+            uint64_t max_output_bytes = 0);
   ~JobRunner();  ///< cancels what runs, joins the threads
   /// What a failed job's message becomes before it is stored and shown to
   /// clients (the service takes its server paths out).
@@ -62,6 +67,7 @@ class JobRunner {
     std::atomic<bool> cancel{false};
     std::atomic<bool> dismissed{false};
     std::atomic<bool> timed_out{false};
+    std::atomic<bool> too_large{false};  ///< its folder grew past max_output_bytes
     std::chrono::steady_clock::time_point started;
     bool running = false;
   };
@@ -75,7 +81,8 @@ class JobRunner {
   /// never throws: a worker never ends the server.
   Recorded record(const std::string& id, const std::vector<std::string>& from, const std::string& status,
                   const std::string& message, bool client_fault = false) noexcept;
-  void watch_timeouts();
+  /// Cancels running jobs past the timeout or the output limit.
+  void watch_jobs();
   void remove_folder(const std::string& id) const;
 
   std::function<std::string(const std::string&)> filter_ = [](const std::string& m) { return m; };
@@ -83,6 +90,7 @@ class JobRunner {
   double timeout_s_;
   std::string jobs_dir_;
   uint64_t job_memory_;
+  uint64_t max_output_bytes_;
   std::mutex mutex_;
   std::condition_variable queued_, ended_;
   std::deque<std::shared_ptr<Job>> queue_;

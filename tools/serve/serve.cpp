@@ -74,6 +74,7 @@ struct Options {
   int64_t max_queue = 100;
   double max_cells = 4e9;
   std::string job_memory = "1G";
+  std::string max_output = "16G";
   double job_timeout = 3600;
   double retention = 7 * 24 * 3600;
   std::string token_file;
@@ -95,6 +96,9 @@ po::options_description options_of(Options& o) {
       ("max-cells", po::value(&o.max_cells)->default_value(o.max_cells), "largest raster a job may take, in cells")
       ("job-memory", po::value(&o.job_memory)->default_value(o.job_memory),
        "memory each job may hold, e.g. 512M or 2G (its run budget; a job's memory-limit may ask for less, not more)")
+      ("max-output-bytes", po::value(&o.max_output)->default_value(o.max_output),
+       "bytes a job's outputs may take, e.g. 512M or 16G: a raster that would hold more is refused before it is "
+       "written, and a job whose folder grows past it is stopped")
       ("job-timeout", po::value(&o.job_timeout)->default_value(o.job_timeout), "seconds a job may run (0: no limit)")
       ("retention", po::value(&o.retention)->default_value(o.retention),
        "seconds finished jobs and their results are kept")
@@ -269,7 +273,8 @@ class Service {
         tokens_(std::move(tokens)),
         roots_(o.data_roots),
         store_((fs::path(o.work_dir) / "jobs.sqlite").string()),
-        runner_(store_, o.workers, o.job_timeout, (fs::path(o.work_dir) / "jobs").string(), ops::memory_size(o.job_memory)) {
+        runner_(store_, o.workers, o.job_timeout, (fs::path(o.work_dir) / "jobs").string(), ops::memory_size(o.job_memory),
+                ops::memory_size(o.max_output)) {
     std::error_code ec;
     private_folders_ = {o.work_dir, fs::weakly_canonical(o.work_dir, ec).string()};
     runner_.set_message_filter([this](const std::string& m) { return roots_.without_server_paths(m, private_folders_); });
@@ -551,6 +556,11 @@ int run_serve(const std::vector<std::string>& args) {
     ops::memory_size(o.job_memory);
   } catch (const Error& e) {
     throw Error(ErrorKind::BadInput, "--job-memory " + std::string(e.what()));
+  }
+  try {
+    ops::memory_size(o.max_output);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::BadInput, "--max-output-bytes " + std::string(e.what()));
   }
   if (o.max_queue < 1 || o.max_queue > 1000000) throw Error(ErrorKind::BadInput, "--max-queue must be 1 to 1000000");
   if (!(o.max_cells >= 1 && o.max_cells <= 1e15))
