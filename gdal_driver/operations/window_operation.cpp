@@ -79,12 +79,8 @@ void check_metric_list(const std::string& text) {
   for (const std::string& typed : items) {
     const std::string m = upper(typed);
     if (std::find(all.begin(), all.end(), m) != all.end()) continue;
-    WindowJobOptions alone;
     const MetricInfo* info = find_metric(m);
-    (info && !(info->levels & kLandscapeLevel) ? alone.class_metrics : alone.landscape_metrics).push_back(m);
-    RasterInfo any;  // a raster the default 3 x 3 window fits
-    any.width = any.height = 3;
-    plan_window_job(any, {}, alone);
+    check_window_metric(m, info && !(info->levels & kLandscapeLevel) ? kClassLevel : kLandscapeLevel);
   }
 }
 
@@ -225,10 +221,6 @@ void run_window(const ParameterValues& v, const RunContext& context) {
       job.shape = square_window(std::max<int64_t>(0, half));
     }
   }
-  // Every check that needs no read, before the output exists.
-  WindowJobOptions checked = job;
-  checked.classes.clear();
-  plan_window_job(info, {}, checked);
   const std::string window_note = "the window holds " + std::to_string(job.shape.cells()) + " cells (" +
                                   std::to_string(2 * job.shape.half_width() + 1) + " x " +
                                   std::to_string(2 * job.shape.reach() + 1) + (circle ? ", round" : "") + ")";

@@ -392,14 +392,12 @@ const std::vector<std::string>& window_landscape_metrics() {
   return metrics;
 }
 
-namespace {
-
-// Refuses a metric the window does not compute at `level` ("class" or
-// "landscape"), saying why.
-void check_window_metric(const std::string& metric, const std::vector<std::string>& computed, const char* level) {
+void check_window_metric(const std::string& metric, unsigned bit) {
+  const bool at_class = bit == kClassLevel;
+  const std::vector<std::string>& computed = at_class ? window_class_metrics() : window_landscape_metrics();
+  const char* level = at_class ? "class" : "landscape";
   if (std::find(computed.begin(), computed.end(), metric) != computed.end()) return;
   const MetricInfo* info = find_metric(metric);
-  const unsigned bit = std::string(level) == "class" ? kClassLevel : kLandscapeLevel;
   // A distribution (AREA_MN ...) is a class and landscape metric too.
   const size_t u = metric.rfind('_');
   const MetricInfo* base = u == std::string::npos ? nullptr : find_metric(metric.substr(0, u));
@@ -417,14 +415,12 @@ void check_window_metric(const std::string& metric, const std::vector<std::strin
                                        (meant.empty() ? "" : "; did you mean " + meant + "?"));
 }
 
-}  // namespace
-
 WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>& class_codes,
                            const WindowJobOptions& options) {
   if (options.class_metrics.empty() && options.landscape_metrics.empty())
     throw Error(ErrorKind::BadInput, "a moving window needs at least one metric");
-  for (const std::string& m : options.class_metrics) check_window_metric(m, window_class_metrics(), "class");
-  for (const std::string& m : options.landscape_metrics) check_window_metric(m, window_landscape_metrics(), "landscape");
+  for (const std::string& m : options.class_metrics) check_window_metric(m, kClassLevel);
+  for (const std::string& m : options.landscape_metrics) check_window_metric(m, kLandscapeLevel);
   if (!(options.boundary_edge >= 0 && options.boundary_edge <= 1))
     throw Error(ErrorKind::BadInput, "boundary edge proportion must be between 0 and 1");
   if (raster.geodesic)

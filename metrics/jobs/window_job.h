@@ -113,6 +113,12 @@ const std::vector<std::string>& window_landscape_metrics();
 /// DIVISION, MESH, SPLIT): a labeling of every window, O(window cells) per
 /// focal cell, where the others cost O(window rows).
 bool window_metric_needs_patches(const std::string& metric);
+/// Throws lsm::Error(BadInput) unless a window computes `metric` (upper
+/// case) at `level` (kClassLevel or kLandscapeLevel of metric_catalogue.h),
+/// saying why: a metric of that level not computed in windows yet (with the
+/// list of those that are), or not a metric of that level (with the name
+/// probably meant).
+void check_window_metric(const std::string& metric, unsigned level);
 
 /// Checks `options` and the raster's classes and plans the bands: throws
 /// lsm::Error(BadInput) naming the problem — no metric, an unknown metric,
