@@ -63,12 +63,14 @@ echo "ok: lsm:label and lsm:fuzzy rasters equal the CLI's"
 
 # 4. Cancelling (Ctrl+C) a long run ends lsm and leaves no temporary file.
 qp run lsm:synth -- OUTPUT="$work/big.tif" WIDTH=30000 HEIGHT=30000 >/dev/null 2>&1 &
-for _ in $(seq 1 120); do pgrep -f "$LSM_BINARY synth" >/dev/null && break; sleep 0.25; done
-pgrep -f "$LSM_BINARY synth" >/dev/null || fail "lsm synth did not start"
+# This run's lsm only: other tests run lsm synth beside this one (ctest -j).
+this_run="$LSM_BINARY synth.*$work/big"
+for _ in $(seq 1 120); do pgrep -f "$this_run" >/dev/null && break; sleep 0.25; done
+pgrep -f "$this_run" >/dev/null || fail "lsm synth did not start"
 sleep 1
 pkill -INT -f "qgis_process.bin run lsm:synth" || true
 wait || true
 sleep 1
-if pgrep -f "$LSM_BINARY synth" >/dev/null; then fail "an lsm process survived the cancel"; fi
+if pgrep -f "$this_run" >/dev/null; then fail "an lsm process survived the cancel"; fi
 if ls "$work" | grep -q "big.tif"; then fail "the cancelled run left $(ls "$work" | grep big.tif)"; fi
 echo "ok: cancelled run left no process and no file"
