@@ -149,6 +149,18 @@ def wait_job(base, job, limit=120):
     return info
 
 
+def eventually(condition, seconds=30):
+    """True once condition() is, polling for up to `seconds`: what a worker
+    does after answering (letting go of a folder) takes longer on a loaded or
+    sanitized build, and a fixed sleep made the check flaky."""
+    deadline = time.time() + seconds
+    while not condition():
+        if time.time() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def execute_async(base, process, inputs, **kw):
     status, headers, body = request("POST", base + "/processes/%s/execution" % process, {"inputs": inputs},
                                     headers={"Prefer": "respond-async"}, **kw)
@@ -588,10 +600,9 @@ def dismiss_running(base, work):
         time.sleep(0.02)
     status, headers, body = request("DELETE", base + "/jobs/" + job)
     check("DELETE a running job: 200, dismissed", status == 200 and json.loads(body)["status"] == "dismissed", body)
-    time.sleep(1.0)
+    check("its files are gone", eventually(lambda: not os.path.exists(os.path.join(work, "jobs", job))))
     info = get_json(base + "/jobs/" + job)[1]
     check("the dismissed job stays dismissed", info["status"] == "dismissed", info)
-    check("its files are gone", not os.path.exists(os.path.join(work, "jobs", job)))
     check("its results are not served", request("GET", base + "/jobs/%s/results" % job)[0] == 404)
 
 
@@ -625,35 +636,53 @@ def dismissal_races(base, work):
         time.sleep(0.2)
     wrong = {j: s for j, s in final.items() if s != "dismissed"}
     check("every dismissed job ends dismissed (none running, none successful)", not wrong, list(wrong.items())[:5])
-    time.sleep(0.5)  # a worker that still held a job lets go of its folder
-    left = [j for j in final if os.path.exists(os.path.join(work, "jobs", j))]
-    check("no dismissed job keeps a folder", not left, left[:5])
+    def folders_left():  # a worker that still held a job lets go of its folder when it ends
+        return [j for j in final if os.path.exists(os.path.join(work, "jobs", j))]
+    eventually(lambda: not folders_left())
+    check("no dismissed job keeps a folder", not folders_left(), folders_left()[:5])
     served = [j for j in list(final)[:20] if request("GET", base + "/jobs/%s/results" % j)[0] != 404]
     check("no dismissed job's results are served", not served, served)
 
 
+def listen_drops():
+    """The kernel's count of connections a full listen queue dropped (TcpExt
+    ListenDrops of this network namespace), or None where it cannot be read."""
+    try:
+        with open("/proc/net/netstat") as f:
+            header, values = [line.split() for line in f if line.startswith("TcpExt:")][:2]
+        return int(values[header.index("ListenDrops")])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def connection_burst(base):
-    """200 clients connect at once: every one is answered, none waits for a
-    retried SYN (a listen backlog of 5 drops the rest of a burst: the client
-    tries again after 1 s, 3 s ...) nor is reset."""
+    """200 clients connect at once: every one is answered and none of their
+    connections is dropped by a full listen queue (a backlog of 5 drops the
+    rest of a burst: the client tries again after 1 s, 3 s ...). The drops are
+    the kernel's own count, not a time limit, which a slow (sanitized, loaded)
+    server would miss without dropping anything."""
     host, port = base.split("//")[1].split(":")
     barrier = threading.Barrier(200)
 
     def one(i):
         try:
             barrier.wait(20)
-            start = time.time()
-            with socket.create_connection((host, int(port)), timeout=30) as s:
+            with socket.create_connection((host, int(port)), timeout=60) as s:
                 s.sendall(b"GET /conformance HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                answer = s.recv(12)
-                return answer if time.time() - start < 0.98 else "%s after %.1f s" % (answer, time.time() - start)
+                return s.recv(12)
         except OSError as e:
             return repr(e)
 
+    drops_before = listen_drops()
     with concurrent.futures.ThreadPoolExecutor(200) as pool:
         answers = list(pool.map(one, range(200)))
+    drops = listen_drops() - drops_before if drops_before is not None else None
     bad = [a for a in answers if a != b"HTTP/1.1 200"]
-    check("200 simultaneous connections: every one answered within 0.98 s (no SYN retried), none reset", not bad, (len(bad), bad[:3]))
+    check("200 simultaneous connections: every one answered, none reset", not bad, (len(bad), bad[:3]))
+    if drops is None:
+        skip("no connection of the burst dropped by a full listen queue", "/proc/net/netstat cannot be read")
+    else:
+        check("no connection of the burst dropped by a full listen queue", drops == 0, "%d dropped" % drops)
 
 
 def load(base, data, tmp):
