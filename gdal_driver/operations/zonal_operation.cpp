@@ -1,0 +1,183 @@
+// zonal: FRAGSTATS' tables of many landscapes inside one raster (lsm zonal
+// INPUT --zones ZONES --output PREFIX): each polygon of a layer, each buffer
+// around a point, each zone of a zone raster or each tile of a grid is a
+// landscape of its own (the zonal job, metrics/jobs/zonal_job.h), reported
+// in the tables of lsm metrics with a ZONE column first.
+#include <filesystem>
+#include <memory>
+
+#include "common_parameters.h"
+#include "error.h"
+#include "gdal_class_raster.h"
+#include "gdal_zones.h"
+#include "landscape_parameters.h"
+#include "metric_catalogue.h"
+#include "metric_selection.h"
+#include "operations.h"
+#include "zonal_job.h"
+#include "zonal_tables.h"
+
+namespace lsm::ops {
+
+namespace {
+
+std::vector<std::string> metric_acronyms() {
+  std::vector<std::string> acronyms;
+  for (const MetricInfo& m : metric_catalogue()) acronyms.push_back(m.acronym);
+  return acronyms;
+}
+
+OperationSpec zonal_spec() {
+  OperationSpec s;
+  s.name = "zonal";
+  s.summary = "FRAGSTATS tables of every zone, buffer or grid tile as a landscape of its own (CSV)";
+  s.title = "Landscape metrics by zone (FRAGSTATS)";
+  s.category = "Landscape metrics";
+  s.manual = "ZONAL.md";
+  s.passes = 2;
+  s.usage = "usage: lsm zonal INPUT (--zones ZONES | --grid CELLS) --output PREFIX [options]";
+  s.front_ends = kCommandLine | kService;  // tables, not a raster the driver could serve
+  s.parameters = joined(joined(
+      {
+          input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
+          input_vector("zones", "zones: a polygon layer (any format OGR reads; each feature a landscape, overlaps "
+                                "allowed), a point layer with --buffer, or a raster of zone codes on the input's grid")
+              .titled("Zones"),
+          text("zone-field", "attribute whose values name the zones in the tables (one value per feature); "
+                             "default: the feature ID")
+              .titled("Zone name field")
+              .with_metavar("FIELD"),
+          text("zone-layer", "layer of the zone dataset; default: its first layer").with_metavar("LAYER").technical(),
+          number("buffer", "plots of this radius around the points of --zones (cell-centre rule)")
+              .in("m")
+              .at_least(1e-9)
+              .at_most(1e9)
+              .titled("Buffer radius"),
+          text("buffer-shape", "shape of the plots around points")
+              .one_of_labelled({{"circle", "cells whose centre is within the radius"},
+                                {"square", "cells whose centre is within the radius along x and y"}})
+              .with_default("circle"),
+          integer("grid", "tiles of this many cells a side from the top-left corner instead of zones (FRAGSTATS' "
+                          "uniform tiles; those at the right and bottom edges are partial)")
+              .in("cells")
+              .at_least(1)
+              .at_most(1e9)
+              .titled("Grid tile size"),
+          output(ParameterRole::OutputTablePrefix, "output",
+                 "output prefix: PREFIX.patch.csv, PREFIX.class.csv and PREFIX.land.csv (or PREFIX.tidy.csv), "
+                 "lsm metrics' tables with a ZONE column first")
+              .needed()
+              .short_option('o')
+              .titled("Output tables (prefix)")
+              .with_metavar("PREFIX")
+              .also_spelled("out")
+              .making({{"patch", ".patch.csv", "text/csv", "patch table (ZONE, then one row per patch of the zone)"},
+                       {"class", ".class.csv", "text/csv", "class table (ZONE, then one row per class of the zone)"},
+                       {"land", ".land.csv", "text/csv", "landscape table (one row per zone)"},
+                       {"tidy", ".tidy.csv", "text/csv", "tidy table (with format=tidy: zone, level, class, id, metric, value)"}}),
+          text("level", "levels to report: any of patch,class,land").subset_of({"patch", "class", "land"})
+              .with_default("class,land")
+              .titled("Levels")
+              .checked_by([](const std::string& v) { MetricLevels::parse(v); }),
+          text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
+              .subset_of(metric_acronyms())
+              .labelled(metric_choice_labels(metric_acronyms()))
+              .detailed(metric_choice_details(metric_acronyms()))
+              .checked_by([](const std::string& v) { MetricSelection{v}; }),
+          integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells"),
+          text("format", "table layout")
+              .one_of_labelled({{"fragstats", "one column per metric"}, {"tidy", "one row per value"}})
+              .with_default("fragstats"),
+      },
+      landscape_definition_parameters()),
+      patch_parameters());
+  s.rules = {one_of_the_two("zones", "grid"), requires_also("buffer", "zones"), excludes("zone-field", "grid")};
+  return s;
+}
+
+void run_zonal(const ParameterValues& v, const RunContext& context) {
+  const std::string input = v.text("input"), prefix = v.text("output");
+  if (prefix.empty() || prefix.back() == '/' || std::filesystem::is_directory(prefix))
+    v.fail("output", "'" + prefix + "' is not a prefix of file names: give one such as zones1 (tables "
+                     "zones1.class.csv, zones1.land.csv ...)");
+  MetricLevels levels = MetricLevels::parse(v.text("level"));
+  const TableFormat format = parse_table_format(v.text("format"));
+  LandscapeJobOptions job = landscape_job_options(v, context);
+  if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
+  if (v.given("background")) job.background = {static_cast<int32_t>(v.integer("background"))};
+  job.boundary_edge = v.number("boundary-edge");
+  if (v.integer("max-richness") > 0) job.max_richness = static_cast<int>(v.integer("max-richness"));
+  if (levels.patch && !job.selection.selects_at(kPatchLevel)) levels.patch = false;
+  if (levels.cls && !job.selection.selects_at(kClassLevel)) levels.cls = false;
+  if (levels.land && !job.selection.selects_at(kLandscapeLevel)) levels.land = false;
+  if (!levels.patch && !levels.cls && !levels.land)
+    v.fail("metrics", "'" + v.text("metrics") + "' selects no metric of the levels asked for");
+
+  GdalClassRaster source(input, static_cast<int>(v.integer("band")));
+  use_given_nodata(source, v);
+  source.require_measurable_cells();
+  note_measurement(source, input, context);
+  const RasterInfo info = source.info();
+
+  std::unique_ptr<ZoneSource> zones;
+  std::vector<std::string> notes;
+  if (v.given("grid")) {
+    zones = std::make_unique<GridZones>(info, v.integer("grid"), v.integer("grid"));
+  } else {
+    const std::string path = v.text("zones");
+    const ZoneLayerOptions layer{v.text("zone-field"), v.text("zone-layer")};
+    if (v.given("buffer")) {
+      const BufferShape shape = v.text("buffer-shape") == "square" ? BufferShape::Square : BufferShape::Circle;
+      zones = std::make_unique<BufferZones>(info, read_zone_points(path, source, layer, &notes), v.number("buffer"), shape);
+    } else if (is_vector_dataset(path)) {
+      auto vector = std::make_unique<VectorZones>(path, source, layer);
+      notes = vector->notes();
+      zones = std::move(vector);
+    } else {
+      if (v.given("zone-field") || v.given("zone-layer"))
+        v.fail(v.given("zone-field") ? "zone-field" : "zone-layer", "is for a vector layer of zones; '" + path +
+                                                                        "' is read as a zone raster");
+      zones = std::make_unique<RasterZones>(path, source);
+    }
+  }
+  for (const std::string& line : notes) context.notify(line);
+
+  ZonalTableFiles files(prefix, levels, format);  // fails now if PREFIX is not writable
+  size_t measured = 0;
+  std::vector<std::string> empty;
+  bool patch_rows_added = false;
+  const ZonePatchSink patch_rows = [&](const Zone& zone, const MetricTable& rows) {
+    patch_rows_added = true;
+    files.add_patch_rows(zone.id, rows);
+  };
+  run_zonal_job(
+      source, *zones, job,
+      [&](const ZoneResults& z) {
+        if (!z.measured) {
+          empty.push_back(z.zone->id);
+          return;
+        }
+        ++measured;
+        files.add_zone(z.zone->id, z.landscape.metrics, patch_rows_added);
+        patch_rows_added = false;
+      },
+      levels.patch ? patch_rows : ZonePatchSink{}, context.checked_progress());
+  if (!measured)
+    throw Error(ErrorKind::BadInput, (zones->count() == 1 ? std::string("the zone holds no cell")
+                                                          : "none of the " + std::to_string(zones->count()) +
+                                                                " zones holds a cell") +
+                                         " with a class of '" + input + "' (do the zones lie on the raster, in its CRS?)");
+  if (!empty.empty()) {
+    std::string list;
+    for (size_t i = 0; i < empty.size() && i < 5; ++i) list += (i ? ", " : "") + empty[i];
+    context.notify("note: " + std::to_string(empty.size()) + " of " + std::to_string(zones->count()) +
+                   " zones hold no cell with a class and have no rows (" + list + (empty.size() > 5 ? ", ..." : "") + ")");
+  }
+  files.commit();
+}
+
+}  // namespace
+
+Operation zonal_operation() { return {zonal_spec(), run_zonal}; }
+
+}  // namespace lsm::ops

@@ -1,0 +1,197 @@
+// lsm zonal (issue 49): every zone's class and landscape rows equal `lsm
+// metrics` on that zone cut out of the raster by GDAL (gdal_rasterize -i
+// burns nodata outside the polygon: the same cell-centre rule, holes and
+// multipolygons included), for overlapping polygons and both neighbour
+// rules; a zone raster gives the rows of the same polygons; buffers around
+// points counted by hand; grid tiles against gdal_translate -srcwin cut-outs;
+// a layer in another CRS; bad zones refused with one line and no output.
+#include <cmath>
+#include <map>
+
+#include "cli_fixture.h"
+
+namespace lsm::test {
+namespace {
+
+class CliZonal : public CliFixture {};
+
+const std::string kSample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";  // 30 m cells, classes 1-5
+const std::string kZones = std::string(LSM_SOURCE_DIR) + "/tests/data/sample_zones.geojson";
+const std::string kPoints = std::string(LSM_SOURCE_DIR) + "/tests/data/sample_points.geojson";
+
+// A CSV table as rows of fields (quoted fields unquoted), header first.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(field), field.clear();
+    } else if (c == '\n') {
+      row.push_back(field), field.clear();
+      rows.push_back(row), row.clear();
+    } else {
+      field += c;
+    }
+  }
+  return rows;
+}
+
+// Rows of a zonal table for `zone` without the ZONE field; header first (without ZONE).
+std::vector<std::vector<std::string>> zone_rows(const std::vector<std::vector<std::string>>& table,
+                                                const std::string& zone) {
+  std::vector<std::vector<std::string>> rows = {{table.at(0).begin() + 1, table.at(0).end()}};
+  for (size_t i = 1; i < table.size(); ++i)
+    if (table[i].at(0) == zone) rows.push_back({table[i].begin() + 1, table[i].end()});
+  return rows;
+}
+
+// Equal tables: same header and rows; numbers equal to 1e-12 relative (FRAGSTATS'
+// GYRATE rule sums distances from raster coordinates, whose origin differs
+// between a zone's window and the whole raster, in the last digits).
+void expect_same_table(const std::vector<std::vector<std::string>>& got,
+                       const std::vector<std::vector<std::string>>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  ASSERT_EQ(got.at(0), want.at(0)) << what;
+  int compared = 0;
+  for (size_t r = 1; r < got.size(); ++r) {
+    ASSERT_EQ(got[r].size(), want[r].size()) << what;
+    for (size_t c = 0; c < got[r].size(); ++c) {
+      if (got[r][c] == want[r][c]) {
+        ++compared;
+        continue;
+      }
+      ASSERT_FALSE(got[r][c].empty() || want[r][c].empty()) << what << " " << want[0][c];
+      const double a = std::stod(got[r][c]), b = std::stod(want[r][c]);
+      EXPECT_NEAR(a, b, 1e-12 * std::max(1.0, std::fabs(b))) << what << " row " << r << " " << want[0][c];
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 50) << what;
+}
+
+TEST_F(CliZonal, PolygonsEqualMetricsOnTheZoneCutOut) {
+  for (const char* rule : {"8", "4"}) {
+    const CliRun r = run_lsm("zonal " + kSample + " --zones " + kZones + " --zone-field name -n " + rule + " -o " +
+                             path("z") + " -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto land = parse_csv(slurp(path("z.land.csv"))), cls = parse_csv(slurp(path("z.class.csv")));
+    EXPECT_EQ(land.at(0).at(0), "ZONE");
+    ASSERT_EQ(land.size(), 5u) << "four zones, overlapping ones included";
+    for (const std::string zone : {"west", "east with a hole", "south, two parts", "across west"}) {
+      const std::string cut = path("cut.tif");
+      std::filesystem::copy_file(kSample, cut, std::filesystem::copy_options::overwrite_existing);
+      ASSERT_EQ(run_shell("gdal_rasterize -q -i -burn 0 -where \"name = '" + zone + "'\" " + kZones + " " + cut).code, 0);
+      const CliRun m = run_lsm("metrics " + cut + " --nodata 0 -n " + rule + " --level class,land -o " + path("m") + " -q");
+      ASSERT_EQ(m.code, 0) << m.err;
+      expect_same_table(zone_rows(land, zone), parse_csv(slurp(path("m.land.csv"))), zone + " land, rule " + rule);
+      expect_same_table(zone_rows(cls, zone), parse_csv(slurp(path("m.class.csv"))), zone + " class, rule " + rule);
+    }
+  }
+}
+
+TEST_F(CliZonal, AZoneRasterGivesThePolygonsRows) {
+  ASSERT_EQ(run_shell("gdal_rasterize -q -a code -ot Int32 -a_nodata 0 -te 4000000 2991000 4012000 3000000 -tr 30 30 "
+                      "-where \"code < 4\" " + kZones + " " + path("zones.tif")).code, 0);
+  ASSERT_EQ(run_lsm("zonal " + kSample + " --zones " + path("zones.tif") + " -o " + path("r") + " -q").code, 0);
+  ASSERT_EQ(run_lsm("zonal " + kSample + " --zones " + kZones + " --zone-field code -o " + path("v") + " -q").code, 0);
+  const auto raster_land = parse_csv(slurp(path("r.land.csv"))), vector_land = parse_csv(slurp(path("v.land.csv")));
+  ASSERT_EQ(raster_land.size(), 4u);  // zones 1-3 (zone 4 overlaps zone 1, so it is not in the raster)
+  for (const std::string zone : {"1", "2", "3"})
+    expect_same_table(zone_rows(raster_land, zone), zone_rows(vector_land, zone), "zone raster " + zone);
+  // A zone raster on another grid is refused.
+  ASSERT_EQ(run_shell("gdal_translate -q -srcwin 0 0 100 100 " + path("zones.tif") + " " + path("small.tif")).code, 0);
+  const CliRun bad = run_lsm("zonal " + kSample + " --zones " + path("small.tif") + " -o " + path("bad") + " -q");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("give zones on the input's grid"), std::string::npos) << bad.err;
+}
+
+TEST_F(CliZonal, BuffersAroundPointsCountedByHand) {
+  const CliRun r = run_lsm("zonal " + kSample + " --zones " + kPoints + " --zone-field plot --buffer 300 --level land "
+                           "--metrics TA,NP -o " + path("b"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("1 of 4 zones hold no cell with a class and have no rows (outside)"), std::string::npos) << r.err;
+  const auto land = parse_csv(slurp(path("b.land.csv")));
+  ASSERT_EQ(land.size(), 4u);
+  // 300 m at 30 m cells: the 317 cell centres within 10 cells of a cell's
+  // centre (0.09 ha each); P1 and P2, 10 cells apart, overlap. The corner
+  // cell's buffer keeps a quarter: 90 cells.
+  const std::map<std::string, std::string> ta = {{"P1", "28.53"}, {"P2", "28.53"}, {"corner", "8.1"}};
+  for (size_t i = 1; i < land.size(); ++i) EXPECT_EQ(land[i].at(1), ta.at(land[i].at(0))) << land[i].at(0);
+  // Square plots: 21 x 21 cells.
+  ASSERT_EQ(run_lsm("zonal " + kSample + " --zones " + kPoints + " --zone-field plot --buffer 300 --buffer-shape square "
+                    "--level land --metrics TA -o " + path("s") + " -q").code, 0);
+  EXPECT_EQ(parse_csv(slurp(path("s.land.csv"))).at(1).at(1), "39.69");
+}
+
+TEST_F(CliZonal, GridTilesEqualTheirCutOuts) {
+  const CliRun r = run_lsm("zonal " + kSample + " --grid 150 --level class,land -o " + path("g") + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto land = parse_csv(slurp(path("g.land.csv"))), cls = parse_csv(slurp(path("g.class.csv")));
+  ASSERT_EQ(land.size(), 1u + 2 * 3);  // 400 x 300 cells: 3 tiles across (the last 100 wide), 2 down
+  for (const auto& [zone, window] : std::vector<std::pair<std::string, std::string>>{{"0_0", "0 0 150 150"},
+                                                                                      {"1_2", "300 150 100 150"}}) {
+    ASSERT_EQ(run_shell("gdal_translate -q -srcwin " + window + " " + kSample + " " + path("t.tif")).code, 0);
+    ASSERT_EQ(run_lsm("metrics " + path("t.tif") + " --level class,land -o " + path("t") + " -q").code, 0);
+    expect_same_table(zone_rows(land, zone), parse_csv(slurp(path("t.land.csv"))), "tile " + zone);
+    expect_same_table(zone_rows(cls, zone), parse_csv(slurp(path("t.class.csv"))), "tile " + zone + " class");
+  }
+}
+
+TEST_F(CliZonal, ALayerInAnotherCrsIsReprojected) {
+  ASSERT_EQ(run_shell("ogr2ogr -t_srs EPSG:4326 " + path("zones4326.gpkg") + " " + kZones).code, 0);
+  const CliRun r = run_lsm("zonal " + kSample + " --zones " + path("zones4326.gpkg") +
+                           " --zone-field code --level land --metrics TA -o " + path("p"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: the zones are reprojected from WGS 84 to the raster's CRS"), std::string::npos) << r.err;
+  ASSERT_EQ(run_lsm("zonal " + kSample + " --zones " + kZones + " --zone-field code --level land --metrics TA -o " +
+                    path("q") + " -q").code, 0);
+  const auto reprojected = parse_csv(slurp(path("p.land.csv"))), original = parse_csv(slurp(path("q.land.csv")));
+  ASSERT_EQ(reprojected.size(), original.size());
+  for (size_t i = 1; i < original.size(); ++i)  // straight edges in one CRS bend slightly in the other
+    EXPECT_NEAR(std::stod(reprojected[i].at(1)), std::stod(original[i].at(1)), 0.01 * std::stod(original[i].at(1)));
+}
+
+TEST_F(CliZonal, BadZonesAreRefusedWithOneLineAndNoOutput) {
+  const std::string kCrs = R"("crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::3035"}},)";
+  {
+    std::ofstream dup(path("dup.geojson"));
+    dup << R"({"type":"FeatureCollection",)" + kCrs + R"("features":[
+      {"type":"Feature","properties":{"n":"a"},"geometry":{"type":"Polygon","coordinates":[[[4000000,2999000],[4001000,2999000],[4001000,2998000],[4000000,2999000]]]}},
+      {"type":"Feature","properties":{"n":"a"},"geometry":{"type":"Polygon","coordinates":[[[4002000,2999000],[4003000,2999000],[4003000,2998000],[4002000,2999000]]]}}]})";
+    std::ofstream far(path("far.geojson"));
+    far << R"({"type":"FeatureCollection",)" + kCrs + R"("features":[
+      {"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,0]]]}}]})";
+    std::ofstream none(path("empty.geojson"));
+    none << R"({"type":"FeatureCollection",)" + kCrs + R"("features":[]})";
+  }
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--zones " + path("dup.geojson") + " --zone-field n", "has the value 'a' on features 0 and 1"},
+      {"--zones " + kZones + " --zone-field nope", "has no field 'nope' (its fields: name, code)"},
+      {"--zones " + kPoints, "is a Point, not a polygon (for plots around points give --buffer)"},
+      {"--zones " + kZones + " --buffer 100", "is a Polygon, not a point"},
+      {"--zones " + path("far.geojson"), "the zone holds no cell with a class"},
+      {"--zones " + path("empty.geojson"), "has no feature"},
+      {"--zones " + path("missing.gpkg"), "missing.gpkg"},
+      {"--zones " + kZones + " --grid 10", "give --zones or --grid (one of the two)"},
+      {"--grid 0", "--grid"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliRun r = run_lsm("zonal " + kSample + " " + args + " -o " + path("out") + " -q");
+    EXPECT_EQ(r.code, 1) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    for (const std::string& f : files()) EXPECT_EQ(f.rfind("out", 0), std::string::npos) << args << " left " << f;
+  }
+}
+
+}  // namespace
+}  // namespace lsm::test
