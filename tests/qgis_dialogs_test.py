@@ -108,6 +108,8 @@ for command in describe["commands"]:
             shown = param.defaultValue()
             if isinstance(param, QgsProcessingParameterNumber):
                 same = shown is not None and float(shown) == float(default)
+            elif option.get("list"):  # a subset: the default's values ticked
+                same = isinstance(shown, list) and ",".join(shown) == str(default)
             else:
                 same = str(shown) == str(default)
             if not same:
@@ -297,10 +299,15 @@ from qgis.core import QgsMapLayer, QgsRasterLayer as _RasterLayer  # noqa: E402
 
 sample_layer = _RasterLayer(sample, "nlm_fbm_400x300")
 project.addMapLayer(sample_layer)
+from qgis.core import QgsVectorLayer as _VectorLayer  # noqa: E402
+
+zones_layer = _VectorLayer(os.path.join(source_dir, "tests", "data", "sample_zones.geojson"), "sample_zones", "ogr")
+project.addMapLayer(zones_layer)
 # What a user must set beyond the input: a choice without a default, a seed
 # cell. K is left as the dialog shows it: 2, its least meaningful value.
 must_set = {"patchmetric": {"METRIC": "AREA"}, "fuzzy": {"SEED_CELL": "200,150"},
-            "window": {"METRICS": ["PLAND", "SHDI"], "WINDOW_CELLS": 5}}
+            "window": {"METRICS": ["PLAND", "SHDI"], "WINDOW_CELLS": 5},
+            "zonal": {"ZONES": zones_layer, "ZONE_FIELD": "name"}}
 expected_renderer = {"label": "paletted", "kmeans": "paletted", "synth": "paletted",
                      "patchmetric": "singlebandpseudocolor", "patches": "categorizedSymbol"}
 
@@ -367,6 +374,13 @@ for command in describe["commands"]:
         shown = classes[0].renderer().classes() if classes and hasattr(classes[0].renderer(), "classes") else []
         check("kmeans: K as the dialog shows it, 2, gives two classes", [c.value for c in shown] == [1, 2],
               [c.value for c in shown])
+    if name == "zonal":
+        tables = {l.name().split(" — ")[-1]: l for l in new}
+        land = tables.get("landscape metrics")
+        zones = sorted(f["ZONE"] for f in land.getFeatures()) if land else []
+        check("zonal: its class and landscape tables are loaded, a row per zone named by the field",
+              sorted(tables) == ["class metrics", "landscape metrics"]
+              and zones == ["across west", "east with a hole", "south, two parts", "west"], (sorted(tables), zones))
     if name == "metrics":
         titles = sorted(l.name().split(" — ")[-1] for l in new)
         check("metrics: its four tables are loaded",
@@ -505,6 +519,15 @@ app.processEvents()
 check("screenshot of the moving-window dialog",
       window_dialog.grab().save(os.path.join(shots, "qgis_window_dialog.png")))
 window_dialog.close()
+zonal_dialog = AlgorithmDialog(QgsApplication.processingRegistry().createAlgorithmById("lsm:zonal"))
+zonal_dialog.resize(900, 760)
+zonal_dialog.show()
+set_widget(zonal_dialog.mainWidget().wrappers["INPUT"], sample_layer)
+set_widget(zonal_dialog.mainWidget().wrappers["ZONES"], zones_layer)
+set_widget(zonal_dialog.mainWidget().wrappers["ZONE_FIELD"], "name")
+app.processEvents()
+check("screenshot of the zonal dialog", zonal_dialog.grab().save(os.path.join(shots, "qgis_zonal_dialog.png")))
+zonal_dialog.close()
 # Choices show their labels and store their values (what qgis_process takes).
 wrappers = dialog.mainWidget().wrappers
 neighbours = wrappers["NEIGHBORS"].widget

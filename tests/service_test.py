@@ -42,6 +42,7 @@ SHARED = sys.argv[3] if len(sys.argv) > 3 else os.path.join(SOURCE, "..", "share
 SCHEMAS = os.path.join(SHARED, "ogcapi-processes-1.0", "schemas")
 SAMPLE = os.path.join(SOURCE, "sample_rasters", "nlm_fbm_400x300.tif")
 ROUGH = os.path.join(SOURCE, "sample_rasters", "nlm_fbm_1000x800_rough.tif")
+ZONES = os.path.join(SOURCE, "tests", "data", "sample_zones.geojson")
 AUGUSTA = os.path.join(SHARED, "data", "landcover", "lsm_augusta_nlcd.tif")
 
 results = {"passed": 0, "failed": 0, "skipped": 0}
@@ -185,6 +186,7 @@ def run(tmp, have_schemas):
     shutil.copy(SAMPLE, os.path.join(data, "landcover", "sample.tif"))
     shutil.copy(ROUGH, os.path.join(data, "rough.tif"))
     shutil.copy(SAMPLE, os.path.join(outside, "secret.tif"))
+    shutil.copy(ZONES, os.path.join(data, "landcover", "zones.geojson"))
     with open(os.path.join(data, "landcover", "corrupt.tif"), "wb") as f:
         f.write(b"II*\0" + b"\xff" * 200)  # a TIFF header, then nothing a reader can use
     subprocess.run(["gdal_translate", "-q", "-ot", "Float32", "-scale", "1", "5", "1.5", "5.5", SAMPLE,
@@ -198,6 +200,7 @@ def run(tmp, have_schemas):
         section(metrics_end_to_end, base, data)
         section(label_over_vsicurl, base, data, tmp)
         section(window_process, base, data, tmp)
+        section(zonal_process, base, data, tmp)
         section(html_page, base, data, tmp)
         section(bad_requests, base, have_schemas)
         section(dismiss_running, base, work)
@@ -471,6 +474,28 @@ def window_process(base, data, tmp):
                                     {"inputs": {"input": "landcover/sample.tif", "metrics": "GYRATE_MN", "window-cells": 5}})
     check("window: a metric windows do not compute is a 400 that says so",
           status == 400 and b"do not compute yet" in body, (status, body[:300]))
+
+
+def zonal_process(base, data, tmp):
+    """Zones as a process: a vector layer under the data root gives the CLI's
+    tables; a zone layer outside the data root is refused by name."""
+    inputs = {"input": "landcover/sample.tif", "zones": "landcover/zones.geojson", "zone-field": "name"}
+    status, headers, body = request("POST", base + "/processes/zonal/execution", {"inputs": inputs})
+    check("zonal: sync execution returns the results", status == 200, body[:300])
+    if status != 200:
+        return
+    results = json.loads(body)
+    local = os.path.join(tmp, "zonal")
+    subprocess.run([LSM, "zonal", os.path.join(data, "landcover", "sample.tif"), "--zones",
+                    os.path.join(data, "landcover", "zones.geojson"), "--zone-field", "name", "-o", local, "-q"],
+                   check=True)
+    for table in ("class", "land"):
+        served = request("GET", results[table]["href"])[2] if table in results else b""
+        with open(local + "." + table + ".csv", "rb") as f:
+            check("zonal: the %s table equals lsm zonal's byte for byte" % table, served == f.read(), served[:200])
+    status, headers, body = request("POST", base + "/processes/zonal/execution",
+                                    {"inputs": dict(inputs, zones="../outside/zones.geojson")})
+    check("zonal: zones outside the data root: 400", status == 400 and b"zones" in body, (status, body[:300]))
 
 
 def html_page(base, data, tmp):

@@ -71,7 +71,10 @@ LayerFeatures read_layer(const std::string& path, const GdalClassRaster& raster,
   std::string layer_crs;
   const OGRSpatialReference* raster_srs = raster.dataset()->GetSpatialRef();
   const OGRSpatialReference* layer_srs = layer->GetSpatialRef();
-  if (raster_srs && layer_srs && !layer_srs->IsSame(raster_srs)) {
+  // Equivalent CRSs (the same one written by two programs) need no transformation.
+  const char* equivalent[] = {"CRITERION=EQUIVALENT_EXCEPT_AXIS_ORDER_GEOGCRS", "IGNORE_DATA_AXIS_TO_SRS_AXIS_MAPPING=YES",
+                              nullptr};
+  if (raster_srs && layer_srs && !layer_srs->IsSame(raster_srs, equivalent)) {
     OGRSpatialReference from(*layer_srs), to(*raster_srs);
     from.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
     to.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);

@@ -80,6 +80,7 @@ Json parameter_json(const ParameterSpec& p) {
   j["visibility"] = visibility_name(p.visibility);
   j["path"] = p.path == PathKind::File ? Json("file") : p.path == PathKind::Folder ? Json("folder") : Json(nullptr);
   j["band_of"] = p.band_of.empty() ? Json(nullptr) : Json(p.band_of);
+  j["field_of"] = p.field_of.empty() ? Json(nullptr) : Json(p.field_of);
   j["short"] = p.short_name ? Json(std::string(1, p.short_name)) : Json(nullptr);
   j["unit"] = p.unit.empty() ? Json(nullptr) : Json(p.unit);
   j["minimum"] = p.minimum ? number_json(*p.minimum) : Json(nullptr);

@@ -217,6 +217,12 @@ std::string ParameterSpec::choice_listing() const {
   return text;
 }
 
+ParameterSpec ParameterSpec::field_of_input(std::string input) const {
+  ParameterSpec c = *this;
+  c.field_of = std::move(input);
+  return c;
+}
+
 ParameterSpec ParameterSpec::band_of_input(std::string input) const {
   auto c = *this;
   c.band_of = std::move(input);

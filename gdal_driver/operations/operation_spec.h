@@ -124,6 +124,10 @@ struct ParameterSpec {
   /// Of an integer that numbers a band (1-based): the input raster parameter
   /// whose bands it picks from, so dialogs list that raster's bands; "" = none.
   std::string band_of;
+  /// Of a text naming an attribute (a zone's name field): the input vector
+  /// parameter whose fields it picks from, so dialogs list that layer's
+  /// fields; "" = none.
+  std::string field_of;
   std::string driver_spelling;               ///< driver name when not the name with '_' for '-'
   /// Older spellings, still accepted everywhere (documented in --help and
   /// --describe) so that no script breaks when a name is made to mean one
@@ -185,6 +189,8 @@ struct ParameterSpec {
   ParameterSpec naming(PathKind kind) const;
   /// An integer numbering a band of the input raster parameter `input` (band_of).
   ParameterSpec band_of_input(std::string input = "input") const;
+  /// A text naming an attribute of the input vector parameter `input` (field_of).
+  ParameterSpec field_of_input(std::string input) const;
   ParameterSpec short_option(char c) const;
   ParameterSpec named_in_driver(std::string spelling) const;
   /// An older spelling still accepted (aliases).

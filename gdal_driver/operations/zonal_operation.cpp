@@ -46,8 +46,9 @@ OperationSpec zonal_spec() {
           text("zone-field", "attribute whose values name the zones in the tables (one value per feature); "
                              "default: the feature ID")
               .titled("Zone name field")
-              .with_metavar("FIELD"),
-          text("zone-layer", "layer of the zone dataset; default: its first layer").with_metavar("LAYER").technical(),
+              .with_metavar("FIELD")
+              .field_of_input("zones"),
+          text("zones-layer", "layer of the zone dataset; default: its first layer").with_metavar("LAYER").technical(),
           number("buffer", "plots of this radius around the points of --zones (cell-centre rule)")
               .in("m")
               .at_least(1e-9)
@@ -125,7 +126,7 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
     zones = std::make_unique<GridZones>(info, v.integer("grid"), v.integer("grid"));
   } else {
     const std::string path = v.text("zones");
-    const ZoneLayerOptions layer{v.text("zone-field"), v.text("zone-layer")};
+    const ZoneLayerOptions layer{v.text("zone-field"), v.text("zones-layer")};
     if (v.given("buffer")) {
       const BufferShape shape = v.text("buffer-shape") == "square" ? BufferShape::Square : BufferShape::Circle;
       zones = std::make_unique<BufferZones>(info, read_zone_points(path, source, layer, &notes), v.number("buffer"), shape);
@@ -134,8 +135,8 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
       notes = vector->notes();
       zones = std::move(vector);
     } else {
-      if (v.given("zone-field") || v.given("zone-layer"))
-        v.fail(v.given("zone-field") ? "zone-field" : "zone-layer", "is for a vector layer of zones; '" + path +
+      if (v.given("zone-field") || v.given("zones-layer"))
+        v.fail(v.given("zone-field") ? "zone-field" : "zones-layer", "is for a vector layer of zones; '" + path +
                                                                         "' is read as a zone raster");
       zones = std::make_unique<RasterZones>(path, source);
     }

@@ -41,8 +41,12 @@ void ClassValueColumns::for_each(size_t cls, size_t m, size_t w, const std::func
   const Column& cm = column(cls, m);
   const Column& cw = column(cls, w);
   // All metrics of a class are added together, so their chunks cover the same patches.
-  read_m_.resize(chunk_values_);
-  read_w_.resize(chunk_values_);
+  // The read buffers only where chunks went to the scratch file: zeroing
+  // them costs a small landscape (a zone, a window) more than its metrics.
+  if (!cm.chunks.empty()) {
+    read_m_.resize(chunk_values_);
+    read_w_.resize(chunk_values_);
+  }
   for (size_t k = 0; k < cm.chunks.size(); ++k) {
     spill_->read(cm.chunks[k], read_m_.data(), chunk_values_ * sizeof(double));
     if (w != m) spill_->read(cw.chunks[k], read_w_.data(), chunk_values_ * sizeof(double));

@@ -20,7 +20,7 @@ void set_input(ops::ParameterValues& values, const ops::ParameterSpec& p, const 
     for (const Json& item : v) set_input(values, p, item, roots);
     return;
   }
-  if (p.role == ops::ParameterRole::InputRaster) {
+  if (p.is_input()) {  // a raster or vector dataset under a data root
     std::string reference;
     if (v.is_object() && v.contains("href") && v["href"].is_string()) reference = v["href"].get<std::string>();
     else if (v.is_string()) reference = v.get<std::string>();

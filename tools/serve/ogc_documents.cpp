@@ -31,6 +31,12 @@ Json input_schema(const ops::ParameterSpec& p) {
     s["contentEncoding"] = "binary";
     return s;
   }
+  if (p.role == ops::ParameterRole::InputVector) {
+    // By reference too: a vector dataset OGR opens (GeoPackage, GeoJSON, Shapefile ...).
+    s["type"] = "string";
+    s["contentMediaType"] = "application/geopackage+sqlite3";
+    return s;
+  }
   switch (p.type) {
     case ops::ParameterType::Integer: s["type"] = "integer"; break;
     case ops::ParameterType::Number: s["type"] = "number"; break;

@@ -23,6 +23,8 @@ from qgis.core import (
     QgsProcessingParameterBand,
     QgsProcessingParameterBoolean,
     QgsProcessingParameterEnum,
+    QgsProcessingParameterFeatureSource,
+    QgsProcessingParameterField,
     QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
     QgsProcessingParameterFolderDestination,
@@ -85,6 +87,14 @@ def make_bare_parameter(option):
     if option.get("path"):  # a file read or a folder written: a field with a picker
         behavior = QgsProcessingParameterFile.Folder if option["path"] == "folder" else QgsProcessingParameterFile.File
         return QgsProcessingParameterFile(name, text, behavior=behavior, optional=optional)
+    if option.get("input") == "vector":
+        # Any layer QGIS shows; lsm reads it from its file (exported first
+        # where it has none, a selection or a filter: input_vector_path()).
+        return QgsProcessingParameterFeatureSource(name, text, [QgsProcessing.TypeVectorAnyGeometry], optional=optional)
+    if option.get("field_of"):
+        # The layer's fields to pick from.
+        return QgsProcessingParameterField(name, text, parentLayerParameterName=option["field_of"].replace("-", "_").upper(),
+                                           optional=optional)
     if option.get("band_of"):
         # The input's bands to pick from, by number and description.
         return QgsProcessingParameterBand(name, text, defaultValue=default,
@@ -105,9 +115,10 @@ def make_bare_parameter(option):
         # The values themselves (static strings): qgis_process takes NEIGHBORS=8,
         # scripts and models store "8", not an index into the list.
         values = [str(v) for v in option["choices"]]
-        if option.get("list"):  # a comma-separated subset: several ticks
-            return QgsProcessingParameterEnum(name, text, values, allowMultiple=True, optional=optional,
-                                              usesStaticStrings=True)
+        if option.get("list"):  # a comma-separated subset: several ticks, the default's ticked
+            ticked = [v for v in str(default).split(",") if v in values] if default is not None else None
+            return QgsProcessingParameterEnum(name, text, values, allowMultiple=True, defaultValue=ticked or None,
+                                              optional=optional, usesStaticStrings=True)
         value = str(default) if default is not None and str(default) in values else None
         # A required choice without a default (patchmetric's metric) must be picked.
         return QgsProcessingParameterEnum(name, text, values, defaultValue=value, optional=optional,
@@ -295,6 +306,22 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
                 if layer is None:
                     raise QgsProcessingException("no raster for " + name)
                 values = [layer.source()]
+            elif isinstance(param, QgsProcessingParameterFeatureSource):
+                if not given:
+                    continue
+                path, layer_name = self.parameterAsCompatibleSourceLayerPathAndLayerName(
+                    parameters, name, context, ["gpkg", "shp", "geojson", "fgb"], "gpkg")
+                if not path:
+                    raise QgsProcessingException("no vector layer for " + name)
+                values = [path]
+                layer_option = option["name"] + "-layer"  # zones-layer: which layer of a GeoPackage with several
+                if layer_name and any(o["name"] == layer_option for o in self.options):
+                    named += ["--" + layer_option, layer_name]
+            elif isinstance(param, QgsProcessingParameterField):
+                fields = self.parameterAsFields(parameters, name, context)
+                if not fields:
+                    continue
+                values = [fields[0]]
             elif option["output"]:
                 if name not in destinations:
                     continue
