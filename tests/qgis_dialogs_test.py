@@ -312,6 +312,19 @@ expected_renderer = {"label": "paletted", "kmeans": "paletted", "synth": "palett
                      "patchmetric": "singlebandpseudocolor", "patches": "categorizedSymbol"}
 
 
+def map_picture(layer, file_name):
+    os.makedirs(shots, exist_ok=True)
+    settings = QgsMapSettings()
+    settings.setLayers([layer])
+    settings.setExtent(layer.extent())
+    settings.setOutputSize(QSize(800, 600))
+    settings.setBackgroundColor(QColor("white"))
+    job = QgsMapRendererParallelJob(settings)
+    job.start()
+    job.waitForFinished()
+    return job.renderedImage().save(os.path.join(shots, file_name))
+
+
 def set_widget(wrapper, value):
     if hasattr(wrapper, "setParameterValue"):  # QGIS's C++ wrappers
         wrapper.setParameterValue(value, QgsProcessingContext())
@@ -378,9 +391,16 @@ for command in describe["commands"]:
         tables = {l.name().split(" — ")[-1]: l for l in new}
         land = tables.get("landscape metrics")
         zones = sorted(f["ZONE"] for f in land.getFeatures()) if land else []
-        check("zonal: its class and landscape tables are loaded, a row per zone named by the field",
-              sorted(tables) == ["class metrics", "landscape metrics"]
+        check("zonal: its tables and the zones with their metrics are loaded, a row per zone named by the field",
+              sorted(tables) == ["Zones with their metrics", "class metrics", "landscape metrics"]
               and zones == ["across west", "east with a hole", "south, two parts", "west"], (sorted(tables), zones))
+        zones_map = tables.get("Zones with their metrics")
+        check("zonal: the zones are drawn by SHDI in five classes",
+              zones_map is not None and zones_map.renderer().type() == "graduatedSymbol"
+              and zones_map.renderer().classAttribute() == "SHDI" and len(zones_map.renderer().ranges()) == 5,
+              zones_map.renderer().type() if zones_map else None)
+        if zones_map:
+            check("screenshot of the zones by SHDI", map_picture(zones_map, "qgis_zones_shdi.png"))
     if name == "metrics":
         titles = sorted(l.name().split(" — ")[-1] for l in new)
         check("metrics: its four tables are loaded",
@@ -545,18 +565,6 @@ check("the dialog's parameters carry the values: NEIGHBORS 8, GYRATE centroid, M
       str(values.get("NEIGHBORS")) == "8" and values.get("GYRATE") == "centroid"
       and sorted(values.get("METRICS") or []) == ["AREA", "SHDI"], values)
 dialog.close()
-
-
-def map_picture(layer, file_name):
-    settings = QgsMapSettings()
-    settings.setLayers([layer])
-    settings.setExtent(layer.extent())
-    settings.setOutputSize(QSize(800, 600))
-    settings.setBackgroundColor(QColor("white"))
-    job = QgsMapRendererParallelJob(settings)
-    job.start()
-    job.waitForFinished()
-    return job.renderedImage().save(os.path.join(shots, file_name))
 
 
 if patch_layer:

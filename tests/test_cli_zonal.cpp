@@ -8,6 +8,8 @@
 #include <cmath>
 #include <map>
 
+#include <ogrsf_frmts.h>
+
 #include "cli_fixture.h"
 
 namespace lsm::test {
@@ -96,6 +98,40 @@ TEST_F(CliZonal, PolygonsEqualMetricsOnTheZoneCutOut) {
       expect_same_table(zone_rows(cls, zone), parse_csv(slurp(path("m.class.csv"))), zone + " class, rule " + rule);
     }
   }
+}
+
+TEST_F(CliZonal, ZonesOutCarriesEachZonesLandscapeMetrics) {
+  for (const std::string& args : std::vector<std::string>{"--zones " + kZones + " --zone-field name", "--grid 150",
+                                  "--zones " + kPoints + " --zone-field plot --buffer 300"}) {
+    const CliRun r = run_lsm("zonal " + kSample + " " + args + " -o " + path("z") + " --zones-out " + path("z.gpkg") + " -q");
+    ASSERT_EQ(r.code, 0) << args << ": " << r.err;
+    const auto land = parse_csv(slurp(path("z.land.csv")));
+    std::map<std::string, std::string> ta;  // by zone, as the table writes it
+    for (size_t i = 1; i < land.size(); ++i) ta[land[i].at(0)] = land[i].at(1);
+    GDALAllRegister();
+    GDALDataset* d = static_cast<GDALDataset*>(GDALOpenEx(path("z.gpkg").c_str(), GDAL_OF_VECTOR, nullptr, nullptr, nullptr));
+    ASSERT_NE(d, nullptr) << args;
+    OGRLayer* layer = d->GetLayer(0);
+    int features = 0, with_metrics = 0;
+    for (auto& f : *layer) {
+      ++features;
+      ASSERT_NE(f->GetGeometryRef(), nullptr) << args;
+      const std::string zone = f->GetFieldAsString("ZONE");
+      if (!f->IsFieldSetAndNotNull(f->GetFieldIndex("TA"))) {
+        EXPECT_EQ(ta.count(zone), 0u) << args << " " << zone << " has rows but no metrics";
+        continue;
+      }
+      ++with_metrics;
+      EXPECT_DOUBLE_EQ(f->GetFieldAsDouble("TA"), std::stod(ta.at(zone))) << args << " " << zone;
+    }
+    EXPECT_EQ(with_metrics, static_cast<int>(ta.size())) << args;
+    EXPECT_EQ(features, args.find("grid") != std::string::npos ? 6 : 4) << args << ": every zone, measured or not";
+    GDALClose(d);
+    std::filesystem::remove(path("z.gpkg"));
+  }
+  const CliRun bad = run_lsm("zonal " + kSample + " --grid 100 -o " + path("b") + " --zones-out " + path("b.shp") + " -q");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("must end in .gpkg, .fgb or .geojson"), std::string::npos) << bad.err;
 }
 
 TEST_F(CliZonal, AZoneRasterGivesThePolygonsRows) {

@@ -153,7 +153,7 @@ TEST_F(Operations, CancelledRunLeavesNoOutput) {
     SCOPED_TRACE(name);
     ops::ParameterValues values(op.spec, ops::kCommandLine);
     if (op.spec.find("input")) values.set("input", sample());
-    if (op.spec.find("output") && name != "metrics" && name != "pyramid")
+    if (op.spec.find("output") && name != "metrics" && name != "pyramid" && name != "zonal")
       values.set("output", path(name == "patches" ? "out.gpkg" : "out.tif"));
     if (name == "metrics") values.set("output", path("m"));
     if (name == "pyramid") values.set("output", path("levels"));
@@ -162,6 +162,7 @@ TEST_F(Operations, CancelledRunLeavesNoOutput) {
       values.set("metrics", "SHDI,PLAND");
       values.set("window-cells", "5");
     }
+    if (name == "zonal") values.set("grid", "20"), values.set("output", path("z"));  // 300 zones
     if (name == "kmeans") values.set("k", "3");
     if (name == "fuzzy") values.set("seed-cell", "200,150");
     if (name == "synth") values.set("width", "4000"), values.set("height", "4000");  // long enough to be stopped

@@ -5,8 +5,10 @@
 // neighbour rules, background and small tile grids; buffers and grid tiles
 // counted by hand; zones with no cell; bad options.
 #include <cmath>
+#include <sstream>
 
 #include "error.h"
+#include "fragstats_tables.h"
 #include "landscape_job.h"
 #include "memory_raster.h"
 #include "test_helpers.h"
@@ -153,6 +155,32 @@ TEST(ZonalJob, ResultsDoNotDependOnTheTileGrid) {
   }
   EXPECT_EQ(lands[0], lands[1]);
   EXPECT_EQ(lands[0], lands[2]);
+}
+
+TEST(ZonalJob, CudaGivesTheCpuTables) {
+  LSM_REQUIRE_CUDA();
+  const MemoryClassRaster random = random_landscape(300, 200, 5, 31, 0.02);
+  const MemoryClassRaster raster(300, 200, random.cells(), 30.0, 30.0);
+  const std::vector<CellPoint> points = {{"a", 40.5, 50.5}, {"b", 48.0, 55.0}, {"c", 250.2, 120.7}, {"edge", 0.5, 199.5}};
+  std::vector<std::string> tables[2];
+  for (int b = 0; b < 2; ++b) {
+    LandscapeJobOptions o;
+    o.backend = b ? Backend::Cuda : Backend::Cpu;
+    o.background = {4};
+    MemoryClassRaster source = raster;
+    GridZones grid(raster.info(), 64, 64);
+    BufferZones buffers(raster.info(), points, 600.0, BufferShape::Circle);
+    for (ZoneSource* zones : std::vector<ZoneSource*>{&grid, &buffers})
+      run_zonal_job(source, *zones, o, [&](const ZoneResults& z) {
+        std::ostringstream text;
+        write_table_csv(text, z.landscape.metrics.patch, MetricLevel::Patch);
+        write_table_csv(text, z.landscape.metrics.cls, MetricLevel::Class);
+        write_table_csv(text, z.landscape.metrics.land, MetricLevel::Landscape);
+        tables[b].push_back(z.zone->id + "\n" + text.str());
+      });
+  }
+  ASSERT_EQ(tables[0].size(), 20u + 4u);  // 5 x 4 tiles, 4 buffers
+  for (size_t i = 0; i < tables[0].size(); ++i) EXPECT_EQ(tables[1].at(i), tables[0][i]) << "zone " << i;
 }
 
 TEST(ZonalJob, BuffersCountedByHand) {

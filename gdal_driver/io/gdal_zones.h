@@ -42,6 +42,8 @@ class VectorZones final : public ZoneSource {
   size_t count() const override { return zones_.size(); }
   const Zone& zone(size_t index) const override { return zones_.at(index); }
   void mask(size_t index, int64_t row0, int64_t rows, uint8_t* inside) override;
+  /// Zone `index`'s geometry in the raster's CRS; null when it has none.
+  const OGRGeometry* geometry(size_t index) const { return geometries_.at(index).get(); }
   /// Notes for the user (the zones were reprojected; features without geometry).
   const std::vector<std::string>& notes() const { return notes_; }
 

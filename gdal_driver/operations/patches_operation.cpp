@@ -26,6 +26,7 @@
 #include "gdal_class_raster.h"
 #include "gdal_errors.h"
 #include "geotiff_output.h"
+#include "zone_layer_output.h"
 #include "landscape_job.h"
 #include "landscape_parameters.h"
 #include "operations.h"
@@ -66,16 +67,6 @@ OperationSpec patches_spec() {
       },
       patch_parameters());
   return s;
-}
-
-// The vector format of an output name; single-file formats only, so that
-// the output can be written under a temporary name and renamed.
-const char* vector_driver(const std::string& path) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".gpkg") return "GPKG";
-  if (ext == ".fgb") return "FlatGeobuf";
-  if (ext == ".geojson" || ext == ".json") return "GeoJSON";
-  throw Error(ErrorKind::BadInput, "output '" + path + "' must end in .gpkg, .fgb or .geojson");
 }
 
 // The patch table as the job hands it out, in PID order (background
@@ -191,7 +182,7 @@ OwnedDataset patch_id_dataset(const RasterInfo& info, const GeoReference& georef
 
 void run_patches(const ParameterValues& v, const RunContext& context) {
   const std::string input = v.text("input"), output_path = v.text("output");
-  const char* driver_name = vector_driver(output_path);
+  const char* driver_name = vector_output_driver(output_path, "output");
   GDALDriver* driver = GetGDALDriverManager()->GetDriverByName(driver_name);
   if (!driver) throw Error(ErrorKind::Backend, std::string("this GDAL has no ") + driver_name + " driver");
   AtomicDatasetOutput file(output_path);  // fails now if the output is not writable, or is an input

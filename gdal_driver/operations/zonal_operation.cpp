@@ -3,8 +3,12 @@
 // around a point, each zone of a zone raster or each tile of a grid is a
 // landscape of its own (the zonal job, metrics/jobs/zonal_job.h), reported
 // in the tables of lsm metrics with a ZONE column first.
+#include <gdal_priv.h>
+#include <ogrsf_frmts.h>
+
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "common_parameters.h"
 #include "error.h"
@@ -16,6 +20,7 @@
 #include "operations.h"
 #include "zonal_job.h"
 #include "zonal_tables.h"
+#include "zone_layer_output.h"
 
 namespace lsm::ops {
 
@@ -76,6 +81,11 @@ OperationSpec zonal_spec() {
                        {"class", ".class.csv", "text/csv", "class table (ZONE, then one row per class of the zone)"},
                        {"land", ".land.csv", "text/csv", "landscape table (one row per zone)"},
                        {"tidy", ".tidy.csv", "text/csv", "tidy table (with format=tidy: zone, level, class, id, metric, value)"}}),
+          output(ParameterRole::OutputVector, "zones-out",
+                 "also the zones as a vector dataset (.gpkg, .fgb or .geojson) with their landscape metrics as "
+                 "attributes (polygons, points or grid tiles; a zone raster's zones without geometry)")
+              .titled("Zones with their metrics")
+              .with_metavar("FILE"),
           text("level", "levels to report: any of patch,class,land").subset_of({"patch", "class", "land"})
               .with_default("class,land")
               .titled("Levels")
@@ -122,17 +132,47 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
 
   std::unique_ptr<ZoneSource> zones;
   std::vector<std::string> notes;
+  // Each zone's geometry in the raster's CRS, for --zones-out (null = none).
+  double gt[6] = {0, 1, 0, 0, 0, -1};
+  const bool georeferenced = source.dataset()->GetGeoTransform(gt) == CE_None;
+  const auto map_point = [&](double col, double row) {
+    return std::make_pair(gt[0] + col * gt[1] + row * gt[2], gt[3] + col * gt[4] + row * gt[5]);
+  };
+  std::function<std::unique_ptr<OGRGeometry>(size_t)> geometry_of = [](size_t) { return nullptr; };
   if (v.given("grid")) {
-    zones = std::make_unique<GridZones>(info, v.integer("grid"), v.integer("grid"));
+    auto grid = std::make_unique<GridZones>(info, v.integer("grid"), v.integer("grid"));
+    geometry_of = [&, grid = grid.get()](size_t i) -> std::unique_ptr<OGRGeometry> {
+      const Window& w = grid->zone(i).window;
+      OGRLinearRing ring;
+      for (const auto& [c, r] : std::vector<std::pair<int64_t, int64_t>>{
+               {w.x0, w.y0}, {w.x0 + w.width, w.y0}, {w.x0 + w.width, w.y0 + w.height}, {w.x0, w.y0 + w.height}, {w.x0, w.y0}}) {
+        const auto [x, y] = map_point(double(c), double(r));
+        ring.addPoint(x, y);
+      }
+      auto tile = std::make_unique<OGRPolygon>();
+      tile->addRing(&ring);
+      return tile;
+    };
+    zones = std::move(grid);
   } else {
     const std::string path = v.text("zones");
     const ZoneLayerOptions layer{v.text("zone-field"), v.text("zones-layer")};
     if (v.given("buffer")) {
       const BufferShape shape = v.text("buffer-shape") == "square" ? BufferShape::Square : BufferShape::Circle;
-      zones = std::make_unique<BufferZones>(info, read_zone_points(path, source, layer, &notes), v.number("buffer"), shape);
+      auto points = std::make_shared<std::vector<CellPoint>>(read_zone_points(path, source, layer, &notes));
+      geometry_of = [&, points](size_t i) -> std::unique_ptr<OGRGeometry> {
+        const CellPoint& p = points->at(i);
+        if (p.x < -1e17) return nullptr;  // a feature without geometry
+        const auto [x, y] = map_point(p.x, p.y);
+        return std::make_unique<OGRPoint>(x, y);
+      };
+      zones = std::make_unique<BufferZones>(info, *points, v.number("buffer"), shape);
     } else if (is_vector_dataset(path)) {
       auto vector = std::make_unique<VectorZones>(path, source, layer);
       notes = vector->notes();
+      geometry_of = [vector = vector.get()](size_t i) {
+        return std::unique_ptr<OGRGeometry>(vector->geometry(i) ? vector->geometry(i)->clone() : nullptr);
+      };
       zones = std::move(vector);
     } else {
       if (v.given("zone-field") || v.given("zones-layer"))
@@ -144,6 +184,11 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
   for (const std::string& line : notes) context.notify(line);
 
   ZonalTableFiles files(prefix, levels, format);  // fails now if PREFIX is not writable
+  std::optional<ZoneLayerOutput> zones_out;
+  if (v.given("zones-out")) {
+    if (!georeferenced) v.fail("zones-out", "needs a georeferenced input (the zones' geometries are in its CRS)");
+    zones_out.emplace(v.text("zones-out"), "--zones-out", source.dataset()->GetSpatialRef());
+  }
   size_t measured = 0;
   std::vector<std::string> empty;
   bool patch_rows_added = false;
@@ -154,6 +199,7 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
   run_zonal_job(
       source, *zones, job,
       [&](const ZoneResults& z) {
+        if (zones_out) zones_out->add(z.zone->id, geometry_of(z.index), z.measured ? &z.landscape.metrics.land : nullptr);
         if (!z.measured) {
           empty.push_back(z.zone->id);
           return;
@@ -175,6 +221,7 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
                    " zones hold no cell with a class and have no rows (" + list + (empty.size() > 5 ? ", ..." : "") + ")");
   }
   files.commit();
+  if (zones_out) zones_out->commit();
 }
 
 }  // namespace

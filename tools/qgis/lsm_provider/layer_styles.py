@@ -8,12 +8,16 @@ saved as OUTPUT.qml beside the raster, which any QGIS applies when it opens
 the file. Tables load through the delimited-text provider so that their
 header gives the field names and numeric columns are numbers. Vector outputs
 with a TYPE field (patch polygons) are drawn one colour per class: the input
-raster's colour table where it has one, labelled with the class names.
+raster's colour table where it has one, labelled with the class names; zones
+with their metrics (a ZONE field) in five quantile classes of one landscape
+metric (SHDI where computed) on the viridis ramp.
 """
 import os
 
 from qgis.core import (
     QgsCategorizedSymbolRenderer,
+    QgsClassificationQuantile,
+    QgsGraduatedSymbolRenderer,
     QgsColorRampShader,
     QgsFeatureRequest,
     QgsLimitedRandomColorRamp,
@@ -120,6 +124,21 @@ def class_renderer(layer, colours):
     return QgsCategorizedSymbolRenderer("TYPE", categories)
 
 
+def zone_renderer(layer):
+    """Zones with their landscape metrics: five quantile classes of SHDI
+    (else the first metric) on the viridis ramp; None without a metric."""
+    metrics = [f.name() for f in layer.fields() if f.name() != "ZONE" and f.isNumeric()]
+    if not metrics:
+        return None
+    field = "SHDI" if "SHDI" in metrics else metrics[0]
+    renderer = QgsGraduatedSymbolRenderer(field)
+    renderer.setSourceSymbol(QgsSymbol.defaultSymbol(layer.geometryType()))
+    renderer.setClassificationMethod(QgsClassificationQuantile())
+    renderer.updateClasses(layer, 5)
+    renderer.updateColorRamp(QgsStyle.defaultStyle().colorRamp("Viridis"))
+    return renderer
+
+
 class ClassStyle(QgsProcessingLayerPostProcessorInterface):
     """Draws a vector output with a TYPE field one colour per class (the
     input's colour table where present) and saves that style with it."""
@@ -129,9 +148,14 @@ class ClassStyle(QgsProcessingLayerPostProcessorInterface):
         self.input_path = input_path
 
     def postProcessLayer(self, layer, context, feedback):  # noqa: N802
-        if not layer or not layer.isValid() or layer.type() != layer.VectorLayer or layer.fields().indexOf("TYPE") < 0:
+        if not layer or not layer.isValid() or layer.type() != layer.VectorLayer:
             return
-        layer.setRenderer(class_renderer(layer, class_colours(self.input_path) if self.input_path else {}))
+        if layer.fields().indexOf("TYPE") >= 0:
+            layer.setRenderer(class_renderer(layer, class_colours(self.input_path) if self.input_path else {}))
+        elif layer.fields().indexOf("ZONE") >= 0 and zone_renderer(layer):
+            layer.setRenderer(zone_renderer(layer))
+        else:
+            return
         layer.triggerRepaint()
         # OUTPUT.qml beside the output (not inside a GeoPackage: QGIS 3.22
         # writes that while the layer holds the file open, and SQLite refuses).
