@@ -264,9 +264,13 @@ double cells_of_run(const ParameterValues& values) {
   double cells = 0;
   for (const ParameterSpec& p : values.spec().parameters) {
     if (p.role != ParameterRole::InputRaster || !values.given(p.name)) continue;
-    std::unique_ptr<GDALDataset, Closer> dataset(open_input_raster(values.text(p.name)));
-    cells = std::max(cells, double(dataset->GetRasterXSize()) * double(dataset->GetRasterYSize()) *
-                                std::max(1, dataset->GetRasterCount()));
+    double of_parameter = 0;  // a batch of rasters: all of them
+    for (const std::string& path : values.texts(p.name)) {
+      std::unique_ptr<GDALDataset, Closer> dataset(open_input_raster(path));
+      of_parameter += double(dataset->GetRasterXSize()) * double(dataset->GetRasterYSize()) *
+                      std::max(1, dataset->GetRasterCount());
+    }
+    cells = std::max(cells, of_parameter);
   }
   if (values.spec().find("width") && values.spec().find("height"))
     cells = std::max(cells, double(values.integer("width")) * double(values.integer("height")));

@@ -12,6 +12,7 @@
 #include "fragstats_tables.h"
 #include "gdal_class_raster.h"
 #include "landscape_job.h"
+#include "keyed_tables.h"
 #include "landscape_parameters.h"
 #include "metric_catalogue.h"
 #include "metric_selection.h"
@@ -36,11 +37,15 @@ OperationSpec metrics_spec() {
   s.category = "Landscape metrics";
   s.manual = "metrics.md";
   s.passes = 2;
-  s.usage = "usage: lsm metrics INPUT --output PREFIX [options]";
+  s.usage = "usage: lsm metrics INPUT [INPUT ...] --output PREFIX [options]";
   s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
   s.parameters = joined(joined(joined(
       {
-          input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
+          input_raster("input", "input raster (any format GDAL reads); several make a batch: one set of tables "
+                                "with a LID column first, a row set per raster, as FRAGSTATS' batch runs write")
+              .needed()
+              .several()
+              .at_position(1),
           output(ParameterRole::OutputTablePrefix, "output",
                  "output prefix: PREFIX.patch.csv, PREFIX.class.csv, PREFIX.land.csv (or PREFIX.tidy.csv) and "
                  "PREFIX.adj.csv (not when --metrics lists only metrics of the patch records, such as AREA, PERIM, CA, NP, TE)")
@@ -117,6 +122,66 @@ void select_levels(MetricLevels& levels, const MetricSelection& selection, const
                    " metric: no table of that level is written");
 }
 
+// The LID of each input of a batch: its path's fewest trailing components
+// that tell every input apart ("2001/landcover.tif", "2015/landcover.tif";
+// "a.tif" where the file names differ), so that no folder of the machine
+// that runs it appears where it is not needed. Throws lsm::Error(BadInput)
+// for an input given twice.
+std::vector<std::string> landscape_ids(const ParameterValues& v, const std::vector<std::string>& inputs) {
+  std::vector<std::vector<std::string>> parts;
+  size_t deepest = 0;
+  for (const std::string& input : inputs) {
+    std::vector<std::string> components;
+    for (const auto& c : std::filesystem::path(input).lexically_normal()) components.push_back(c.string());
+    deepest = std::max(deepest, components.size());
+    parts.push_back(std::move(components));
+  }
+  for (size_t k = 1; k <= deepest; ++k) {
+    std::vector<std::string> ids;
+    for (const auto& components : parts) {
+      std::filesystem::path tail;
+      for (size_t i = components.size() > k ? components.size() - k : 0; i < components.size(); ++i) tail /= components[i];
+      ids.push_back(tail.string());
+    }
+    if (std::set<std::string>(ids.begin(), ids.end()).size() == ids.size()) return ids;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    for (size_t j = i + 1; j < inputs.size(); ++j)
+      if (parts[i] == parts[j]) v.fail("input", "'" + inputs[i] + "' is given twice: a batch measures each raster once");
+  return inputs;
+}
+
+// A batch: each input its own landscape, one set of tables with a LID column.
+void run_batch(const ParameterValues& v, const RunContext& context, const std::vector<std::string>& inputs,
+               const MetricLevels& levels, TableFormat format, LandscapeJobOptions job) {
+  const std::string prefix = v.text("output");
+  if (v.flag("print"))
+    v.fail("print", "prints the tables of one raster; a batch's are in " + prefix + ".class.csv and " + prefix + ".land.csv");
+  const std::vector<std::string> lids = landscape_ids(v, inputs);
+  for (const std::string& input : inputs) {  // every input is checked before any work
+    GdalClassRaster source(input, static_cast<int>(v.integer("band")));
+    source.require_measurable_cells();
+  }
+  KeyedTableFiles files(prefix, levels, format, "LID");  // fails now if PREFIX is not writable
+  const ProgressFn progress = context.checked_progress();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    GdalClassRaster source(inputs[i], static_cast<int>(v.integer("band")));
+    use_given_nodata(source, v);
+    note_measurement(source, inputs[i], context);
+    job.after_scan = class_count_check(v, inputs[i]);
+    bool patch_rows_added = false;
+    LandscapeSinks sinks;
+    sinks.patch_rows = [&](const MetricTable& block) {
+      patch_rows_added = true;
+      files.add_patch_rows(lids[i], block);
+    };
+    const double n = double(inputs.size());
+    const LandscapeResults results = run_landscape_job(source, job, sinks, scaled_progress(progress, i / n, (i + 1) / n));
+    files.add_landscape(lids[i], results.metrics, patch_rows_added);
+  }
+  files.commit();
+}
+
 void run_metrics(const ParameterValues& v, const RunContext& context) {
   const std::string input = v.text("input"), prefix = v.text("output");
   // Every option is checked before any work.
@@ -141,6 +206,8 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   job.gyrate = parse_gyrate_rule(v.text("gyrate"));
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
   job.after_scan = class_count_check(v, input);
+  if (const std::vector<std::string> inputs = v.texts("input"); inputs.size() > 1)
+    return run_batch(v, context, inputs, levels, format, job);
 
   GdalClassRaster source(input, static_cast<int>(v.integer("band")));
   use_given_nodata(source, v);

@@ -19,7 +19,7 @@
 #include "metric_selection.h"
 #include "operations.h"
 #include "zonal_job.h"
-#include "zonal_tables.h"
+#include "keyed_tables.h"
 #include "zone_layer_output.h"
 
 namespace lsm::ops {
@@ -183,7 +183,7 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
   }
   for (const std::string& line : notes) context.notify(line);
 
-  ZonalTableFiles files(prefix, levels, format);  // fails now if PREFIX is not writable
+  KeyedTableFiles files(prefix, levels, format, "ZONE");  // fails now if PREFIX is not writable
   std::optional<ZoneLayerOutput> zones_out;
   if (v.given("zones-out")) {
     if (!georeferenced) v.fail("zones-out", "needs a georeferenced input (the zones' geometries are in its CRS)");
@@ -205,7 +205,7 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
           return;
         }
         ++measured;
-        files.add_zone(z.zone->id, z.landscape.metrics, patch_rows_added);
+        files.add_landscape(z.zone->id, z.landscape.metrics, patch_rows_added);
         patch_rows_added = false;
       },
       levels.patch ? patch_rows : ZonePatchSink{}, context.checked_progress());

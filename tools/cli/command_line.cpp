@@ -72,7 +72,8 @@ po::positional_options_description positionals_of(const ops::OperationSpec& spec
     for (const ops::ParameterSpec& p : spec.parameters)
       if (p.position == position && p.shown_in(ops::kCommandLine)) at = &p;
     if (!at) break;
-    pos.add(at->name.c_str(), 1);
+    pos.add(at->name.c_str(), at->repeatable ? -1 : 1);  // several inputs: the rest of the positionals
+    if (at->repeatable) break;
   }
   return pos;
 }

@@ -1,5 +1,6 @@
-#include "zonal_tables.h"
+#include "keyed_tables.h"
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -8,15 +9,16 @@
 
 namespace lsm {
 
-struct ZonalTableFiles::Table {
+struct KeyedTableFiles::Table {
   std::string kind;  // "patch", "class", "land" or "tidy"
   AtomicOutput file;
   std::ofstream out;
   bool header_written = false;
 };
 
-ZonalTableFiles::ZonalTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format)
-    : levels_(levels), format_(format) {
+KeyedTableFiles::KeyedTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format,
+                                 std::string key)
+    : levels_(levels), format_(format), key_(std::move(key)) {
   std::vector<std::string> kinds;
   if (format == TableFormat::Tidy) kinds = {"tidy"};
   else {
@@ -32,9 +34,9 @@ ZonalTableFiles::ZonalTableFiles(const std::string& prefix, const MetricLevels& 
   }
 }
 
-ZonalTableFiles::~ZonalTableFiles() = default;
+KeyedTableFiles::~KeyedTableFiles() = default;
 
-ZonalTableFiles::Table& ZonalTableFiles::table(MetricLevel level) {
+KeyedTableFiles::Table& KeyedTableFiles::table(MetricLevel level) {
   const std::string kind = format_ == TableFormat::Tidy   ? "tidy"
                            : level == MetricLevel::Patch ? "patch"
                            : level == MetricLevel::Class ? "class"
@@ -44,14 +46,16 @@ ZonalTableFiles::Table& ZonalTableFiles::table(MetricLevel level) {
   throw Error(ErrorKind::Internal, "no zonal table '" + kind + "'");
 }
 
-// Every line of `text` with "ZONE," in front.
-void ZonalTableFiles::add(const std::string& zone, const MetricTable& rows, MetricLevel level) {
+// Every row with the landscape's key in front.
+void KeyedTableFiles::add(const std::string& key, const MetricTable& rows, MetricLevel level) {
   Table& t = table(level);
   if (!t.header_written) {
     if (format_ == TableFormat::Tidy) {
-      t.out << "zone,level,class,id,metric,value\n";
+      std::string lower = key_;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      t.out << lower << ",level,class,id,metric,value\n";
     } else {
-      t.out << "ZONE,";
+      t.out << key_ << ",";
       write_table_header(t.out, rows, level);
     }
     t.header_written = true;
@@ -59,22 +63,22 @@ void ZonalTableFiles::add(const std::string& zone, const MetricTable& rows, Metr
   std::ostringstream text;
   if (format_ == TableFormat::Tidy) write_tidy_rows(text, rows, level);
   else write_table_rows(text, rows, level);
-  const std::string field = quote_csv_field(zone) + ",";
+  const std::string field = quote_csv_field(key) + ",";
   std::istringstream lines(text.str());
   for (std::string line; std::getline(lines, line);) t.out << field << line << '\n';
 }
 
-void ZonalTableFiles::add_patch_rows(const std::string& zone, const MetricTable& rows) {
-  if (levels_.patch) add(zone, rows, MetricLevel::Patch);
+void KeyedTableFiles::add_patch_rows(const std::string& key, const MetricTable& rows) {
+  if (levels_.patch) add(key, rows, MetricLevel::Patch);
 }
 
-void ZonalTableFiles::add_zone(const std::string& zone, const FragstatsMetrics& m, bool patch_rows_added) {
-  if (levels_.patch && !patch_rows_added) add(zone, m.patch, MetricLevel::Patch);
-  if (levels_.cls) add(zone, m.cls, MetricLevel::Class);
-  if (levels_.land) add(zone, m.land, MetricLevel::Landscape);
+void KeyedTableFiles::add_landscape(const std::string& key, const FragstatsMetrics& m, bool patch_rows_added) {
+  if (levels_.patch && !patch_rows_added) add(key, m.patch, MetricLevel::Patch);
+  if (levels_.cls) add(key, m.cls, MetricLevel::Class);
+  if (levels_.land) add(key, m.land, MetricLevel::Landscape);
 }
 
-void ZonalTableFiles::commit() {
+void KeyedTableFiles::commit() {
   for (auto& t : tables_) {
     t->out.close();
     if (!t->out) throw Error(ErrorKind::Io, "cannot write '" + t->file.final_path() + "'");
