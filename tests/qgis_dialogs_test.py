@@ -301,13 +301,18 @@ sample_layer = _RasterLayer(sample, "nlm_fbm_400x300")
 project.addMapLayer(sample_layer)
 from qgis.core import QgsVectorLayer as _VectorLayer  # noqa: E402
 
+# The same area at a later date, for lsm change (a copy on the sample's grid).
+later_path = os.path.join(work, "nlm_fbm_400x300_later.tif")
+shutil.copy(os.path.join(source_dir, "sample_rasters", "nlm_fbm_400x300.tif"), later_path)
+later_layer = _RasterLayer(later_path, "nlm_fbm_400x300_later")
+project.addMapLayer(later_layer)
 zones_layer = _VectorLayer(os.path.join(source_dir, "tests", "data", "sample_zones.geojson"), "sample_zones", "ogr")
 project.addMapLayer(zones_layer)
 # What a user must set beyond the input: a choice without a default, a seed
 # cell. K is left as the dialog shows it: 2, its least meaningful value.
 must_set = {"patchmetric": {"METRIC": "AREA"}, "fuzzy": {"SEED_CELL": "200,150"},
             "window": {"METRICS": ["PLAND", "SHDI"], "WINDOW_CELLS": 5},
-            "zonal": {"ZONES": zones_layer, "ZONE_FIELD": "name"}}
+            "zonal": {"ZONES": zones_layer, "ZONE_FIELD": "name"}, "change": {"LATER": later_layer}}
 expected_renderer = {"label": "paletted", "kmeans": "paletted", "synth": "paletted",
                      "patchmetric": "singlebandpseudocolor", "patches": "categorizedSymbol"}
 
@@ -387,6 +392,10 @@ for command in describe["commands"]:
         shown = classes[0].renderer().classes() if classes and hasattr(classes[0].renderer(), "classes") else []
         check("kmeans: K as the dialog shows it, 2, gives two classes", [c.value for c in shown] == [1, 2],
               [c.value for c in shown])
+    if name == "change":
+        titles = sorted(l.name().split(" — ")[-1] for l in new)
+        check("change: both dates' tables and the change tables are loaded", titles == [
+            "class change", "class metrics", "landscape change", "landscape metrics"], titles)
     if name == "zonal":
         tables = {l.name().split(" — ")[-1]: l for l in new}
         land = tables.get("landscape metrics")

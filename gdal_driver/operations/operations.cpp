@@ -23,7 +23,7 @@ Operation size_checked(Operation op) {
 const std::vector<Operation>& operations() {
   static const std::vector<Operation> all = {
       size_checked(metrics_operation()), size_checked(label_operation()),   size_checked(patches_operation()),   size_checked(patchmetric_operation()),
-      size_checked(window_operation()),  size_checked(zonal_operation()),
+      size_checked(window_operation()),  size_checked(zonal_operation()),  size_checked(change_operation()),
       size_checked(synth_operation()),   size_checked(kmeans_operation()),  size_checked(gradient_operation()),
       size_checked(pyramid_operation()), size_checked(hog_operation()),     size_checked(fuzzy_operation()),
   };

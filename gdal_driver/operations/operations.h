@@ -19,6 +19,7 @@ Operation pyramid_operation();      ///< image pyramid or GDAL overviews
 Operation hog_operation();          ///< HOG descriptors
 Operation window_operation();       ///< moving-window metric rasters
 Operation zonal_operation();        ///< tables of every zone as a landscape
+Operation change_operation();       ///< metrics of two dates and their change
 Operation fuzzy_operation();        ///< fuzzy connectedness
 
 /// Every operation, in the order front ends list them.

@@ -47,7 +47,8 @@ HIDDEN = {"quiet", "help"}
 # Layer names of the declared table outputs, by output ID (the files of a
 # table-prefix option in `lsm --describe`).
 TABLE_TITLES = {"patch": "patch metrics", "class": "class metrics", "land": "landscape metrics",
-                "tidy": "metrics (tidy)", "adj": "class adjacencies"}
+                "tidy": "metrics (tidy)", "adj": "class adjacencies", "class_change": "class change",
+                "land_change": "landscape change"}
 
 
 def parameter_name(option):
@@ -63,7 +64,10 @@ def make_parameter(option):
     title (with its unit) labels the dialog's field, its help is the field's
     tooltip, technical options go under "Advanced parameters"."""
     parameter = make_bare_parameter(option)
-    parameter.setHelp(option["help"] + ("; several separated by ';'" if option["multiple"] else ""))
+    # A text field takes several values separated by ';'; a layer picker
+    # (the input of lsm metrics, which takes a batch on the command line) one.
+    several = option["multiple"] and isinstance(parameter, QgsProcessingParameterString)
+    parameter.setHelp(option["help"] + ("; several separated by ';'" if several else ""))
     if option.get("advanced"):
         parameter.setFlags(parameter.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
     if option["choices"] and not option["output"]:
