@@ -25,12 +25,6 @@ namespace lsm::ops {
 
 namespace {
 
-std::vector<std::string> metric_acronyms() {
-  std::vector<std::string> acronyms;
-  for (const MetricInfo& m : metric_catalogue()) acronyms.push_back(m.acronym);
-  return acronyms;
-}
-
 OperationSpec change_spec() {
   OperationSpec s;
   s.name = "change";
@@ -66,12 +60,8 @@ OperationSpec change_spec() {
                 if (MetricLevels::parse(v).patch)
                   throw Error(ErrorKind::BadInput, "lists patch: patches are not the same objects at two dates");
               }),
-          text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
-              .subset_of(metric_acronyms())
-              .labelled(metric_choice_labels(metric_acronyms()))
-              .detailed(metric_choice_details(metric_acronyms()))
-              .checked_by([](const std::string& v) { MetricSelection{v}; }),
-          integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells"),
+          metrics_parameter(),
+          edge_depth_parameter(),
       },
       landscape_definition_parameters()),
       patch_parameters());
@@ -112,16 +102,12 @@ AtomicOutput write_change_table(const std::string& path, const MetricTable& tabl
 
 void run_change(const ParameterValues& v, const RunContext& context) {
   const std::string prefix = v.text("output");
-  if (prefix.empty() || prefix.back() == '/' || std::filesystem::is_directory(prefix))
-    v.fail("output", "'" + prefix + "' is not a prefix of file names: give one such as change1 (tables "
-                     "change1.class.csv, change1.class_change.csv ...)");
+  require_table_prefix(v);
   MetricLevels levels = MetricLevels::parse(v.text("level"));
   levels.patch = false;
   LandscapeJobOptions job = landscape_job_options(v, context);
   if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
-  if (v.given("background")) job.background = {static_cast<int32_t>(v.integer("background"))};
-  job.boundary_edge = v.number("boundary-edge");
-  if (v.integer("max-richness") > 0) job.max_richness = static_cast<int>(v.integer("max-richness"));
+  set_landscape_definition(v, job);
   if (levels.cls && !job.selection.selects_at(kClassLevel)) levels.cls = false;
   if (levels.land && !job.selection.selects_at(kLandscapeLevel)) levels.land = false;
   if (!levels.cls && !levels.land) v.fail("metrics", "'" + v.text("metrics") + "' selects no class or landscape metric");

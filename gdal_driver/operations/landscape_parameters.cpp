@@ -1,8 +1,12 @@
 #include "landscape_parameters.h"
 
+#include <filesystem>
+
 #include "common_parameters.h"
 #include "error.h"
 #include "gdal_class_raster.h"
+#include "metric_catalogue.h"
+#include "metric_selection.h"
 
 namespace lsm::ops {
 
@@ -21,6 +25,28 @@ std::vector<ParameterSpec> landscape_definition_parameters() {
           .at_most(1),
       integer("max-richness", "maximum potential number of classes, for RPR (default: RPR empty)").at_least(0).at_most(2147483647),
   };
+}
+
+ParameterSpec metrics_parameter() {
+  std::vector<std::string> acronyms;
+  for (const MetricInfo& m : metric_catalogue()) acronyms.push_back(m.acronym);
+  return text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
+      .subset_of(acronyms)
+      .labelled(metric_choice_labels(acronyms))
+      .detailed(metric_choice_details(acronyms))
+      .checked_by([](const std::string& v) { MetricSelection{v}; });
+}
+
+ParameterSpec edge_depth_parameter() {
+  return integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells");
+}
+
+void require_table_prefix(const ParameterValues& values) {
+  const std::string prefix = values.text("output");
+  if (prefix.empty() || prefix.back() == '/' || std::filesystem::is_directory(prefix))
+    values.fail("output", "'" + prefix + "' is not a prefix of file names: give one such as " +
+                              (prefix.empty() ? std::string("run1") : prefix + (prefix.back() == '/' ? "" : "/") + "run1") +
+                              " (tables run1.class.csv, run1.land.csv ...)");
 }
 
 LandscapeJobOptions landscape_job_options(const ParameterValues& values, const RunContext& context) {

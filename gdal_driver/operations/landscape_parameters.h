@@ -19,6 +19,26 @@ namespace lsm::ops {
 /// every operation that reports class and landscape metrics.
 std::vector<ParameterSpec> landscape_definition_parameters();
 
+/// Sets the analysis values of landscape_definition_parameters() in a job's
+/// options (the landscape, window or zonal job's): background (when given),
+/// the boundary edge share, the maximum richness (when above 0).
+template <class JobOptions>
+void set_landscape_definition(const ParameterValues& values, JobOptions& job) {
+  if (values.given("background")) job.background = {static_cast<int32_t>(values.integer("background"))};
+  job.boundary_edge = values.number("boundary-edge");
+  if (values.integer("max-richness") > 0) job.max_richness = static_cast<int>(values.integer("max-richness"));
+}
+
+/// metrics: FRAGSTATS acronyms of the catalogue (metric_catalogue.h) to
+/// report, comma-separated, labelled with their names and units and listed
+/// by --list-metrics; default all.
+ParameterSpec metrics_parameter();
+/// edge-depth: the core metrics' edge depth in cells (1..1000, default 1).
+ParameterSpec edge_depth_parameter();
+/// Fails on `output` unless it is a prefix of file names (not empty, not a
+/// folder): "give one such as DIR/run1 (tables run1.class.csv ...)".
+void require_table_prefix(const ParameterValues& values);
+
 /// The job options of patch_parameters()' values (neighbour rule, tile size,
 /// backend, memory-limit, temp-dir) and edge-depth where declared; the
 /// metric choices (selection, background ...) are the caller's.

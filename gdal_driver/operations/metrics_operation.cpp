@@ -23,12 +23,6 @@ namespace lsm::ops {
 
 namespace {
 
-std::vector<std::string> metric_acronyms() {
-  std::vector<std::string> acronyms;
-  for (const MetricInfo& m : metric_catalogue()) acronyms.push_back(m.acronym);
-  return acronyms;
-}
-
 OperationSpec metrics_spec() {
   OperationSpec s;
   s.name = "metrics";
@@ -63,12 +57,8 @@ OperationSpec metrics_spec() {
               .subset_of({"patch", "class", "land"})
               .titled("Levels")
               .checked_by([](const std::string& v) { MetricLevels::parse(v); }),
-          text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
-              .subset_of(metric_acronyms())
-              .labelled(metric_choice_labels(metric_acronyms()))
-              .detailed(metric_choice_details(metric_acronyms()))
-              .checked_by([](const std::string& v) { MetricSelection{v}; }),
-          integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells"),
+          metrics_parameter(),
+          edge_depth_parameter(),
           text("gyrate", "GYRATE rule: the mean distance of a patch's cells")
               .one_of_labelled({{"fragstats", "to the patch's area-median point, as FRAGSTATS prints"},
                                 {"centroid", "to the centroid, the documented definition"}})
@@ -184,11 +174,7 @@ void run_batch(const ParameterValues& v, const RunContext& context, const std::v
 
 void run_metrics(const ParameterValues& v, const RunContext& context) {
   const std::string input = v.text("input"), prefix = v.text("output");
-  // Every option is checked before any work.
-  if (prefix.empty() || prefix.back() == '/' || std::filesystem::is_directory(prefix))
-    v.fail("output", "'" + prefix + "' is not a prefix of file names: give one such as " +
-                         (prefix.empty() ? std::string("run1") : prefix + (prefix.back() == '/' ? "" : "/") + "run1") +
-                         " (tables run1.patch.csv, run1.class.csv ...)");
+  require_table_prefix(v);  // every option is checked before any work
   MetricLevels levels = MetricLevels::parse(v.given("level") ? v.text("level") : "patch,class,land");
   const TableFormat format = parse_table_format(v.text("format"));
   const ClassDescriptors descriptors =
@@ -201,8 +187,7 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
                                          : descriptors.background;
   // FRAGSTATS leaves classes that are not Enabled out of the class-level output.
   job.disabled_classes = descriptors.disabled;
-  job.boundary_edge = v.number("boundary-edge");
-  if (v.integer("max-richness") > 0) job.max_richness = static_cast<int>(v.integer("max-richness"));
+  set_landscape_definition(v, job);  // the background as given, else the descriptor file's (above)
   job.gyrate = parse_gyrate_rule(v.text("gyrate"));
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
   job.after_scan = class_count_check(v, input);

@@ -191,9 +191,7 @@ void run_window(const ParameterValues& v, const RunContext& context) {
   const RasterFormat format = raster_output_format(v, context);
   WindowJobOptions job;
   split_by_level(v, job);
-  if (v.given("background")) job.background = {static_cast<int32_t>(v.integer("background"))};
-  job.boundary_edge = v.number("boundary-edge");
-  if (v.integer("max-richness") > 0) job.max_richness = static_cast<int>(v.integer("max-richness"));
+  set_landscape_definition(v, job);
   for (const std::string& c : split_list(v.text("class-codes"))) job.classes.push_back(static_cast<int32_t>(std::stoll(c)));
   job.edge = v.text("window-edge") == "skip" ? WindowEdge::Skip : WindowEdge::Clip;
   job.rule = v.integer("neighbors") == 4 ? NeighbourRule::Four : NeighbourRule::Eight;

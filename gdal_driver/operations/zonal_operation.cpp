@@ -26,12 +26,6 @@ namespace lsm::ops {
 
 namespace {
 
-std::vector<std::string> metric_acronyms() {
-  std::vector<std::string> acronyms;
-  for (const MetricInfo& m : metric_catalogue()) acronyms.push_back(m.acronym);
-  return acronyms;
-}
-
 OperationSpec zonal_spec() {
   OperationSpec s;
   s.name = "zonal";
@@ -90,12 +84,8 @@ OperationSpec zonal_spec() {
               .with_default("class,land")
               .titled("Levels")
               .checked_by([](const std::string& v) { MetricLevels::parse(v); }),
-          text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
-              .subset_of(metric_acronyms())
-              .labelled(metric_choice_labels(metric_acronyms()))
-              .detailed(metric_choice_details(metric_acronyms()))
-              .checked_by([](const std::string& v) { MetricSelection{v}; }),
-          integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells"),
+          metrics_parameter(),
+          edge_depth_parameter(),
           text("format", "table layout")
               .one_of_labelled({{"fragstats", "one column per metric"}, {"tidy", "one row per value"}})
               .with_default("fragstats"),
@@ -108,16 +98,12 @@ OperationSpec zonal_spec() {
 
 void run_zonal(const ParameterValues& v, const RunContext& context) {
   const std::string input = v.text("input"), prefix = v.text("output");
-  if (prefix.empty() || prefix.back() == '/' || std::filesystem::is_directory(prefix))
-    v.fail("output", "'" + prefix + "' is not a prefix of file names: give one such as zones1 (tables "
-                     "zones1.class.csv, zones1.land.csv ...)");
+  require_table_prefix(v);
   MetricLevels levels = MetricLevels::parse(v.text("level"));
   const TableFormat format = parse_table_format(v.text("format"));
   LandscapeJobOptions job = landscape_job_options(v, context);
   if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
-  if (v.given("background")) job.background = {static_cast<int32_t>(v.integer("background"))};
-  job.boundary_edge = v.number("boundary-edge");
-  if (v.integer("max-richness") > 0) job.max_richness = static_cast<int>(v.integer("max-richness"));
+  set_landscape_definition(v, job);
   if (levels.patch && !job.selection.selects_at(kPatchLevel)) levels.patch = false;
   if (levels.cls && !job.selection.selects_at(kClassLevel)) levels.cls = false;
   if (levels.land && !job.selection.selects_at(kLandscapeLevel)) levels.land = false;
