@@ -134,6 +134,24 @@ TEST_F(CliZonal, ZonesOutCarriesEachZonesLandscapeMetrics) {
   EXPECT_NE(bad.err.find("must end in .gpkg, .fgb or .geojson"), std::string::npos) << bad.err;
 }
 
+TEST_F(CliZonal, AGeographicRasterIsMeasuredOnTheEllipsoidZoneByZone) {
+  // The sample warped to WGS 84 (cells in degrees, measured on the ellipsoid
+  // row by row); the zones reprojected to it by lsm, and by gdal_rasterize for the cut-out.
+  ASSERT_EQ(run_shell("gdalwarp -q -t_srs EPSG:4326 -r near " + kSample + " " + path("geo.tif")).code, 0);
+  const CliRun r = run_lsm("zonal " + path("geo.tif") + " --zones " + kZones + " --zone-field name -o " + path("z") +
+                           " --level land -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto land = parse_csv(slurp(path("z.land.csv")));
+  ASSERT_EQ(land.size(), 5u);
+  for (const std::string zone : {"west", "east with a hole"}) {
+    std::filesystem::copy_file(path("geo.tif"), path("cut.tif"), std::filesystem::copy_options::overwrite_existing);
+    ASSERT_EQ(run_shell("gdal_rasterize -q -i -burn 0 -where \"name = '" + zone + "'\" " + kZones + " " + path("cut.tif")).code, 0);
+    const CliRun m = run_lsm("metrics " + path("cut.tif") + " --nodata 0 --level land -o " + path("m") + " -q");
+    ASSERT_EQ(m.code, 0) << m.err;
+    expect_same_table(zone_rows(land, zone), parse_csv(slurp(path("m.land.csv"))), zone + " on the ellipsoid");
+  }
+}
+
 TEST_F(CliZonal, AZoneRasterGivesThePolygonsRows) {
   ASSERT_EQ(run_shell("gdal_rasterize -q -a code -ot Int32 -a_nodata 0 -te 4000000 2991000 4012000 3000000 -tr 30 30 "
                       "-where \"code < 4\" " + kZones + " " + path("zones.tif")).code, 0);
