@@ -52,7 +52,7 @@ TEST_F(CliBatch, EachRastersRowsEqualItsOwnRun) {
 
 TEST_F(CliBatch, BadBatchesAreRefusedBeforeAnyOutput) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {kSample + " " + kSample, "is given twice"},
+      {kSample + " " + kSample, "twice: a batch measures each raster once"},
       {kSample + " " + path("missing.tif"), "missing.tif"},
       {kSample + " " + kRough + " --print", "--print prints the tables of one raster"},
   };

@@ -137,7 +137,7 @@ std::vector<std::string> landscape_ids(const ParameterValues& v, const std::vect
   }
   for (size_t i = 0; i < inputs.size(); ++i)
     for (size_t j = i + 1; j < inputs.size(); ++j)
-      if (parts[i] == parts[j]) v.fail("input", "'" + inputs[i] + "' is given twice: a batch measures each raster once");
+      if (parts[i] == parts[j]) v.fail("input", "names '" + inputs[i] + "' twice: a batch measures each raster once");
   return inputs;
 }
 
