@@ -5,6 +5,7 @@
 // neighbour rules, background and small tile grids; buffers and grid tiles
 // counted by hand; zones with no cell; bad options.
 #include <cmath>
+#include <memory>
 #include <sstream>
 
 #include "error.h"
@@ -155,6 +156,67 @@ TEST(ZonalJob, ResultsDoNotDependOnTheTileGrid) {
   }
   EXPECT_EQ(lands[0], lands[1]);
   EXPECT_EQ(lands[0], lands[2]);
+}
+
+// Every zone's patch, class and landscape rows, in the order handed out.
+std::vector<std::string> zone_tables(const MemoryClassRaster& raster, ZoneSource& zones, const LandscapeJobOptions& o,
+                                     int workers) {
+  MemoryClassRaster source = raster;
+  ZonalWorkers w;
+  w.count = workers;
+  w.open_raster = [&]() -> std::unique_ptr<ClassRasterSource> { return std::make_unique<MemoryClassRaster>(raster); };
+  std::vector<std::string> out;
+  std::string patch_rows;
+  run_zonal_job(
+      source, zones, o,
+      [&](const ZoneResults& z) {
+        std::ostringstream text;
+        write_table_csv(text, z.landscape.metrics.cls, MetricLevel::Class);
+        write_table_csv(text, z.landscape.metrics.land, MetricLevel::Landscape);
+        out.push_back(std::to_string(z.index) + " " + z.zone->id + "\n" + patch_rows + text.str());
+        patch_rows.clear();
+      },
+      [&](const Zone& zone, const MetricTable& rows) {
+        std::ostringstream text;
+        write_table_csv(text, rows, MetricLevel::Patch);
+        patch_rows += zone.id + ":" + text.str();
+      },
+      {}, w);
+  return out;
+}
+
+TEST(ZonalJob, WorkersGiveTheSameRowsInZoneOrder) {
+  const MemoryClassRaster random = random_landscape(120, 90, 5, 41, 0.03);
+  const MemoryClassRaster raster(120, 90, random.cells(), 30.0, 30.0);
+  GridZones grid(raster.info(), 13, 11);  // 10 x 9 tiles of uneven sizes
+  BufferZones buffers(raster.info(), {{"a", 20, 20}, {"b", 25, 22}, {"far", -100, 0}, {"c", 100.5, 80.5}}, 300.0,
+                      BufferShape::Square);
+  LandscapeJobOptions o;
+  o.backend = Backend::Cpu;
+  o.background = {3};
+  for (ZoneSource* zones : std::vector<ZoneSource*>{&grid, &buffers}) {
+    const std::vector<std::string> one = zone_tables(raster, *zones, o, 1);
+    ASSERT_EQ(one.size(), zones->count());
+    for (int workers : {2, 3, 7}) EXPECT_EQ(zone_tables(raster, *zones, o, workers), one) << workers << " workers";
+  }
+}
+
+TEST(ZonalJob, CancellingStopsEveryWorker) {
+  const MemoryClassRaster raster = random_landscape(200, 200, 4, 3, 0.0);
+  GridZones zones(raster.info(), 10, 10);  // 400 zones
+  MemoryClassRaster source = raster;
+  ZonalWorkers w;
+  w.count = 3;
+  w.open_raster = [&]() -> std::unique_ptr<ClassRasterSource> { return std::make_unique<MemoryClassRaster>(raster); };
+  LandscapeJobOptions o;
+  o.backend = Backend::Cpu;
+  size_t handed_out = 0;
+  int calls = 0;
+  EXPECT_THROW(run_zonal_job(
+                   source, zones, o, [&](const ZoneResults&) { ++handed_out; }, {},
+                   [&](double) { return ++calls < 5; }, w),
+               Error);
+  EXPECT_LT(handed_out, 10u) << "zones went on after the progress said stop";
 }
 
 TEST(ZonalJob, CudaGivesTheCpuTables) {

@@ -22,6 +22,7 @@
 #include "gdal_errors.h"
 #include "gdal_open.h"
 #include "geodesic_rows.h"
+#include "serial_thresholds.h"
 
 namespace lsm {
 
@@ -112,7 +113,9 @@ std::vector<Window> GdalClassRaster::column_slabs(const Window& w) const {
   const int64_t bw = std::max(1, info_.block_width);
   const int64_t first_block = w.x0 / bw, end_block = (w.x0 + w.width + bw - 1) / bw;
   const int64_t slabs = std::min<int64_t>({omp_get_max_threads(), end_block - first_block, 64});
-  if (!geotiff_ || !read_as_int32_ || slabs < 2) return {w};
+  // A small window (a zone's, a plot's) is read on the calling thread: a
+  // team of readers costs more than its few blocks (serial_thresholds.h).
+  if (!geotiff_ || !read_as_int32_ || slabs < 2 || w.width * w.height <= kSerialCells) return {w};
   std::vector<Window> out;
   for (int64_t k = 0; k < slabs; ++k) {
     const int64_t x0 = std::max(w.x0, (first_block + (end_block - first_block) * k / slabs) * bw);

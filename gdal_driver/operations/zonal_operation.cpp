@@ -6,8 +6,10 @@
 #include <gdal_priv.h>
 #include <ogrsf_frmts.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <thread>
 #include <optional>
 
 #include "common_parameters.h"
@@ -182,6 +184,9 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
     patch_rows_added = true;
     files.add_patch_rows(zone.id, rows);
   };
+  // Zones side by side on the CPU threads, sharing the input's handle (and GDAL's cache of its blocks).
+  ZonalWorkers workers;
+  workers.count = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
   run_zonal_job(
       source, *zones, job,
       [&](const ZoneResults& z) {
@@ -194,7 +199,7 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
         files.add_landscape(z.zone->id, z.landscape.metrics, patch_rows_added);
         patch_rows_added = false;
       },
-      levels.patch ? patch_rows : ZonePatchSink{}, context.checked_progress());
+      levels.patch ? patch_rows : ZonePatchSink{}, context.checked_progress(), workers);
   if (!measured)
     throw Error(ErrorKind::BadInput, (zones->count() == 1 ? std::string("the zone holds no cell")
                                                           : "none of the " + std::to_string(zones->count()) +

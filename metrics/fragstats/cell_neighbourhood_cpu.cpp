@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "error.h"
+#include "serial_thresholds.h"
 
 namespace lsm {
 
@@ -75,7 +76,7 @@ class CpuNeighbourhoodCounter : public NeighbourhoodCounter {
     out.enn_squared.clear();
     out.gyrate_m.clear();
     out.row_extents = r.with_row_extents ? row_extents(r) : PatchRowExtents{};
-#pragma omp parallel
+#pragma omp parallel if (w * h > kSerialCells)
     {
       std::vector<uint64_t> sides_h(k * k, 0), sides_v(k * k, 0);
 #pragma omp for schedule(dynamic, 16)

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "error.h"
+#include "serial_thresholds.h"
 
 namespace lsm {
 
@@ -172,7 +173,7 @@ void EnnSweep::distances(const std::function<void(size_t, double)>& put) {
       }
       range.assign(upwards.rbegin(), upwards.rend());
     }
-#pragma omp parallel
+#pragma omp parallel if (block.size() > kSerialSites)
     {
       const uint32_t parts = static_cast<uint32_t>(omp_get_num_threads()), part = static_cast<uint32_t>(omp_get_thread_num());
       for (int64_t y = block_end - 1; y >= block_first; --y) {

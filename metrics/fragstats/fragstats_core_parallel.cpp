@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "error.h"
+#include "serial_thresholds.h"
 
 namespace lsm {
 
@@ -61,7 +62,7 @@ void fragstats_core_areas_in_parallel(const uint32_t* pids, const uint8_t* core,
   //    would balance better; dynamic scheduling of small blocks does well enough).
   std::vector<std::vector<CountedCoreArea>> areas(patches + 1);
   std::exception_ptr failure;
-#pragma omp parallel
+#pragma omp parallel if (runs.size() > kSerialRuns)
   {
     std::vector<CellRun> mine;
 #pragma omp for schedule(dynamic, 256)

@@ -14,6 +14,7 @@
 #include "patch_columns.h"
 #include "patch_records.h"
 #include "streamed_distribution.h"
+#include "serial_thresholds.h"
 
 namespace lsm {
 namespace {
@@ -178,7 +179,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   for_each_patch_block(table, kBlock, [&](size_t first, const PatchStats* records, size_t n) {
     const int64_t count = static_cast<int64_t>(n);
     block.resize(n * n_columns);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count > kSerialRows)
     for (int64_t j = 0; j < count; ++j)
       patch_values(first + static_cast<size_t>(j), records[j], &block[static_cast<size_t>(j) * n_columns]);
     size_t rows_used = 0;  // the batch's rows are reused block after block, their values' memory too
@@ -345,7 +346,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
       std::vector<size_t> missing;
       for (size_t i = 0; i < t->columns.size(); ++i)
         if (!from_patch_records(t->columns[i])) missing.push_back(i);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (t->rows.size() > size_t(kSerialRows))
       for (int64_t r = 0; r < static_cast<int64_t>(t->rows.size()); ++r)
         for (size_t i : missing) t->rows[static_cast<size_t>(r)].values[i] = kNaN;
     }

@@ -93,7 +93,7 @@ void write_table_rows(std::ostream& out, const MetricTable& table, MetricLevel l
   std::vector<std::string> text(std::min(pieces, kBatchPieces));
   for (size_t first = 0; first < pieces; first += kBatchPieces) {
     const int64_t batch = static_cast<int64_t>(std::min(kBatchPieces, pieces - first));
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) if (batch > 1)
     for (int64_t k = 0; k < batch; ++k) {
       const size_t begin = (first + static_cast<size_t>(k)) * kPieceRows;
       text[static_cast<size_t>(k)].clear();

@@ -7,6 +7,7 @@
 #include "error.h"
 #include "metric_catalogue.h"
 #include "near_match.h"
+#include "serial_thresholds.h"
 
 namespace lsm {
 namespace {
@@ -113,7 +114,7 @@ MetricTable MetricSelection::apply(const MetricTable& table) const {
   // Rows are independent: a patch table has millions.
   out.rows.resize(table.rows.size());
   const int64_t n_rows = static_cast<int64_t>(table.rows.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n_rows > kSerialRows)
   for (int64_t row = 0; row < n_rows; ++row) {
     const MetricTable::Row& r = table.rows[static_cast<size_t>(row)];
     MetricTable::Row& o = out.rows[static_cast<size_t>(row)];

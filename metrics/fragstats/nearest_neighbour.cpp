@@ -160,7 +160,7 @@ std::vector<double> NearestNeighbourIndex::distances(const CellGeometry& geometr
     starts.push_back(n);
     // Patches are searched independently in the shared read-only tree.
     const int64_t groups = static_cast<int64_t>(starts.size()) - 1;
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) if (groups > 64)
     for (int64_t g = 0; g < groups; ++g) {
       const uint32_t p = cells[by_patch[starts[g]]].pid;
       double best = std::numeric_limits<double>::infinity();

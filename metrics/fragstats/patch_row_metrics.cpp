@@ -75,7 +75,7 @@ void circles_from_row_extents(const PatchRowExtents& e, const CellGeometry& geom
   const int64_t patches = static_cast<int64_t>(out.patches.size());
   if (e.first_row.size() != out.patches.size() || e.first_entry.size() != out.patches.size() + 1)
     throw Error(ErrorKind::Internal, "CIRCLE: one row range per patch");
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (patches > 1024)
   for (int64_t i = 0; i < patches; ++i) {
     RowConvexHull hull;
     const uint64_t first = e.first_entry[static_cast<size_t>(i)], end = e.first_entry[static_cast<size_t>(i) + 1];

@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "paged_array.h"
+#include "serial_thresholds.h"
 
 namespace lsm {
 namespace {
@@ -31,7 +32,7 @@ class StripAssembler : public LabelRasterSink {
     // The visitors share no mutable state: each takes the strip's rows on its own thread.
     std::exception_ptr failure;
     const int n = static_cast<int>(visitors_.size());
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1 && height_ * width_ > kSerialCells)
     for (int i = 0; i < n; ++i) {
       try {
         for (int64_t r = 0; r < height_; ++r) visitors_[static_cast<size_t>(i)]->row(y0_ + r, strip_.data() + r * width_);
@@ -66,7 +67,7 @@ std::vector<uint32_t> assemble_patch_ids(const PatchTable& table) {
   const int64_t width = table.raster.width;
   std::vector<uint32_t> pids(static_cast<size_t>(width * table.raster.height));
   const int64_t tiles = g.rows * g.cols;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (tiles > 1)
   for (int64_t t = 0; t < tiles; ++t) {
     const Window w = g.tile(t / g.cols, t % g.cols);
     const uint32_t* local = table.tile_labels[static_cast<size_t>(t)].data();
@@ -89,7 +90,7 @@ void visit_rows_in_memory(const std::vector<uint32_t>& pids, int64_t width, int6
                           const std::vector<PatchRowVisitor*>& visitors) {
   std::exception_ptr failure;
   const int n = static_cast<int>(visitors.size());
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1 && width * height > kSerialCells)
   for (int i = 0; i < n; ++i) {
     try {
       for (int64_t y = 0; y < height; ++y) {

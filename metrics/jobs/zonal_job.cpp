@@ -2,6 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <thread>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "error.h"
 #include "patch_records.h"
@@ -68,8 +75,8 @@ void BufferZones::mask(size_t index, int64_t row0, int64_t rows, uint8_t* inside
   }
 }
 
-ZoneWindow::ZoneWindow(ClassRasterSource& raster, ZoneSource& zones, size_t index)
-    : raster_(raster), zones_(zones), index_(index), window_(zones.zone(index).window) {
+ZoneWindow::ZoneWindow(ClassRasterSource& raster, ZoneSource& zones, size_t index, std::mutex* mask_lock)
+    : raster_(raster), zones_(zones), index_(index), window_(zones.zone(index).window), mask_lock_(mask_lock) {
   if (window_.width <= 0 || window_.height <= 0)
     throw Error(ErrorKind::Internal, "zone '" + zones.zone(index).id + "' has no cell to read");
   info_ = raster.info();
@@ -91,7 +98,12 @@ ZoneWindow::ZoneWindow(ClassRasterSource& raster, ZoneSource& zones, size_t inde
 void ZoneWindow::read(const Window& window, int32_t* out, int64_t line_stride) {
   raster_.read({window_.x0 + window.x0, window_.y0 + window.y0, window.width, window.height}, out, line_stride);
   inside_.resize(static_cast<size_t>(window_.width * window.height));
-  zones_.mask(index_, window.y0, window.height, inside_.data());
+  if (mask_lock_) {
+    std::lock_guard<std::mutex> g(*mask_lock_);
+    zones_.mask(index_, window.y0, window.height, inside_.data());
+  } else {
+    zones_.mask(index_, window.y0, window.height, inside_.data());
+  }
   for (int64_t r = 0; r < window.height; ++r) {
     const uint8_t* in = inside_.data() + r * window_.width + window.x0;
     int32_t* row = out + r * line_stride;
@@ -100,8 +112,151 @@ void ZoneWindow::read(const Window& window, int32_t* out, int64_t line_stride) {
   }
 }
 
+namespace {
+
+// One zone's landscape job: its window with the cells outside it as nodata.
+// A zone with no class cell has no landscape to measure: the scan tells, and
+// the rest of the job is skipped.
+ZoneResults measure_zone(ClassRasterSource& raster, ZoneSource& zones, size_t index, const LandscapeJobOptions& job,
+                         const std::function<void(const MetricTable&)>& patch_rows, const ProgressFn& progress,
+                         std::mutex* mask_lock) {
+  ZoneResults results;
+  results.index = index;
+  results.zone = &zones.zone(index);
+  const Window& w = results.zone->window;
+  if (w.width <= 0 || w.height <= 0) return results;
+  ZoneWindow window(raster, zones, index, mask_lock);
+  struct NothingToMeasure {};
+  LandscapeJobOptions zone_job = job;
+  zone_job.after_scan = [&](const PatchTable& records) {
+    for_each_patch_block(records, 65536, [&](size_t, const PatchStats* block, size_t count) {
+      for (size_t p = 0; p < count; ++p) {
+        results.cells += static_cast<int64_t>(block[p].cells);
+        if (!job.background.count(block[p].class_code)) results.measured = true;
+      }
+    });
+    if (!results.measured) throw NothingToMeasure{};
+    if (job.after_scan) job.after_scan(records);
+  };
+  LandscapeSinks sinks;
+  sinks.patch_rows = patch_rows;
+  try {
+    results.landscape = run_landscape_job(window, zone_job, sinks, progress);
+  } catch (const NothingToMeasure&) {
+    results.landscape = {};
+  }
+  return results;
+}
+
+// One raster read by several workers, one read at a time: they share its
+// handle and so GDAL's cache of its decoded blocks (a handle each decodes
+// every block once per worker, which cost more than the workers gained).
+class SharedRaster final : public ClassRasterSource {
+ public:
+  SharedRaster(ClassRasterSource& raster, std::mutex& lock) : raster_(raster), lock_(lock), info_(raster.info()) {}
+  RasterInfo info() const override { return info_; }
+  using ClassRasterSource::read;
+  void read(const Window& window, int32_t* out, int64_t line_stride) override {
+    std::lock_guard<std::mutex> g(lock_);
+    raster_.read(window, out, line_stride);
+  }
+
+ private:
+  ClassRasterSource& raster_;
+  std::mutex& lock_;
+  RasterInfo info_;
+};
+
+double window_cells(const Zone& zone) { return double(zone.window.width) * double(zone.window.height); }
+
+// Zones on several workers, each with its own raster handle and labeler;
+// results handed out in zone order by whichever worker completes the next
+// one, at most 2 x workers zones ahead of the last handed out (their patch
+// rows are held until then).
+void run_zones_in_parallel(ClassRasterSource& shared, ZoneSource& zones, const LandscapeJobOptions& options,
+                           const ZoneResultSink& sink,
+                           const ZonePatchSink& patch_rows, const ProgressFn& progress, const ZonalWorkers& workers,
+                           double total) {
+  struct Completed {
+    ZoneResults results;
+    std::vector<MetricTable> patch_blocks;
+  };
+  std::mutex lock, mask_lock;
+  std::condition_variable changed;
+  size_t next_zone = 0, next_out = 0;
+  double done = 0;
+  std::map<size_t, Completed> completed;
+  std::exception_ptr failure;
+  const size_t ahead = 2 * static_cast<size_t>(workers.count);
+  const auto work = [&](ClassRasterSource* raster) {
+#ifdef _OPENMP
+    // The workers are the parallelism: each zone's job on one thread (its
+    // OpenMP loops would otherwise start a team per worker, which spin
+    // against each other for the cores).
+    omp_set_num_threads(1);
+#endif
+    std::unique_ptr<TileLabeler> labeler = make_labeler(Backend::Cpu);
+    LandscapeJobOptions job = options;
+    job.labeler = labeler.get();
+    // A zone's own progress only says whether to go on (cancelled or failed elsewhere).
+    const ProgressFn go_on = [&](double) {
+      std::lock_guard<std::mutex> g(lock);
+      return !failure;
+    };
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> g(lock);
+        changed.wait(g, [&] { return failure || next_zone >= zones.count() || next_zone < next_out + ahead; });
+        if (failure || next_zone >= zones.count()) return;
+        i = next_zone++;
+      }
+      Completed c;
+      try {
+        const auto keep_rows = [&](const MetricTable& rows) { c.patch_blocks.push_back(rows); };
+        c.results = measure_zone(*raster, zones, i, job, patch_rows ? keep_rows : std::function<void(const MetricTable&)>{},
+                                 go_on, &mask_lock);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(lock);
+        if (!failure) failure = std::current_exception();
+        changed.notify_all();
+        return;
+      }
+      std::lock_guard<std::mutex> g(lock);
+      completed.emplace(i, std::move(c));
+      try {  // hand out every zone that is next in order
+        for (auto it = completed.find(next_out); !failure && it != completed.end(); it = completed.find(next_out)) {
+          const Zone& zone = zones.zone(next_out);
+          for (const MetricTable& rows : it->second.patch_blocks) patch_rows(zone, rows);
+          sink(it->second.results);
+          done += window_cells(zone);
+          completed.erase(it);
+          ++next_out;
+          if (progress && !progress(total > 0 ? done / total : 1)) throw Error(ErrorKind::Io, "interrupted");
+        }
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+      }
+      changed.notify_all();
+    }
+  };
+  std::vector<std::unique_ptr<ClassRasterSource>> rasters;
+  std::mutex read_lock;
+  for (int k = 0; k < workers.count; ++k)
+    rasters.push_back(workers.open_raster ? workers.open_raster() : std::make_unique<SharedRaster>(shared, read_lock));
+  std::vector<std::thread> threads;
+  for (int k = 0; k < workers.count; ++k) threads.emplace_back(work, rasters[size_t(k)].get());
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
 void run_zonal_job(ClassRasterSource& raster, ZoneSource& zones, const LandscapeJobOptions& options,
-                   const ZoneResultSink& sink, const ZonePatchSink& patch_rows, const ProgressFn& progress) {
+                   const ZoneResultSink& sink, const ZonePatchSink& patch_rows, const ProgressFn& progress,
+                   const ZonalWorkers& workers) {
+  double total = 0;
+  for (size_t i = 0; i < zones.count(); ++i) total += window_cells(zones.zone(i));
   // One labeler for every zone: a GPU's streams and pool are set up once.
   std::unique_ptr<TileLabeler> own_labeler;
   LandscapeJobOptions job = options;
@@ -109,40 +264,17 @@ void run_zonal_job(ClassRasterSource& raster, ZoneSource& zones, const Landscape
     own_labeler = make_labeler(options.backend);
     job.labeler = own_labeler.get();
   }
-  double total = 0, done = 0;
-  for (size_t i = 0; i < zones.count(); ++i)
-    total += double(zones.zone(i).window.width) * double(zones.zone(i).window.height);
+  // Several workers on the CPU only: a GPU runs one zone's job at a time.
+  if (workers.count > 1 && job.labeler->backend() == Backend::Cpu && !options.labeler)
+    return run_zones_in_parallel(raster, zones, options, sink, patch_rows, progress, workers, total);
+  double done = 0;
   for (size_t i = 0; i < zones.count(); ++i) {
     const Zone& zone = zones.zone(i);
-    const double cells = double(zone.window.width) * double(zone.window.height);
-    ZoneResults results;
-    results.index = i;
-    results.zone = &zone;
-    if (cells > 0) {
-      ZoneWindow window(raster, zones, i);
-      // A zone with no class cell has no landscape to measure: the scan tells,
-      // and the rest of the job is skipped.
-      struct NothingToMeasure {};
-      LandscapeJobOptions zone_job = job;
-      zone_job.after_scan = [&](const PatchTable& records) {
-        for_each_patch_block(records, 65536, [&](size_t, const PatchStats* block, size_t count) {
-          for (size_t p = 0; p < count; ++p) {
-            results.cells += static_cast<int64_t>(block[p].cells);
-            if (!job.background.count(block[p].class_code)) results.measured = true;
-          }
-        });
-        if (!results.measured) throw NothingToMeasure{};
-        if (job.after_scan) job.after_scan(records);
-      };
-      LandscapeSinks sinks;
-      if (patch_rows) sinks.patch_rows = [&](const MetricTable& rows) { patch_rows(zone, rows); };
-      const double begin = total > 0 ? done / total : 0, end = total > 0 ? (done + cells) / total : 1;
-      try {
-        results.landscape = run_landscape_job(window, zone_job, sinks, scaled_progress(progress, begin, end));
-      } catch (const NothingToMeasure&) {
-        results.landscape = {};
-      }
-    }
+    const double cells = window_cells(zone);
+    const double begin = total > 0 ? done / total : 0, end = total > 0 ? (done + cells) / total : 1;
+    std::function<void(const MetricTable&)> rows;
+    if (patch_rows) rows = [&](const MetricTable& block) { patch_rows(zone, block); };
+    const ZoneResults results = measure_zone(raster, zones, i, job, rows, scaled_progress(progress, begin, end), nullptr);
     done += cells;
     if (progress && !progress(total > 0 ? done / total : 1)) throw Error(ErrorKind::Io, "interrupted");
     sink(results);

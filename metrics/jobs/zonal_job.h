@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -98,9 +99,10 @@ class BufferZones final : public ZoneSource {
 /// rasters keep their rows' sizes on the ellipsoid.
 class ZoneWindow final : public ClassRasterSource {
  public:
-  /// `raster` and `zones` must outlive it. Throws lsm::Error(Internal) for
-  /// a zone with an empty window.
-  ZoneWindow(ClassRasterSource& raster, ZoneSource& zones, size_t index);
+  /// `raster` and `zones` must outlive it; `mask_lock`, where given, is held
+  /// around each call of zones.mask() (workers sharing one ZoneSource).
+  /// Throws lsm::Error(Internal) for a zone with an empty window.
+  ZoneWindow(ClassRasterSource& raster, ZoneSource& zones, size_t index, std::mutex* mask_lock = nullptr);
   RasterInfo info() const override { return info_; }
   using ClassRasterSource::read;
   void read(const Window& window, int32_t* out, int64_t line_stride) override;
@@ -110,6 +112,7 @@ class ZoneWindow final : public ClassRasterSource {
   ZoneSource& zones_;
   size_t index_;
   Window window_;
+  std::mutex* mask_lock_;
   RasterInfo info_;
   std::vector<uint8_t> inside_;
 };
@@ -132,12 +135,26 @@ using ZoneResultSink = std::function<void(const ZoneResults&)>;
 /// zone's results; null = the patch table stays in ZoneResults.
 using ZonePatchSink = std::function<void(const Zone&, const MetricTable& rows)>;
 
-/// Runs the landscape job on every zone in turn, handing each zone's
-/// results to `sink`. Options are the landscape job's (one labeler serves
-/// every zone). Progress goes from 0 to 1 over the zones, in proportion to
-/// their windows' cells. Throws what run_landscape_job() throws, and
-/// Error(Io, "interrupted") when `progress` returns false.
+/// Zones measured side by side: small zones are mostly a job's fixed cost
+/// (threads, tables), which workers overlap.
+struct ZonalWorkers {
+  int count = 1;  ///< zones measured at once (CPU backend only; a GPU measures one at a time)
+  /// Opens one more handle on the raster for a worker; null = the workers
+  /// share the job's raster, one read at a time (a GDAL raster's cache of
+  /// decoded blocks then serves them all).
+  std::function<std::unique_ptr<ClassRasterSource>()> open_raster;
+};
+
+/// Runs the landscape job on every zone, handing each zone's results (and
+/// before them its patch rows) to the sinks in zone order, on the calling
+/// thread or, with several workers, on theirs (one at a time). Options are
+/// the landscape job's; one labeler serves every zone, one per worker on the
+/// CPU. Results do not depend on the workers. Progress goes from 0 to 1 over
+/// the zones, in proportion to their windows' cells. Throws what
+/// run_landscape_job() throws, and Error(Io, "interrupted") when `progress`
+/// returns false.
 void run_zonal_job(ClassRasterSource& raster, ZoneSource& zones, const LandscapeJobOptions& options,
-                   const ZoneResultSink& sink, const ZonePatchSink& patch_rows = {}, const ProgressFn& progress = {});
+                   const ZoneResultSink& sink, const ZonePatchSink& patch_rows = {}, const ProgressFn& progress = {},
+                   const ZonalWorkers& workers = {});
 
 }  // namespace lsm

@@ -196,7 +196,7 @@ class CpuTileLabeler final : public TileLabeler {
                    std::vector<TileLabels>& out) override {
     out.resize(tiles.size());
     std::string failure;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (tiles.size() > 1)
     for (int64_t i = 0; i < static_cast<int64_t>(tiles.size()); ++i) {
       try {
         label_one_tile(tiles[i], rule, want_labels, out[i]);
