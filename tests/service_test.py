@@ -201,6 +201,7 @@ def run(tmp, have_schemas):
         section(label_over_vsicurl, base, data, tmp)
         section(window_process, base, data, tmp)
         section(zonal_process, base, data, tmp)
+        section(batch_and_change, base, data, tmp)
         section(html_page, base, data, tmp)
         section(bad_requests, base, have_schemas)
         section(dismiss_running, base, work)
@@ -496,6 +497,37 @@ def zonal_process(base, data, tmp):
     status, headers, body = request("POST", base + "/processes/zonal/execution",
                                     {"inputs": dict(inputs, zones="../outside/zones.geojson")})
     check("zonal: zones outside the data root: 400", status == 400 and b"zones" in body, (status, body[:300]))
+
+
+def batch_and_change(base, data, tmp):
+    """A batch (a list of inputs) and a change between two dates as
+    processes: the CLI's tables byte for byte."""
+    rasters = ["landcover/sample.tif", "rough.tif"]
+    status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                    {"inputs": {"input": rasters, "level": "land"}})
+    check("batch: sync execution returns the results", status == 200, body[:300])
+    if status == 200:
+        local = os.path.join(tmp, "batch")
+        subprocess.run([LSM, "metrics"] + [os.path.join(data, r) for r in rasters] +
+                       ["--level", "land", "-o", local, "-q"], check=True)
+        served = request("GET", json.loads(body)["land"]["href"])[2]
+        with open(local + ".land.csv", "rb") as f:
+            check("batch: the land table, a LID per raster, equals lsm metrics' byte for byte", served == f.read(),
+                  served[:200])
+    later = os.path.join(data, "landcover", "later.tif")
+    shutil.copy(os.path.join(data, "landcover", "sample.tif"), later)
+    status, headers, body = request("POST", base + "/processes/change/execution",
+                                    {"inputs": {"input": "landcover/sample.tif", "later": "landcover/later.tif",
+                                                "metrics": "CA,NP,SHDI"}})
+    check("change: sync execution returns the four tables", status == 200 and set(json.loads(body)) == {
+        "class", "land", "class_change", "land_change"}, body[:300])
+    if status == 200:
+        served = request("GET", json.loads(body)["land_change"]["href"])[2]
+        check("change: a raster against its copy changes by nothing", served == b"NP,SHDI\n0,0\n", served)
+    status, headers, body = request("POST", base + "/processes/change/execution",
+                                    {"inputs": {"input": "landcover/sample.tif", "later": "rough.tif"}})
+    check("change: another grid is a 400 that says so", status == 400 and b"cells, the earlier raster" in body,
+          (status, body[:300]))
 
 
 def html_page(base, data, tmp):
