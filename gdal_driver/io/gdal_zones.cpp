@@ -118,13 +118,6 @@ LayerFeatures read_layer(const std::string& path, const GdalClassRaster& raster,
   return features;
 }
 
-// The cells [first, last) whose centres lie in [low, high] (cell units), cut by `size`.
-std::pair<int64_t, int64_t> centres_within(double low, double high, int64_t size) {
-  const double first = std::ceil(low - 0.5), last = std::floor(high - 0.5) + 1;
-  if (!(first < last)) return {0, 0};
-  const auto clamp = [size](double v) { return static_cast<int64_t>(std::clamp(v, 0.0, double(size))); };
-  return {clamp(first), std::max(clamp(first), clamp(last))};
-}
 
 }  // namespace
 
@@ -155,8 +148,8 @@ VectorZones::VectorZones(const std::string& path, const GdalClassRaster& raster,
       // Envelope in cell units; gt[5] < 0 for north-up rasters flips y.
       const double cx0 = (e.MinX - gt[0]) / gt[1], cx1 = (e.MaxX - gt[0]) / gt[1];
       const double cy0 = (e.MaxY - gt[3]) / gt[5], cy1 = (e.MinY - gt[3]) / gt[5];
-      const auto [x0, x1] = centres_within(std::min(cx0, cx1), std::max(cx0, cx1), info.width);
-      const auto [y0, y1] = centres_within(std::min(cy0, cy1), std::max(cy0, cy1), info.height);
+      const auto [x0, x1] = cells_with_centres_within(std::min(cx0, cx1), std::max(cx0, cx1), info.width);
+      const auto [y0, y1] = cells_with_centres_within(std::min(cy0, cy1), std::max(cy0, cy1), info.height);
       if (x1 > x0 && y1 > y0) w = {x0, y0, x1 - x0, y1 - y0};
     }
     zones_.push_back({features.ids[i], w});

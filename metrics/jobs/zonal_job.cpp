@@ -15,18 +15,12 @@
 
 namespace lsm {
 
-namespace {
-
-// The cells [first, last) whose centres c + 0.5 lie in [low, high], along one
-// axis of `size` cells, cut by the raster.
-std::pair<int64_t, int64_t> centres_within(double low, double high, int64_t size) {
+std::pair<int64_t, int64_t> cells_with_centres_within(double low, double high, int64_t size) {
   const double first = std::ceil(low - 0.5), last = std::floor(high - 0.5) + 1;
   const auto clamp = [size](double v) { return static_cast<int64_t>(std::clamp(v, 0.0, double(size))); };
   if (!(first < last)) return {0, 0};
   return {clamp(first), std::max(clamp(first), clamp(last))};
 }
-
-}  // namespace
 
 GridZones::GridZones(const RasterInfo& raster, int64_t tile_width, int64_t tile_height) {
   if (tile_width < 1 || tile_height < 1)
@@ -53,8 +47,8 @@ BufferZones::BufferZones(const RasterInfo& raster, std::vector<CellPoint> points
   for (const CellPoint& p : points_) {
     // Radius in cells along each axis; the box of cells whose centres may be inside.
     const double rx = radius_ / cell_width_, ry = radius_ / cell_height_;
-    const auto [x0, x1] = centres_within(p.x - rx, p.x + rx, raster.width);
-    const auto [y0, y1] = centres_within(p.y - ry, p.y + ry, raster.height);
+    const auto [x0, x1] = cells_with_centres_within(p.x - rx, p.x + rx, raster.width);
+    const auto [y0, y1] = cells_with_centres_within(p.y - ry, p.y + ry, raster.height);
     Window w{x0, y0, x1 - x0, y1 - y0};
     if (w.width <= 0 || w.height <= 0) w = {};
     zones_.push_back({p.id, w});

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "landscape_job.h"
@@ -31,6 +32,11 @@ struct Zone {
   std::string id;  ///< the ZONE column's value (a field's value, a feature ID, a zone code)
   Window window;   ///< cells [x0, x0+width) x [y0, y0+height), inside the raster; empty = no cell
 };
+
+/// The cells [first, last) along one axis of `size` cells whose centres
+/// (c + 0.5, in cell units) lie in [low, high], cut by the raster: the
+/// cell-centre rule of zones' bounding boxes. {0, 0} when there is none.
+std::pair<int64_t, int64_t> cells_with_centres_within(double low, double high, int64_t size);
 
 /// Where the zones are. A ZoneSource may be read from one thread at a time.
 class ZoneSource {
