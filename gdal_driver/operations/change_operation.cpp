@@ -16,6 +16,7 @@
 #include "gdal_class_raster.h"
 #include "keyed_tables.h"
 #include "landscape_parameters.h"
+#include "metric_catalogue.h"
 #include "metric_selection.h"
 #include "operations.h"
 #include "table_difference.h"

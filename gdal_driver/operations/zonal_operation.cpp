@@ -17,6 +17,7 @@
 #include "gdal_class_raster.h"
 #include "gdal_zones.h"
 #include "landscape_parameters.h"
+#include "metric_catalogue.h"
 #include "metric_selection.h"
 #include "operations.h"
 #include "zonal_job.h"
