@@ -165,7 +165,7 @@ TEST_F(CliZonal, AZoneRasterGivesThePolygonsRows) {
   ASSERT_EQ(run_shell("gdal_translate -q -srcwin 0 0 100 100 " + path("zones.tif") + " " + path("small.tif")).code, 0);
   const CliRun bad = run_lsm("zonal " + kSample + " --zones " + path("small.tif") + " -o " + path("bad") + " -q");
   EXPECT_EQ(bad.code, 1);
-  EXPECT_NE(bad.err.find("give zones on the input's grid"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("is 100 x 100 cells, the input 400 x 300: put it on the input's grid"), std::string::npos) << bad.err;
 }
 
 TEST_F(CliZonal, BuffersAroundPointsCountedByHand) {

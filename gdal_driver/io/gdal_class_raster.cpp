@@ -136,6 +136,14 @@ GDALRasterBand* GdalClassRaster::slab_band(size_t slab) {
   return slab_readers_[slab]->GetRasterBand(band_index_);
 }
 
+GDALRasterBand* GdalClassRaster::small_window_band(const Window& w) {
+  // GDAL_NUM_THREADS=ALL_CPUS makes every read of the main handle hand its
+  // blocks to GDAL's thread pool: for a zone's few blocks the handing costs
+  // more than the decoding (bern_valais' 1 044 grid zones: 0.53 -> 0.41 s).
+  if (geotiff_ && w.width * w.height <= kSerialCells) return slab_band(0);
+  return band_;
+}
+
 namespace {
 
 // FRAGSTATS reads negative class codes as the landscape border (cells outside
@@ -187,7 +195,7 @@ void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
   };
   if (read_as_int32_) {
     const std::vector<Window> slabs = column_slabs(w);
-    if (slabs.size() == 1) return read_integers(band_, w, out, line_stride);
+    if (slabs.size() == 1) return read_integers(small_window_band(w), w, out, line_stride);
     std::vector<GDALRasterBand*> bands;
     for (size_t k = 0; k < slabs.size(); ++k) bands.push_back(slab_band(k));
     // The leftmost slab's error is the one reported, whatever the schedule.
@@ -207,7 +215,7 @@ void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
   }
   CPLErrorReset();
   std::vector<double> values(n);
-  if (band_->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), values.data(), int(w.width),
+  if (small_window_band(w)->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), values.data(), int(w.width),
                       int(w.height), GDT_Float64, 0, 0) != CE_None)
     fail();
   for (size_t i = 0; i < n; ++i) {

@@ -70,6 +70,9 @@ class GdalClassRaster final : public ClassRasterSource {
   /// one window when it is not worth splitting or the format is not GeoTIFF.
   std::vector<Window> column_slabs(const Window& window) const;
   GDALRasterBand* slab_band(size_t slab);
+  /// The band to read `window` through: a handle of its own with one
+  /// decoding thread for a small window, else the main one.
+  GDALRasterBand* small_window_band(const Window& window);
   struct Closer {
     void operator()(GDALDataset* d) const;
   };

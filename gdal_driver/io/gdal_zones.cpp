@@ -11,6 +11,7 @@
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "gdal_errors.h"
+#include "same_grid.h"
 
 namespace lsm {
 
@@ -206,21 +207,9 @@ std::vector<CellPoint> read_zone_points(const std::string& path, const GdalClass
 
 RasterZones::RasterZones(const std::string& path, const GdalClassRaster& raster)
     : zone_raster_(std::make_unique<GdalClassRaster>(path, 1)) {
-  const RasterInfo info = raster.info(), zinfo = zone_raster_->info();
-  if (zinfo.width != info.width || zinfo.height != info.height)
-    throw Error(ErrorKind::BadInput, "the zone raster " + quoted(path) + " is " + std::to_string(zinfo.width) + " x " +
-                                         std::to_string(zinfo.height) + " cells, the input " +
-                                         std::to_string(info.width) + " x " + std::to_string(info.height) +
-                                         ": give zones on the input's grid (gdalwarp -te -tr)");
-  double a[6], b[6];
-  const bool ga = raster.dataset()->GetGeoTransform(a) == CE_None, gb = zone_raster_->dataset()->GetGeoTransform(b) == CE_None;
-  if (ga && gb) {
-    for (int i = 0; i < 6; ++i)
-      if (std::abs(a[i] - b[i]) > 1e-6 * std::max(std::abs(a[1]), std::abs(a[5])))
-        throw Error(ErrorKind::BadInput, "the zone raster " + quoted(path) +
-                                             " is not on the input's grid (another origin or cell size): "
-                                             "gdalwarp it to the input's -te and -tr");
-  }
+  if (const std::string why = grid_mismatch(raster, *zone_raster_, "the input"); !why.empty())
+    throw Error(ErrorKind::BadInput, "the zone raster " + quoted(path) + " " + why);
+  const RasterInfo zinfo = zone_raster_->info();
   // One streamed read: every zone code's bounding box.
   struct Box {
     int64_t x0, y0, x1, y1;

@@ -19,6 +19,7 @@
 #include "metric_catalogue.h"
 #include "metric_selection.h"
 #include "operations.h"
+#include "same_grid.h"
 #include "table_difference.h"
 
 namespace lsm::ops {
@@ -68,28 +69,6 @@ OperationSpec change_spec() {
   return s;
 }
 
-// Refuses a later raster that is not on the earlier one's grid: a change
-// is only a change of the same cells.
-void require_same_grid(const ParameterValues& v, const GdalClassRaster& earlier, const GdalClassRaster& later) {
-  const RasterInfo a = earlier.info(), b = later.info();
-  if (a.width != b.width || a.height != b.height)
-    v.fail("later", "'" + later.path() + "' is " + std::to_string(b.width) + " x " + std::to_string(b.height) +
-                        " cells, the earlier raster " + std::to_string(a.width) + " x " + std::to_string(a.height) +
-                        ": give both dates on one grid (gdalwarp -te -tr)");
-  double ga[6], gb[6];
-  const bool has_a = earlier.dataset()->GetGeoTransform(ga) == CE_None, has_b = later.dataset()->GetGeoTransform(gb) == CE_None;
-  if (has_a != has_b) v.fail("later", "'" + later.path() + "' and the earlier raster are not both georeferenced");
-  if (has_a)
-    for (int i = 0; i < 6; ++i)
-      if (std::fabs(ga[i] - gb[i]) > 1e-6 * std::max(std::fabs(ga[1]), std::fabs(ga[5])))
-        v.fail("later", "'" + later.path() + "' is not on the earlier raster's grid (another origin or cell size): "
-                                              "gdalwarp it to the earlier raster's -te and -tr");
-  const OGRSpatialReference *sa = earlier.dataset()->GetSpatialRef(), *sb = later.dataset()->GetSpatialRef();
-  const char* equivalent[] = {"IGNORE_DATA_AXIS_TO_SRS_AXIS_MAPPING=YES", nullptr};
-  if ((sa == nullptr) != (sb == nullptr) || (sa && !sa->IsSame(sb, equivalent)))
-    v.fail("later", "'" + later.path() + "' is not in the earlier raster's CRS: gdalwarp -t_srs it first");
-}
-
 // A change table under its temporary name; the caller commits it.
 AtomicOutput write_change_table(const std::string& path, const MetricTable& table, MetricLevel level) {
   AtomicOutput file(path);
@@ -115,7 +94,9 @@ void run_change(const ParameterValues& v, const RunContext& context) {
   const std::string paths[2] = {v.text("input"), v.text("later")};
   GdalClassRaster earlier(paths[0], static_cast<int>(v.integer("band")));
   GdalClassRaster later(paths[1], static_cast<int>(v.integer("band")));
-  require_same_grid(v, earlier, later);
+  // A change is only a change of the same cells.
+  if (const std::string why = grid_mismatch(earlier, later, "the earlier raster"); !why.empty())
+    v.fail("later", "'" + later.path() + "' " + why);
   GdalClassRaster* sources[2] = {&earlier, &later};
   for (int i = 0; i < 2; ++i) {
     use_given_nodata(*sources[i], v);

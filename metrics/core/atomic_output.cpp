@@ -1,7 +1,7 @@
 #include "atomic_output.h"
 
-#include <dirent.h>
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -44,15 +44,35 @@ void unregister_temporary(int slot) {
   if (slot >= 0) slots[slot].state.store(kFree);
 }
 
-// The files of a temporary folder, then the folder. opendir/readdir are not on
-// POSIX's async-signal-safe list; this runs only on the last-resort path (a
-// run that has not stopped 2 s after a signal), where the process exits next.
+// The files of a temporary folder, then the folder. This runs in signal
+// handlers (the GDAL plugin's), so only system calls: opendir/readdir
+// allocate, and a signal that lands inside malloc then deadlocks on
+// malloc's lock (seen: gdal_translate hung after SIGINT). The entries are
+// read with getdents64 into a static buffer — the process ends next.
 void remove_folder_now(const char* path) {
-  if (DIR* dir = ::opendir(path)) {
-    const int fd = ::dirfd(dir);
-    while (const dirent* entry = ::readdir(dir))
-      if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0) ::unlinkat(fd, entry->d_name, 0);
-    ::closedir(dir);
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    static char buffer[16384];
+    // Reread from the start until only "." and ".." are left: removing
+    // entries while reading may skip some.
+    for (bool removed = true; removed;) {
+      removed = false;
+      ::lseek(fd, 0, SEEK_SET);
+      for (;;) {
+        const long n = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+        if (n <= 0) break;
+        for (long at = 0; at < n;) {
+          // struct linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name
+          unsigned short length;
+          std::memcpy(&length, buffer + at + 16, sizeof length);
+          const char* name = buffer + at + 19;
+          if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0 && ::unlinkat(fd, name, 0) == 0)
+            removed = true;
+          at += length;
+        }
+      }
+    }
+    ::close(fd);
   }
   ::rmdir(path);
 }

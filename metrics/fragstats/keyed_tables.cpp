@@ -18,7 +18,7 @@ struct KeyedTableFiles::Table {
 
 KeyedTableFiles::KeyedTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format,
                                  std::string key)
-    : levels_(levels), format_(format), key_(std::move(key)) {
+    : levels_(levels), key_(std::move(key)), format_(format) {
   std::vector<std::string> kinds;
   if (format == TableFormat::Tidy) kinds = {"tidy"};
   else {

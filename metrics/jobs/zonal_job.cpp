@@ -1,6 +1,7 @@
 #include "zonal_job.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <exception>
@@ -181,6 +182,7 @@ void run_zones_in_parallel(ClassRasterSource& shared, ZoneSource& zones, const L
   double done = 0;
   std::map<size_t, Completed> completed;
   std::exception_ptr failure;
+  std::atomic<bool> failed{false};  // failure is set (read without the lock)
   const size_t ahead = 2 * static_cast<size_t>(workers.count);
   const auto work = [&](ClassRasterSource* raster) {
 #ifdef _OPENMP
@@ -193,10 +195,8 @@ void run_zones_in_parallel(ClassRasterSource& shared, ZoneSource& zones, const L
     LandscapeJobOptions job = options;
     job.labeler = labeler.get();
     // A zone's own progress only says whether to go on (cancelled or failed elsewhere).
-    const ProgressFn go_on = [&](double) {
-      std::lock_guard<std::mutex> g(lock);
-      return !failure;
-    };
+    // Asked many times a zone: an atomic, not the lock the workers share.
+    const ProgressFn go_on = [&](double) { return !failed.load(std::memory_order_relaxed); };
     for (;;) {
       size_t i;
       {
@@ -213,6 +213,7 @@ void run_zones_in_parallel(ClassRasterSource& shared, ZoneSource& zones, const L
       } catch (...) {
         std::lock_guard<std::mutex> g(lock);
         if (!failure) failure = std::current_exception();
+        failed = true;
         changed.notify_all();
         return;
       }
@@ -230,6 +231,7 @@ void run_zones_in_parallel(ClassRasterSource& shared, ZoneSource& zones, const L
         }
       } catch (...) {
         if (!failure) failure = std::current_exception();
+        failed = true;
       }
       changed.notify_all();
     }

@@ -188,13 +188,17 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
         std::vector<Window> windows;
         for (const TileInput& t : tiles) windows.push_back(t.window);
         if (merging.valid()) merging.get();  // the previous row is merged (or its error surfaces here)
+        if (row + 1 == table.grid.rows) {  // the last row: nothing left to overlap its merge
+          merge_row(row, windows, labels);
+          return;
+        }
         merging = std::async(std::launch::async,
                              [&merge_row, row, windows = std::move(windows), labels = std::move(labels)]() mutable {
                                merge_row(row, windows, labels);
                              });
       },
       progress);
-  merging.get();
+  if (merging.valid()) merging.get();
 
   if (closed_file) spill_closed();  // the last ones too
   const size_t total = closed_file ? first_cells.size() : patches.size();
@@ -237,7 +241,9 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
 #endif
     }
 #ifdef __GLIBC__
-    malloc_trim(0);
+    // Only after many records: a trim walks every arena under its lock, which
+    // costs a small landscape (a zone's) more than its whole scan.
+    if (table.patches.size() >= (size_t(1) << 16)) malloc_trim(0);
 #endif
   }
   if (!closed_file && !options.keep_patch_ids) return table;

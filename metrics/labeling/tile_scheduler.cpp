@@ -56,7 +56,7 @@ TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width, int64_t tile_h
   // The scheduler reads whole rows: refuse before any work a raster whose
   // strips (three of them, with halo rows and columns) exceed the memory.
   const double strip_bytes = double(g.tile_height + 2) * double(raster.width + 2) * 4;
-  const double memory = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));
+  static const double memory = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));  // asked once
   if (memory > 0 && 3 * strip_bytes > memory)
     throw Error(ErrorKind::BadInput, "a row of " + std::to_string(raster.width) + " cells needs " +
                                          gigabytes(static_cast<size_t>(3 * strip_bytes)) + " GB in three strips of " +

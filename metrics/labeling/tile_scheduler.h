@@ -36,7 +36,7 @@ TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width = 0, int64_t ti
                     int64_t max_strip_cells = 0);
 
 /// The streaming core every operation shares: calls `read(row)` for rows
-/// 0..rows-1 on a background thread, one row ahead, and `compute(row, item)`
+/// 1..rows-1 on a background thread, one row ahead (row 0 on the caller's), and `compute(row, item)`
 /// on the calling thread in row order, so reading row r+1 overlaps computing
 /// row r. `progress` gets (rows done / rows); returning false stops with
 /// lsm::Error(Io, "interrupted"). Exceptions from `read` or `compute`
@@ -44,10 +44,11 @@ TileGrid plan_tiles(const RasterInfo& raster, int64_t tile_width = 0, int64_t ti
 template <class Item, class ReadFn, class ComputeFn>
 void stream_rows(int64_t rows, ReadFn read, ComputeFn compute, const ProgressFn& progress = {}) {
   if (progress && !progress(0.0)) throw Error(ErrorKind::Io, "interrupted");
+  // The first row is read here: nothing would overlap its read. (Small
+  // landscapes, a zone's say, are one row: then no thread starts at all.)
   std::future<Item> next;
-  if (rows > 0) next = std::async(std::launch::async, read, int64_t(0));
   for (int64_t row = 0; row < rows; ++row) {
-    Item item = next.get();
+    Item item = row == 0 ? read(int64_t(0)) : next.get();
     if (row + 1 < rows) next = std::async(std::launch::async, read, row + 1);
     try {
       compute(row, item);
