@@ -224,11 +224,19 @@ TEST(ZonalJob, CudaGivesTheCpuTables) {
   const MemoryClassRaster random = random_landscape(300, 200, 5, 31, 0.02);
   const MemoryClassRaster raster(300, 200, random.cells(), 30.0, 30.0);
   const std::vector<CellPoint> points = {{"a", 40.5, 50.5}, {"b", 48.0, 55.0}, {"c", 250.2, 120.7}, {"edge", 0.5, 199.5}};
-  std::vector<std::string> tables[2];
-  for (int b = 0; b < 2; ++b) {
+  // The CPU; every zone on the GPU; the whole 64 x 64 tiles on the GPU and
+  // the partial tiles and the buffers (at most 41 x 41 cells) on two CPU
+  // workers beside it.
+  std::vector<std::string> tables[3];
+  for (int run = 0; run < 3; ++run) {
     LandscapeJobOptions o;
-    o.backend = b ? Backend::Cuda : Backend::Cpu;
+    o.backend = run ? Backend::Cuda : Backend::Cpu;
     o.background = {4};
+    ZonalWorkers workers;
+    if (run == 2) {
+      workers.count = 2;
+      workers.gpu_min_cells = 64 * 64;
+    }
     MemoryClassRaster source = raster;
     GridZones grid(raster.info(), 64, 64);
     BufferZones buffers(raster.info(), points, 600.0, BufferShape::Circle);
@@ -238,11 +246,13 @@ TEST(ZonalJob, CudaGivesTheCpuTables) {
         write_table_csv(text, z.landscape.metrics.patch, MetricLevel::Patch);
         write_table_csv(text, z.landscape.metrics.cls, MetricLevel::Class);
         write_table_csv(text, z.landscape.metrics.land, MetricLevel::Landscape);
-        tables[b].push_back(z.zone->id + "\n" + text.str());
-      });
+        tables[run].push_back(z.zone->id + "\n" + text.str());
+      }, {}, {}, workers);
   }
   ASSERT_EQ(tables[0].size(), 20u + 4u);  // 5 x 4 tiles, 4 buffers
-  for (size_t i = 0; i < tables[0].size(); ++i) EXPECT_EQ(tables[1].at(i), tables[0][i]) << "zone " << i;
+  for (int run = 1; run < 3; ++run)
+    for (size_t i = 0; i < tables[0].size(); ++i)
+      EXPECT_EQ(tables[run].at(i), tables[0][i]) << (run == 1 ? "GPU" : "GPU beside CPU workers") << ", zone " << i;
 }
 
 TEST(ZonalJob, BuffersCountedByHand) {

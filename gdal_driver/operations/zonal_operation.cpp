@@ -43,7 +43,8 @@ OperationSpec zonal_spec() {
           input_raster("input", "input raster (any format GDAL reads)").needed().at_position(1),
           input_vector("zones", "zones: a polygon layer (any format OGR reads; each feature a landscape, overlaps "
                                 "allowed), a point layer with --buffer, or a raster of zone codes on the input's grid")
-              .titled("Zones"),
+              .titled("Zones")
+              .also_spelled("points"),  // --points FILE --buffer R, as sample-plot tools say it
           text("zone-field", "attribute whose values name the zones in the tables (one value per feature); "
                              "default: the feature ID")
               .titled("Zone name field")

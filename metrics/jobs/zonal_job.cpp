@@ -167,33 +167,46 @@ double window_cells(const Zone& zone) { return double(zone.window.width) * doubl
 // Zones on several workers, each with its own raster handle and labeler;
 // results handed out in zone order by whichever worker completes the next
 // one, at most 2 x workers zones ahead of the last handed out (their patch
-// rows are held until then).
+// rows are held until then). With a GPU labeler, one more worker measures
+// the large zones on it, one at a time, and the CPU workers the rest: each
+// kind takes its own zones in zone order, so the zone next to hand out is
+// always in progress or the next one its kind takes (no deadlock).
 void run_zones_in_parallel(ClassRasterSource& shared, ZoneSource& zones, const LandscapeJobOptions& options,
                            const ZoneResultSink& sink,
                            const ZonePatchSink& patch_rows, const ProgressFn& progress, const ZonalWorkers& workers,
-                           double total) {
+                           double total, TileLabeler* gpu) {
   struct Completed {
     ZoneResults results;
     std::vector<MetricTable> patch_blocks;
   };
   std::mutex lock, mask_lock;
   std::condition_variable changed;
-  size_t next_zone = 0, next_out = 0;
+  enum Kind { kCpuZones = 0, kGpuZones = 1 };
+  std::vector<size_t> queue[2];  // the zones of each kind of worker, in zone order
+  for (size_t i = 0; i < zones.count(); ++i)
+    queue[gpu && window_cells(zones.zone(i)) >= double(workers.gpu_min_cells) ? kGpuZones : kCpuZones].push_back(i);
+  size_t taken[2] = {0, 0}, next_out = 0;
   double done = 0;
   std::map<size_t, Completed> completed;
   std::exception_ptr failure;
   std::atomic<bool> failed{false};  // failure is set (read without the lock)
   const size_t ahead = 2 * static_cast<size_t>(workers.count);
-  const auto work = [&](ClassRasterSource* raster) {
-#ifdef _OPENMP
-    // The workers are the parallelism: each zone's job on one thread (its
-    // OpenMP loops would otherwise start a team per worker, which spin
-    // against each other for the cores).
-    omp_set_num_threads(1);
-#endif
-    std::unique_ptr<TileLabeler> labeler = make_labeler(Backend::Cpu);
+  const auto work = [&](ClassRasterSource* raster, Kind kind) {
+    std::unique_ptr<TileLabeler> cpu_labeler;
     LandscapeJobOptions job = options;
-    job.labeler = labeler.get();
+    if (kind == kGpuZones) {
+      job.labeler = gpu;
+    } else {
+#ifdef _OPENMP
+      // The workers are the parallelism: each zone's job on one thread (its
+      // OpenMP loops would otherwise start a team per worker, which spin
+      // against each other for the cores).
+      omp_set_num_threads(1);
+#endif
+      cpu_labeler = make_labeler(Backend::Cpu);
+      job.labeler = cpu_labeler.get();
+    }
+    const std::vector<size_t>& mine = queue[kind];
     // A zone's own progress only says whether to go on (cancelled or failed elsewhere).
     // Asked many times a zone: an atomic, not the lock the workers share.
     const ProgressFn go_on = [&](double) { return !failed.load(std::memory_order_relaxed); };
@@ -201,9 +214,11 @@ void run_zones_in_parallel(ClassRasterSource& shared, ZoneSource& zones, const L
       size_t i;
       {
         std::unique_lock<std::mutex> g(lock);
-        changed.wait(g, [&] { return failure || next_zone >= zones.count() || next_zone < next_out + ahead; });
-        if (failure || next_zone >= zones.count()) return;
-        i = next_zone++;
+        changed.wait(g, [&] {
+          return failure || taken[kind] >= mine.size() || mine[taken[kind]] < next_out + ahead;
+        });
+        if (failure || taken[kind] >= mine.size()) return;
+        i = mine[taken[kind]++];
       }
       Completed c;
       try {
@@ -240,8 +255,10 @@ void run_zones_in_parallel(ClassRasterSource& shared, ZoneSource& zones, const L
   std::mutex read_lock;
   for (int k = 0; k < workers.count; ++k)
     rasters.push_back(workers.open_raster ? workers.open_raster() : std::make_unique<SharedRaster>(shared, read_lock));
+  if (gpu) rasters.push_back(std::make_unique<SharedRaster>(shared, read_lock));
   std::vector<std::thread> threads;
-  for (int k = 0; k < workers.count; ++k) threads.emplace_back(work, rasters[size_t(k)].get());
+  for (int k = 0; k < workers.count; ++k) threads.emplace_back(work, rasters[size_t(k)].get(), kCpuZones);
+  if (gpu) threads.emplace_back(work, rasters.back().get(), kGpuZones);
   for (std::thread& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
 }
@@ -260,9 +277,12 @@ void run_zonal_job(ClassRasterSource& raster, ZoneSource& zones, const Landscape
     own_labeler = make_labeler(options.backend);
     job.labeler = own_labeler.get();
   }
-  // Several workers on the CPU only: a GPU runs one zone's job at a time.
+  // Several workers: on the CPU each with a labeler of its own; beside a GPU
+  // (which runs one zone's job at a time) for the zones too small for it.
   if (workers.count > 1 && job.labeler->backend() == Backend::Cpu && !options.labeler)
-    return run_zones_in_parallel(raster, zones, options, sink, patch_rows, progress, workers, total);
+    return run_zones_in_parallel(raster, zones, options, sink, patch_rows, progress, workers, total, nullptr);
+  if (workers.count > 1 && job.labeler->backend() != Backend::Cpu)
+    return run_zones_in_parallel(raster, zones, options, sink, patch_rows, progress, workers, total, job.labeler);
   double done = 0;
   for (size_t i = 0; i < zones.count(); ++i) {
     const Zone& zone = zones.zone(i);

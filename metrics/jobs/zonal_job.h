@@ -144,7 +144,13 @@ using ZonePatchSink = std::function<void(const Zone&, const MetricTable& rows)>;
 /// Zones measured side by side: small zones are mostly a job's fixed cost
 /// (threads, tables), which workers overlap.
 struct ZonalWorkers {
-  int count = 1;  ///< zones measured at once (CPU backend only; a GPU measures one at a time)
+  /// Zones measured at once on the CPU. With a GPU backend and count > 1,
+  /// the GPU measures the zones of at least gpu_min_cells cells (window),
+  /// one at a time, and `count` CPU workers the others beside it: a small
+  /// zone's job on a GPU is bound by its launches and waits. Results are the
+  /// same either way (the backends give identical tables).
+  int count = 1;
+  int64_t gpu_min_cells = int64_t{1} << 22;  ///< window cells (4 Mi) from which a zone goes to the GPU
   /// Opens one more handle on the raster for a worker; null = the workers
   /// share the job's raster, one read at a time (a GDAL raster's cache of
   /// decoded blocks then serves them all).
@@ -155,7 +161,7 @@ struct ZonalWorkers {
 /// before them its patch rows) to the sinks in zone order, on the calling
 /// thread or, with several workers, on theirs (one at a time). Options are
 /// the landscape job's; one labeler serves every zone, one per worker on the
-/// CPU. Results do not depend on the workers. Progress goes from 0 to 1 over
+/// CPU (ZonalWorkers says which zones a GPU takes). Results do not depend on the workers. Progress goes from 0 to 1 over
 /// the zones, in proportion to their windows' cells. Throws what
 /// run_landscape_job() throws, and Error(Io, "interrupted") when `progress`
 /// returns false.
