@@ -31,6 +31,13 @@ installed; landscapemetrics from the R library, else from --r-lib DIR.
 
   /usr/bin/python3 bench/zonal_peers.py --build build --pylandstats PEERS/pylandstats/src/pylandstats \
       --r-lib PEERS/rlib ../shared/data/landcover/pls_bern_valais_g100_clc00.tif
+
+Setting up the peers on Debian 12 (their public sources: martibosch/pylandstats and
+r-spatialecology/landscapemetrics on GitHub, unpacked under PEERS):
+  apt-get install python3-numpy python3-scipy python3-pandas python3-rasterio python3-geopandas \
+      python3-dask python3-sklearn python3-matplotlib cython3 python3-dev \
+      r-base-core r-cran-rcpp r-cran-terra r-cran-tibble r-cran-cli r-cran-ggplot2
+  R CMD INSTALL --no-docs -l PEERS/rlib PEERS/landscapemetrics
 """
 import argparse
 import csv
