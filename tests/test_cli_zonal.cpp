@@ -6,8 +6,12 @@
 // points counted by hand; grid tiles against gdal_translate -srcwin cut-outs;
 // a layer in another CRS; bad zones refused with one line and no output.
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
 #include <map>
 
+#include <geodesic.h>
 #include <ogrsf_frmts.h>
 
 #include "cli_fixture.h"
@@ -150,6 +154,75 @@ TEST_F(CliZonal, AGeographicRasterIsMeasuredOnTheEllipsoidZoneByZone) {
     ASSERT_EQ(m.code, 0) << m.err;
     expect_same_table(zone_rows(land, zone), parse_csv(slurp(path("m.land.csv"))), zone + " on the ellipsoid");
   }
+}
+
+TEST_F(CliZonal, PlotsOnAGeographicRasterAreCirclesOnTheEllipsoid) {
+  // The sample warped to WGS 84 (cells of about 0.0003 x 0.0003 degrees);
+  // three points given in longitude/latitude; each plot's cut-out made here
+  // by brute force with PROJ's geodesic distance from the point to every
+  // cell centre, and measured by lsm metrics.
+  ASSERT_EQ(run_shell("gdalwarp -q -t_srs EPSG:4326 -r near -dstnodata 0 " + kSample + " " + path("geo.tif")).code, 0);
+  GDALAllRegister();
+  GDALDataset* geo = GDALDataset::Open(path("geo.tif").c_str(), GDAL_OF_RASTER);
+  ASSERT_NE(geo, nullptr);
+  double gt[6];
+  geo->GetGeoTransform(gt);
+  const int width = geo->GetRasterXSize(), height = geo->GetRasterYSize();
+  GDALClose(geo);
+  const std::vector<std::pair<double, double>> cells = {{0.4 * width, 0.45 * height}, {0.6 * width, 0.5 * height},
+                                                        {0.5 * width + 3.3, 0.5 * height - 7.8}};
+  std::ofstream points(path("lonlat.geojson"));
+  points << "{\"type\": \"FeatureCollection\", \"features\": [";
+  for (size_t i = 0; i < cells.size(); ++i)
+    points << (i ? "," : "") << std::setprecision(17) << "{\"type\": \"Feature\", \"properties\": {\"plot\": \"p" << i
+           << "\"}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [" << gt[0] + cells[i].first * gt[1] << ", "
+           << gt[3] + cells[i].second * gt[5] << "]}}";
+  points << "]}";
+  points.close();
+  const double radius = 400;
+  const CliRun r = run_lsm("zonal " + path("geo.tif") + " --points " + path("lonlat.geojson") + " --zone-field plot " +
+                           "--buffer " + std::to_string(radius) + " --level land -o " + path("z") + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto land = parse_csv(slurp(path("z.land.csv")));
+  ASSERT_EQ(land.size(), 1u + cells.size());
+  geod_geodesic wgs84;
+  geod_init(&wgs84, 6378137, 1 / 298.257223563);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const double lon = gt[0] + cells[i].first * gt[1], lat = gt[3] + cells[i].second * gt[5];
+    std::filesystem::copy_file(path("geo.tif"), path("cut.tif"), std::filesystem::copy_options::overwrite_existing);
+    GDALDataset* cut = GDALDataset::Open(path("cut.tif").c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE);
+    ASSERT_NE(cut, nullptr);
+    std::vector<uint8_t> values(static_cast<size_t>(width) * height);
+    ASSERT_EQ(cut->GetRasterBand(1)->RasterIO(GF_Read, 0, 0, width, height, values.data(), width, height, GDT_Byte, 0, 0),
+              CE_None);
+    int inside = 0;
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) {
+        double metres = 0;
+        geod_inverse(&wgs84, lat, lon, gt[3] + (y + 0.5) * gt[5], gt[0] + (x + 0.5) * gt[1], &metres, nullptr, nullptr);
+        if (metres > radius) values[size_t(y) * width + x] = 0;
+        else ++inside;
+      }
+    ASSERT_EQ(cut->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, width, height, values.data(), width, height, GDT_Byte, 0, 0),
+              CE_None);
+    GDALClose(cut);
+    // About pi r^2 of ground: cells of ~28 x 33 m, so ~540 of them.
+    EXPECT_GT(inside, 400) << "plot " << i;
+    EXPECT_LT(inside, 700) << "plot " << i;
+    const CliRun m = run_lsm("metrics " + path("cut.tif") + " --level land -o " + path("m") + " -q");
+    ASSERT_EQ(m.code, 0) << m.err;
+    expect_same_table(zone_rows(land, "p" + std::to_string(i)), parse_csv(slurp(path("m.land.csv"))),
+                      "plot " + std::to_string(i) + " on the ellipsoid");
+    const auto plot = zone_rows(land, "p" + std::to_string(i));
+    ASSERT_EQ(plot.at(0).at(0), "TA");
+    EXPECT_NEAR(std::stod(plot.at(1).at(0)), M_PI * radius * radius / 1e4, 0.05 * M_PI * radius * radius / 1e4)
+        << "plot " << i << ": TA in ha";
+  }
+  // Squares have no meaning along the cells of a raster in degrees.
+  const CliRun square = run_lsm("zonal " + path("geo.tif") + " --points " + path("lonlat.geojson") +
+                                " --buffer 400 --buffer-shape square -o " + path("s") + " -q");
+  EXPECT_EQ(square.code, 1);
+  EXPECT_NE(square.err.find("square plots need a projected raster"), std::string::npos) << square.err;
 }
 
 TEST_F(CliZonal, AZoneRasterGivesThePolygonsRows) {

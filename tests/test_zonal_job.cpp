@@ -274,6 +274,43 @@ TEST(ZonalJob, BuffersCountedByHand) {
   EXPECT_EQ(cells_of(100.0, BufferShape::Square), 121);  // cut by the raster
 }
 
+// Distances of a made-up "ellipsoid": 3 m a column, 1 m a row, so a circle
+// of radius r holds the cells within r/3 columns and r rows (an ellipse in
+// cells); its box is that ellipse's, exactly.
+class StretchedDistances final : public EllipsoidDistances {
+ public:
+  double metres(double x0, double y0, double x1, double y1) const override {
+    return std::hypot(3 * (x1 - x0), y1 - y0);
+  }
+  std::array<double, 4> box_within(double x, double y, double radius) const override {
+    return {x - radius / 3, x + radius / 3, y - radius, y + radius};
+  }
+};
+
+TEST(ZonalJob, PlotsOnARasterInDegreesTakeTheEllipsoidsDistances) {
+  RasterInfo info = MemoryClassRaster(21, 21, std::vector<int32_t>(441, 1)).info();
+  info.geodesic = std::make_shared<GeodesicRows>();  // a raster in degrees
+  const StretchedDistances stretched;
+  BufferZones zones(info, {{"p", 10.5, 10.5}, {"edge", 0.5, 10.5}}, 3.0, BufferShape::Circle, &stretched);
+  const auto cells_in = [&](size_t zone) {
+    const Window w = zones.zone(zone).window;
+    std::vector<uint8_t> inside(static_cast<size_t>(w.width * w.height));
+    zones.mask(zone, 0, w.height, inside.data());
+    int n = 0;
+    for (uint8_t v : inside) n += v;
+    return n;
+  };
+  // Radius 3 m: one column either side (3 m), three rows up and down: the
+  // column of 7 cells and, one column off, the rows with 9 + dy^2 <= 9 (dy = 0).
+  EXPECT_EQ(zones.zone(0).window.width, 3);
+  EXPECT_EQ(zones.zone(0).window.height, 7);
+  EXPECT_EQ(cells_in(0), 7 + 2);
+  EXPECT_EQ(cells_in(1), 7 + 1);  // cut at the raster's left edge
+  // Without distances on the ellipsoid, or with squares, plots are refused.
+  EXPECT_THROW(BufferZones(info, {{"p", 10.5, 10.5}}, 3.0, BufferShape::Circle), Error);
+  EXPECT_THROW(BufferZones(info, {{"p", 10.5, 10.5}}, 3.0, BufferShape::Square, &stretched), Error);
+}
+
 TEST(ZonalJob, ZonesWithoutClassCellsAreNotMeasured) {
   MemoryClassRaster raster = grid({"11..", "12..", "....", "..33"});
   GridZones zones(raster.info(), 2, 2);

@@ -95,8 +95,8 @@ void GdalClassRaster::measure_on_ellipsoid(const OGRSpatialReference& srs, const
   grid.row_step = gt[5] * degrees_per_unit;
   grid.column_step = gt[1] * degrees_per_unit;
   grid.height = info_.height;
-  info_.geodesic = std::make_shared<const GeodesicRows>(
-      geodesic_rows(grid, a, inverse_flattening > 0 ? 1 / inverse_flattening : 0));
+  ellipsoid_shape_ = {a, inverse_flattening > 0 ? 1 / inverse_flattening : 0, degrees_per_unit};
+  info_.geodesic = std::make_shared<const GeodesicRows>(geodesic_rows(grid, a, ellipsoid_shape_.flattening));
   const char* name = srs.GetAttrValue("SPHEROID");
   ellipsoid_ = name ? name : "a=" + std::to_string(a) + " m";
 }

@@ -55,6 +55,12 @@ class GdalClassRaster final : public ClassRasterSource {
   bool geographic() const { return geographic_; }
   /// Name of the ellipsoid the cells were measured on (geographic rasters).
   const std::string& ellipsoid() const { return ellipsoid_; }
+  /// That ellipsoid and the degrees of one map unit (geographic rasters;
+  /// zeros otherwise).
+  struct EllipsoidShape {
+    double semi_major_m = 0, flattening = 0, degrees_per_unit = 0;
+  };
+  const EllipsoidShape& ellipsoid_shape() const { return ellipsoid_shape_; }
   /// True when the dataset has a CRS; without one, map units are taken as metres.
   bool has_crs() const { return has_crs_; }
   /// The class names the band carries: from its raster attribute table (the
@@ -84,6 +90,7 @@ class GdalClassRaster final : public ClassRasterSource {
   RasterInfo info_;
   bool geographic_ = false;
   std::string ellipsoid_;
+  EllipsoidShape ellipsoid_shape_;
   std::string cell_problem_;  ///< why the cells cannot be measured, or empty
   bool has_crs_ = false;
   bool read_as_int32_ = true;  // integer types that fit int32 are read directly

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "gdal_zones.h"
+#include "geodesic_distances.h"
 #include "landscape_parameters.h"
 #include "metric_catalogue.h"
 #include "metric_selection.h"
@@ -119,6 +120,7 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
   note_measurement(source, input, context);
   const RasterInfo info = source.info();
 
+  std::unique_ptr<GeodesicDistances> ellipsoid;  // plots on a raster in degrees (before the zones: they use it)
   std::unique_ptr<ZoneSource> zones;
   std::vector<std::string> notes;
   // Each zone's geometry in the raster's CRS, for --zones-out (null = none).
@@ -155,7 +157,8 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
         const auto [x, y] = map_point(p.x, p.y);
         return std::make_unique<OGRPoint>(x, y);
       };
-      zones = std::make_unique<BufferZones>(info, *points, v.number("buffer"), shape);
+      if (source.geographic()) ellipsoid = std::make_unique<GeodesicDistances>(source);
+      zones = std::make_unique<BufferZones>(info, *points, v.number("buffer"), shape, ellipsoid.get());
     } else if (is_vector_dataset(path)) {
       auto vector = std::make_unique<VectorZones>(path, source, layer);
       notes = vector->notes();

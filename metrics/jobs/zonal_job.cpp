@@ -37,19 +37,29 @@ void GridZones::mask(size_t index, int64_t, int64_t rows, uint8_t* inside) {
   std::fill(inside, inside + rows * zones_.at(index).window.width, uint8_t{1});
 }
 
-BufferZones::BufferZones(const RasterInfo& raster, std::vector<CellPoint> points, double radius_m, BufferShape shape)
+BufferZones::BufferZones(const RasterInfo& raster, std::vector<CellPoint> points, double radius_m, BufferShape shape,
+                         const EllipsoidDistances* ellipsoid)
     : points_(std::move(points)), radius_(radius_m), cell_width_(raster.cell_width),
-      cell_height_(raster.cell_height), shape_(shape) {
-  if (raster.geodesic)
+      cell_height_(raster.cell_height), shape_(shape), ellipsoid_(raster.geodesic ? ellipsoid : nullptr) {
+  if (raster.geodesic && !ellipsoid)
     throw Error(ErrorKind::BadInput, "buffers in metres need a projected raster; this one is in degrees (reproject it, "
                                      "e.g. gdalwarp -t_srs with a local projected CRS)");
+  if (ellipsoid_ && shape == BufferShape::Square)
+    throw Error(ErrorKind::BadInput, "square plots need a projected raster (on the ellipsoid a square's sides are "
+                                     "not along the cells); use circles, or reproject the raster");
   if (!(radius_m > 0) || !std::isfinite(radius_m))
     throw Error(ErrorKind::BadInput, "the buffer radius must be a positive number of metres");
   for (const CellPoint& p : points_) {
-    // Radius in cells along each axis; the box of cells whose centres may be inside.
-    const double rx = radius_ / cell_width_, ry = radius_ / cell_height_;
-    const auto [x0, x1] = cells_with_centres_within(p.x - rx, p.x + rx, raster.width);
-    const auto [y0, y1] = cells_with_centres_within(p.y - ry, p.y + ry, raster.height);
+    // The box of cells whose centres may be inside.
+    std::array<double, 4> box;
+    if (ellipsoid_) {
+      box = ellipsoid_->box_within(p.x, p.y, radius_);
+    } else {
+      const double rx = radius_ / cell_width_, ry = radius_ / cell_height_;  // radius in cells along each axis
+      box = {p.x - rx, p.x + rx, p.y - ry, p.y + ry};
+    }
+    const auto [x0, x1] = cells_with_centres_within(box[0], box[1], raster.width);
+    const auto [y0, y1] = cells_with_centres_within(box[2], box[3], raster.height);
     Window w{x0, y0, x1 - x0, y1 - y0};
     if (w.width <= 0 || w.height <= 0) w = {};
     zones_.push_back({p.id, w});
@@ -60,11 +70,18 @@ void BufferZones::mask(size_t index, int64_t row0, int64_t rows, uint8_t* inside
   const Window& w = zones_.at(index).window;
   const CellPoint& p = points_.at(index);
   for (int64_t r = 0; r < rows; ++r) {
-    const double dy = (double(w.y0 + row0 + r) + 0.5 - p.y) * cell_height_;
+    const double y = double(w.y0 + row0 + r) + 0.5;
+    const double dy = (y - p.y) * cell_height_;
     for (int64_t c = 0; c < w.width; ++c) {
-      const double dx = (double(w.x0 + c) + 0.5 - p.x) * cell_width_;
-      const bool in = shape_ == BufferShape::Circle ? dx * dx + dy * dy <= radius_ * radius_
-                                                    : std::abs(dx) <= radius_ && std::abs(dy) <= radius_;
+      const double x = double(w.x0 + c) + 0.5;
+      bool in;
+      if (ellipsoid_) {
+        in = ellipsoid_->metres(p.x, p.y, x, y) <= radius_;
+      } else {
+        const double dx = (x - p.x) * cell_width_;
+        in = shape_ == BufferShape::Circle ? dx * dx + dy * dy <= radius_ * radius_
+                                           : std::abs(dx) <= radius_ && std::abs(dy) <= radius_;
+      }
       inside[r * w.width + c] = in ? 1 : 0;
     }
   }

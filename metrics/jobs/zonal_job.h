@@ -14,6 +14,7 @@
 // runs on that window. The cost is the sum of the zones' bounding boxes, not
 // the raster once per zone; memory is one zone's job at a time. The result
 // of each zone is, by construction, the landscape job on the zone cut out.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -79,16 +80,34 @@ struct CellPoint {
   double x = 0, y = 0;
 };
 
+/// Distances on the ellipsoid between points of a raster in degrees, in
+/// cell coordinates (CellPoint's), for plots of a radius in metres. The
+/// engine has no geodesic code of its own: the GDAL layer measures with
+/// PROJ's (gdal_driver/io/geodesic_distances.h).
+class EllipsoidDistances {
+ public:
+  virtual ~EllipsoidDistances() = default;
+  /// Metres along the geodesic from (x0, y0) to (x1, y1).
+  virtual double metres(double x0, double y0, double x1, double y1) const = 0;
+  /// A box {x_low, x_high, y_low, y_high} in cell coordinates that holds
+  /// every point within `radius_m` metres of (x, y) (it may hold more).
+  virtual std::array<double, 4> box_within(double x, double y, double radius_m) const = 0;
+};
+
 /// Buffers of `radius` metres around points (FRAGSTATS' and landscape-
 /// metrics' plots, pylandstats' BufferAnalysis): a cell is in a buffer when
 /// its centre is (cell-centre rule), distances in metres from the raster's
 /// cell size. Buffers may overlap and may reach past the raster (cut by it);
 /// a point whose buffer holds no cell of the raster is a zone with no cell.
-/// Projected rasters only (a geographic raster's degrees are no metres):
-/// lsm::Error(BadInput) otherwise, and for a radius that is not > 0.
+/// A geographic raster's degrees are no metres: on one, plots need
+/// `ellipsoid` (distances along geodesics; circles only), else
+/// lsm::Error(BadInput); BadInput too for a radius that is not > 0 and for
+/// square plots on a geographic raster.
 class BufferZones final : public ZoneSource {
  public:
-  BufferZones(const RasterInfo& raster, std::vector<CellPoint> points, double radius_m, BufferShape shape);
+  /// `ellipsoid`, where given, must outlive the zones.
+  BufferZones(const RasterInfo& raster, std::vector<CellPoint> points, double radius_m, BufferShape shape,
+              const EllipsoidDistances* ellipsoid = nullptr);
   size_t count() const override { return zones_.size(); }
   const Zone& zone(size_t index) const override { return zones_.at(index); }
   void mask(size_t index, int64_t row0, int64_t rows, uint8_t* inside) override;
@@ -98,6 +117,7 @@ class BufferZones final : public ZoneSource {
   std::vector<CellPoint> points_;
   double radius_, cell_width_, cell_height_;
   BufferShape shape_;
+  const EllipsoidDistances* ellipsoid_;  // null: a projected raster (distances from the cell size)
 };
 
 /// A zone's window of the raster as a raster of its own: the cells of the
