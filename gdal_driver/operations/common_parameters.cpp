@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "batch_file.h"
 #include "error.h"
 #include "gdal_open.h"
 #include "metric_catalogue.h"
@@ -265,7 +266,15 @@ double cells_of_run(const ParameterValues& values) {
   for (const ParameterSpec& p : values.spec().parameters) {
     if (p.role != ParameterRole::InputRaster || !values.given(p.name)) continue;
     double of_parameter = 0;  // a batch of rasters: all of them
+    std::vector<std::string> paths;
     for (const std::string& path : values.texts(p.name)) {
+      if (is_batch_file(path) && values.front_end() == kCommandLine) {  // its rasters (the run reads no other)
+        for (const BatchLandscape& l : read_batch_file(path)) paths.push_back(l.path);
+      } else {
+        paths.push_back(path);
+      }
+    }
+    for (const std::string& path : paths) {
       std::unique_ptr<GDALDataset, Closer> dataset(open_input_raster(path));
       of_parameter += double(dataset->GetRasterXSize()) * double(dataset->GetRasterYSize()) *
                       std::max(1, dataset->GetRasterCount());

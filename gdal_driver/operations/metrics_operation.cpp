@@ -1,11 +1,16 @@
 // metrics: the FRAGSTATS patch, class and landscape tables and the class
 // adjacency matrix of a categorical raster (lsm metrics INPUT --out PREFIX).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 
+#include "batch_file.h"
 #include "class_descriptors.h"
 #include "common_parameters.h"
 #include "error.h"
@@ -35,7 +40,8 @@ OperationSpec metrics_spec() {
   s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
   s.parameters = joined(joined(joined(
       {
-          input_raster("input", "input raster (any format GDAL reads); several make a batch: one set of tables "
+          input_raster("input", "input raster (any format GDAL reads); several, or a FRAGSTATS batch file (.fbt) "
+                                "or a list of rasters (.txt, .lst: one per line), make a batch: one set of tables "
                                 "with a LID column first, a row set per raster, as FRAGSTATS' batch runs write")
               .needed()
               .several()
@@ -141,24 +147,82 @@ std::vector<std::string> landscape_ids(const ParameterValues& v, const std::vect
   return inputs;
 }
 
+// The landscapes of the run: the inputs, each batch file (.fbt, .txt, .lst)
+// among them read in its place. Batch files only from the command line: a
+// service's inputs are confined to its data folders, the paths in a file are not.
+std::vector<BatchLandscape> batch_landscapes(const ParameterValues& v, const std::vector<std::string>& inputs) {
+  std::vector<BatchLandscape> landscapes;
+  for (const std::string& input : inputs) {
+    if (!is_batch_file(input)) {
+      BatchLandscape l;
+      l.path = input;
+      landscapes.push_back(std::move(l));
+      continue;
+    }
+    if (v.front_end() != kCommandLine)
+      v.fail("input", "'" + input + "' is a batch file: give the rasters themselves (a batch file is read on the "
+                                    "command line only)");
+    for (BatchLandscape& l : read_batch_file(input)) landscapes.push_back(std::move(l));
+  }
+  return landscapes;
+}
+
+std::string metres(double value) {
+  std::ostringstream text;
+  text << std::setprecision(9) << value;
+  return text.str();
+}
+
+// Refuses a raster that is not what its batch file line says it is.
+void check_batch_line(const BatchLandscape& l, const GdalClassRaster& source) {
+  if (l.batch_file.empty()) return;
+  const std::string where = l.batch_file + ":" + std::to_string(l.line) + ": '" + l.path + "' ";
+  const RasterInfo info = source.info();
+  if (l.rows && *l.rows != info.height)
+    throw Error(ErrorKind::BadInput, where + "has " + std::to_string(info.height) + " rows, the batch file says " +
+                                         std::to_string(*l.rows));
+  if (l.columns && *l.columns != info.width)
+    throw Error(ErrorKind::BadInput, where + "has " + std::to_string(info.width) + " columns, the batch file says " +
+                                         std::to_string(*l.columns));
+  if (l.cell_size && !info.geodesic)
+    for (const double side : {info.cell_width, info.cell_height})
+      if (std::fabs(side - *l.cell_size) > 1e-6 * *l.cell_size)
+        throw Error(ErrorKind::BadInput, where + "has cells of " + metres(info.cell_width) + " x " +
+                                             metres(info.cell_height) + " m, the batch file says " +
+                                             metres(*l.cell_size) + " m");
+}
+
 // A batch: each input its own landscape, one set of tables with a LID column.
-void run_batch(const ParameterValues& v, const RunContext& context, const std::vector<std::string>& inputs,
+// A batch file's line may give the landscape's band, nodata value and
+// background class; they win over the options for that landscape.
+void run_batch(const ParameterValues& v, const RunContext& context, const std::vector<BatchLandscape>& landscapes,
                const MetricLevels& levels, TableFormat format, LandscapeJobOptions job) {
   const std::string prefix = v.text("output");
   if (v.flag("print"))
     v.fail("print", "prints the tables of one raster; a batch's are in " + prefix + ".class.csv and " + prefix + ".land.csv");
+  std::vector<std::string> inputs;
+  for (const BatchLandscape& l : landscapes) inputs.push_back(l.path);
   const std::vector<std::string> lids = landscape_ids(v, inputs);
-  for (const std::string& input : inputs) {  // every input is checked before any work
-    GdalClassRaster source(input, static_cast<int>(v.integer("band")));
-    source.require_measurable_cells();
+  const auto open = [&](const BatchLandscape& l) {
+    auto source = std::make_unique<GdalClassRaster>(l.path, l.band ? *l.band : static_cast<int>(v.integer("band")));
+    use_given_nodata(*source, v);
+    if (l.nodata) source->set_nodata(*l.nodata);
+    return source;
+  };
+  for (const BatchLandscape& l : landscapes) {  // every input is checked before any work
+    const std::unique_ptr<GdalClassRaster> source = open(l);
+    source->require_measurable_cells();
+    check_batch_line(l, *source);
   }
   KeyedTableFiles files(prefix, levels, format, "LID");  // fails now if PREFIX is not writable
   const ProgressFn progress = context.checked_progress();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    GdalClassRaster source(inputs[i], static_cast<int>(v.integer("band")));
-    use_given_nodata(source, v);
+  const std::set<int32_t> background = job.background;
+  for (size_t i = 0; i < landscapes.size(); ++i) {
+    const std::unique_ptr<GdalClassRaster> raster = open(landscapes[i]);
+    GdalClassRaster& source = *raster;
     note_measurement(source, inputs[i], context);
     job.after_scan = class_count_check(v, inputs[i]);
+    job.background = landscapes[i].background ? std::set<int32_t>{*landscapes[i].background} : background;
     bool patch_rows_added = false;
     LandscapeSinks sinks;
     sinks.patch_rows = [&](const MetricTable& block) {
@@ -191,8 +255,8 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   job.gyrate = parse_gyrate_rule(v.text("gyrate"));
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
   job.after_scan = class_count_check(v, input);
-  if (const std::vector<std::string> inputs = v.texts("input"); inputs.size() > 1)
-    return run_batch(v, context, inputs, levels, format, job);
+  if (const std::vector<std::string> inputs = v.texts("input"); inputs.size() > 1 || is_batch_file(input))
+    return run_batch(v, context, batch_landscapes(v, inputs), levels, format, job);
 
   GdalClassRaster source(input, static_cast<int>(v.integer("band")));
   use_given_nodata(source, v);

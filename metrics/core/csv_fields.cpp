@@ -1,5 +1,7 @@
 #include "csv_fields.h"
 
+#include <cctype>
+
 namespace lsm {
 
 std::string quote_csv_field(const std::string& text) {
@@ -24,6 +26,15 @@ std::vector<std::string> split_csv_line(const std::string& line) {
     }
   }
   return fields;
+}
+
+std::string trimmed_field(const std::string& text) {
+  size_t a = 0, b = text.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(text[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(text[b - 1]))) --b;
+  std::string t = text.substr(a, b - a);
+  if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
+  return t;
 }
 
 }  // namespace lsm

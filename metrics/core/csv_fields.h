@@ -14,4 +14,8 @@ std::string quote_csv_field(const std::string& text);
 /// | | ""). A line without quotes splits at every comma.
 std::vector<std::string> split_csv_line(const std::string& line);
 
+/// `text` without the spaces around it and without one pair of double quotes
+/// around what is left (a field of a hand-written file: ' "a b" ' gives a b).
+std::string trimmed_field(const std::string& text);
+
 }  // namespace lsm

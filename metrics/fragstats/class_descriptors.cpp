@@ -17,15 +17,6 @@ namespace lsm {
 
 namespace {
 
-std::string trimmed(const std::string& text) {
-  size_t a = 0, b = text.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(text[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(text[b - 1]))) --b;
-  std::string t = text.substr(a, b - a);
-  if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
-  return t;
-}
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
@@ -43,9 +34,9 @@ ClassDescriptors read_class_descriptors(const std::string& path) {
   while (std::getline(lines, line)) {
     ++line_no;
     const std::string where = path + ":" + std::to_string(line_no) + ": ";
-    if (trimmed(line).empty()) continue;
+    if (trimmed_field(line).empty()) continue;
     std::vector<std::string> fields = split_csv_line(line);
-    for (std::string& f : fields) f = trimmed(f);
+    for (std::string& f : fields) f = trimmed_field(f);
     if (fields.size() != 4)
       throw Error(ErrorKind::BadInput, where + std::to_string(fields.size()) +
                                            " fields, expected 4: ID, Name, Enabled, IsBackground");

@@ -1,0 +1,96 @@
+#include "batch_file.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "csv_fields.h"
+#include "error.h"
+#include "small_text_file.h"
+
+namespace lsm {
+
+namespace {
+
+bool ends_with(std::string text, const std::string& suffix) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "x" and "" leave a field to the raster (FRAGSTATS' convention).
+bool given(const std::string& field) { return !field.empty() && field != "x" && field != "X"; }
+
+double number(const std::string& field, const std::string& where, const char* what) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(field.c_str(), &end);
+  if (*end || errno == ERANGE || !std::isfinite(v))
+    throw Error(ErrorKind::BadInput, where + "the " + what + " '" + field.substr(0, 40) + "' is not a number");
+  return v;
+}
+
+int64_t integer(const std::string& field, const std::string& where, const char* what, int64_t low, int64_t high) {
+  const double v = number(field, where, what);
+  if (v != std::floor(v) || v < double(low) || v > double(high))
+    throw Error(ErrorKind::BadInput, where + "the " + what + " '" + field.substr(0, 40) + "' is not an integer from " +
+                                         std::to_string(low) + " to " + std::to_string(high));
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+bool is_batch_file(const std::string& path) {
+  return ends_with(path, ".fbt") || ends_with(path, ".txt") || ends_with(path, ".lst");
+}
+
+std::vector<BatchLandscape> read_batch_file(const std::string& path) {
+  std::string text = read_small_text_file(path, "the batch file", 1 << 20);
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a byte order mark
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::vector<BatchLandscape> landscapes;
+  std::istringstream lines(text);
+  std::string line;
+  int line_no = 0;
+  while (std::getline(lines, line)) {
+    ++line_no;
+    const std::string where = path + ":" + std::to_string(line_no) + ": ";
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // written on Windows, as FRAGSTATS' are
+    if (trimmed_field(line).empty() || trimmed_field(line)[0] == '#') continue;
+    std::vector<std::string> fields = split_csv_line(line);
+    for (std::string& f : fields) f = trimmed_field(f);
+    const size_t n = fields.size();
+    if (n != 1 && n != 6 && n != 8)
+      throw Error(ErrorKind::BadInput, where + std::to_string(n) + " fields; a FRAGSTATS batch line has 8 (InputFileName, "
+                                           "CellSize, Background, Rows, Columns, BandNumber, NoData, InputDataType), 6 "
+                                           "(FRAGSTATS 3) or 1 (a path alone)");
+    BatchLandscape l;
+    l.batch_file = path;
+    l.line = line_no;
+    if (fields[0].empty()) throw Error(ErrorKind::BadInput, where + "no raster path in the first field");
+    const std::filesystem::path raster(fields[0]);
+    l.path = raster.is_absolute() || folder.empty() ? raster.string() : (folder / raster).string();
+    if (n > 1) {
+      if (given(fields[1])) {
+        l.cell_size = number(fields[1], where, "cell size");
+        if (!(*l.cell_size > 0)) throw Error(ErrorKind::BadInput, where + "the cell size must be above 0 m");
+      }
+      if (given(fields[2])) l.background = static_cast<int32_t>(integer(fields[2], where, "background value", INT32_MIN + 1, INT32_MAX));
+      if (given(fields[3])) l.rows = integer(fields[3], where, "number of rows", 1, INT64_MAX / 2);
+      if (given(fields[4])) l.columns = integer(fields[4], where, "number of columns", 1, INT64_MAX / 2);
+    }
+    if (n == 8) {
+      if (given(fields[5])) l.band = static_cast<int>(integer(fields[5], where, "band number", 1, INT_MAX));
+      if (given(fields[6])) l.nodata = number(fields[6], where, "nodata value");
+    }
+    landscapes.push_back(std::move(l));
+  }
+  if (landscapes.empty()) throw Error(ErrorKind::BadInput, "the batch file '" + path + "' names no raster");
+  return landscapes;
+}
+
+}  // namespace lsm
