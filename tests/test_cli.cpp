@@ -128,9 +128,15 @@ TEST_F(Cli, MissingFile) {
 }
 
 TEST_F(Cli, NotARaster) {
-  std::ofstream(path("notes.txt")) << "not a raster\n";
+  std::ofstream(path("notes.dat")) << "not a raster\n";
   const auto before = files();
-  expect_clean_failure(run_lsm("metrics " + path("notes.txt") + " --out " + path("m")), "as a raster", before);
+  expect_clean_failure(run_lsm("metrics " + path("notes.dat") + " --out " + path("m")), "as a raster", before);
+  // A .txt is read as a list of rasters: the line that is none says so.
+  std::ofstream(path("notes.txt")) << "not a raster\n";
+  expect_clean_failure(run_lsm("metrics " + path("notes.txt") + " --out " + path("m")),
+                       "notes.txt:1: cannot open '" + path("not a raster") + "': no such file (" + path("notes.txt") +
+                           " is read as a batch file: one raster a line)",
+                       files());
 }
 
 TEST_F(Cli, BandOutOfRange) {

@@ -266,19 +266,21 @@ double cells_of_run(const ParameterValues& values) {
   for (const ParameterSpec& p : values.spec().parameters) {
     if (p.role != ParameterRole::InputRaster || !values.given(p.name)) continue;
     double of_parameter = 0;  // a batch of rasters: all of them
-    std::vector<std::string> paths;
+    std::vector<BatchLandscape> landscapes;
     for (const std::string& path : values.texts(p.name)) {
       if (is_batch_file(path) && values.front_end() == kCommandLine) {  // its rasters (the run reads no other)
-        for (const BatchLandscape& l : read_batch_file(path)) paths.push_back(l.path);
+        for (BatchLandscape& l : read_batch_file(path)) landscapes.push_back(std::move(l));
       } else {
-        paths.push_back(path);
+        landscapes.emplace_back();
+        landscapes.back().path = path;
       }
     }
-    for (const std::string& path : paths) {
-      std::unique_ptr<GDALDataset, Closer> dataset(open_input_raster(path));
-      of_parameter += double(dataset->GetRasterXSize()) * double(dataset->GetRasterYSize()) *
-                      std::max(1, dataset->GetRasterCount());
-    }
+    for (const BatchLandscape& l : landscapes)
+      with_batch_line(l, [&] {
+        std::unique_ptr<GDALDataset, Closer> dataset(open_input_raster(l.path));
+        of_parameter += double(dataset->GetRasterXSize()) * double(dataset->GetRasterYSize()) *
+                        std::max(1, dataset->GetRasterCount());
+      });
     cells = std::max(cells, of_parameter);
   }
   if (values.spec().find("width") && values.spec().find("height"))

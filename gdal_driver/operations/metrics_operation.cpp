@@ -176,7 +176,7 @@ std::string metres(double value) {
 // Refuses a raster that is not what its batch file line says it is.
 void check_batch_line(const BatchLandscape& l, const GdalClassRaster& source) {
   if (l.batch_file.empty()) return;
-  const std::string where = l.batch_file + ":" + std::to_string(l.line) + ": '" + l.path + "' ";
+  const std::string where = "'" + l.path + "' ";  // with_batch_line() puts the file and line in front
   const RasterInfo info = source.info();
   if (l.rows && *l.rows != info.height)
     throw Error(ErrorKind::BadInput, where + "has " + std::to_string(info.height) + " rows, the batch file says " +
@@ -209,11 +209,12 @@ void run_batch(const ParameterValues& v, const RunContext& context, const std::v
     if (l.nodata) source->set_nodata(*l.nodata);
     return source;
   };
-  for (const BatchLandscape& l : landscapes) {  // every input is checked before any work
-    const std::unique_ptr<GdalClassRaster> source = open(l);
-    source->require_measurable_cells();
-    check_batch_line(l, *source);
-  }
+  for (const BatchLandscape& l : landscapes)  // every input is checked before any work
+    with_batch_line(l, [&] {
+      const std::unique_ptr<GdalClassRaster> source = open(l);
+      source->require_measurable_cells();
+      check_batch_line(l, *source);
+    });
   KeyedTableFiles files(prefix, levels, format, "LID");  // fails now if PREFIX is not writable
   const ProgressFn progress = context.checked_progress();
   const std::set<int32_t> background = job.background;

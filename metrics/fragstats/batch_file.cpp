@@ -44,6 +44,17 @@ int64_t integer(const std::string& field, const std::string& where, const char* 
 
 }  // namespace
 
+void with_batch_line(const BatchLandscape& landscape, const std::function<void()>& open) {
+  if (landscape.batch_file.empty()) return open();
+  try {
+    open();
+  } catch (const Error& e) {
+    throw Error(e.kind(), landscape.batch_file + ":" + std::to_string(landscape.line) + ": " + e.what() + " (" +
+                              landscape.batch_file + " is read as a batch file: one raster a line" +
+                              (ends_with(landscape.batch_file, ".fbt") ? ", FRAGSTATS' fields after it)" : ")"));
+  }
+}
+
 bool is_batch_file(const std::string& path) {
   return ends_with(path, ".fbt") || ends_with(path, ".txt") || ends_with(path, ".lst");
 }

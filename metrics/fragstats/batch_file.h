@@ -6,6 +6,7 @@
 // without band and nodata, are read too); "x" or an empty field means "as the
 // raster says". A line of one field is a path alone (a list of rasters).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,13 @@ struct BatchLandscape {
   std::string batch_file;              ///< the batch file it comes from ("" = given directly)
   int line = 0;                        ///< line in the batch file, for messages
 };
+
+/// Runs `open` (which opens or checks the landscape's raster); an lsm::Error
+/// it throws for a landscape of a batch file is thrown again with the file
+/// and line in front, and what the file was read as ("FILE:LINE: ... (FILE
+/// is read as a batch file: ...)"): a .txt given as a raster otherwise fails
+/// with no word of the list it was taken for.
+void with_batch_line(const BatchLandscape& landscape, const std::function<void()>& open);
 
 /// True for the names read as batch files: .fbt (FRAGSTATS) and .txt or
 /// .lst (one raster per line), any case.
