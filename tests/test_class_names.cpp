@@ -94,6 +94,40 @@ TEST_F(ClassNamesCli, AttributeTableNamesTheClasses) {
   EXPECT_NE(r.out.find("open water"), std::string::npos) << r.out;
 }
 
+// Zones, batches and change name the classes as lsm metrics does: a NAME
+// column after TYPE in the class table (after the key), "name" in tidy.
+TEST_F(ClassNamesCli, ZonesBatchesAndChangeNameTheClasses) {
+  const std::string in = raster();
+  write_class_name_table(in, {{1, "deciduous forest"}, {3, "open water, deep"}});
+  ASSERT_EQ(run_lsm("metrics " + in + " --out " + path("m") + " -q --level class").code, 0);
+  const std::string alone = slurp(path("m.class.csv"));
+  // Every line of lsm metrics' class table with the key in front.
+  const auto keyed = [&](const std::string& key) {
+    std::istringstream lines(alone);
+    std::string line, out;
+    std::getline(lines, line);
+    out = (key == "ZONE" ? "ZONE," : "LID,") + line + "\n";
+    while (std::getline(lines, line)) out += (key == "ZONE" ? "0_0," : "r.tif,") + line + "\n";
+    return out;
+  };
+  ASSERT_EQ(run_lsm("zonal " + in + " --grid 10 --level class -o " + path("z") + " -q").code, 0);
+  EXPECT_EQ(slurp(path("z.class.csv")), keyed("ZONE"));
+  // A batch of this raster and an unnamed one: NAME empty for the other's classes.
+  const double gt[6] = {0, 30, 0, 0, 0, -30};
+  std::filesystem::create_directories(path("plain"));
+  const std::string plain = write_4x3("plain/p.tif", GDT_Byte, gt, 3035, {1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1});
+  ASSERT_EQ(run_lsm("metrics " + in + " " + plain + " --level class -o " + path("b") + " -q").code, 0);
+  const std::string batch = slurp(path("b.class.csv"));
+  EXPECT_EQ(batch.substr(0, keyed("LID").size()), keyed("LID"));
+  EXPECT_NE(batch.find("\np.tif,1,,"), std::string::npos) << batch;
+  ASSERT_EQ(run_lsm("metrics " + in + " " + plain + " --level class --format tidy -o " + path("t") + " -q").code, 0);
+  const std::string tidy = slurp(path("t.tidy.csv"));
+  EXPECT_EQ(tidy.substr(0, tidy.find('\n')), "lid,level,class,name,id,metric,value");
+  EXPECT_NE(tidy.find("\nr.tif,class,3,\"open water, deep\",,CA,"), std::string::npos) << tidy;
+  ASSERT_EQ(run_lsm("change " + in + " " + plain + " --level class -o " + path("c") + " -q").code, 0);
+  EXPECT_EQ(slurp(path("c.class.csv")).substr(0, keyed("LID").size()), keyed("LID"));
+}
+
 TEST_F(ClassNamesCli, BadDescriptorFilesGetOneLine) {
   const std::string in = raster();
   const std::vector<std::pair<std::string, std::string>> cases = {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "atomic_output.h"
 #include "common_parameters.h"
@@ -111,6 +112,8 @@ void run_change(const ParameterValues& v, const RunContext& context) {
   if (lid(0) == lid(1)) v.fail("later", "is the earlier raster itself ('" + paths[1] + "')");
 
   KeyedTableFiles files(prefix, levels, TableFormat::Fragstats, "LID");  // fails now if PREFIX is not writable
+  const std::map<int32_t, std::string> names[2] = {earlier.class_names(), later.class_names()};
+  if (!names[0].empty() || !names[1].empty()) files.add_name_column();
   LandscapeSinks sinks;
   sinks.patch_rows = [](const MetricTable&) {};  // no patch table: the patch rows are not kept
   const ProgressFn progress = context.checked_progress();
@@ -118,6 +121,7 @@ void run_change(const ParameterValues& v, const RunContext& context) {
   for (int i = 0; i < 2; ++i) {
     job.after_scan = class_count_check(v, paths[i]);
     dates[i] = run_landscape_job(*sources[i], job, sinks, scaled_progress(progress, i * 0.5, (i + 1) * 0.5)).metrics;
+    files.set_class_names(names[i]);
     files.add_landscape(lid(i), dates[i], true);
   }
   // Every table is written under its temporary name before any is renamed

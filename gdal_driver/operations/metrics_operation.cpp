@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -196,7 +197,8 @@ void check_batch_line(const BatchLandscape& l, const GdalClassRaster& source) {
 // A batch file's line may give the landscape's band, nodata value and
 // background class; they win over the options for that landscape.
 void run_batch(const ParameterValues& v, const RunContext& context, const std::vector<BatchLandscape>& landscapes,
-               const MetricLevels& levels, TableFormat format, LandscapeJobOptions job) {
+               const MetricLevels& levels, TableFormat format, LandscapeJobOptions job,
+               const ClassDescriptors& descriptors) {
   const std::string prefix = v.text("output");
   if (v.flag("print"))
     v.fail("print", "prints the tables of one raster; a batch's are in " + prefix + ".class.csv and " + prefix + ".land.csv");
@@ -209,13 +211,17 @@ void run_batch(const ParameterValues& v, const RunContext& context, const std::v
     if (l.nodata) source->set_nodata(*l.nodata);
     return source;
   };
+  // Class names: the descriptor file's, else each raster's own (as lsm metrics).
+  std::vector<std::map<int32_t, std::string>> names;
   for (const BatchLandscape& l : landscapes)  // every input is checked before any work
     with_batch_line(l, [&] {
       const std::unique_ptr<GdalClassRaster> source = open(l);
       source->require_measurable_cells();
       check_batch_line(l, *source);
+      names.push_back(descriptors.names.empty() ? source->class_names() : descriptors.names);
     });
   KeyedTableFiles files(prefix, levels, format, "LID");  // fails now if PREFIX is not writable
+  if (std::any_of(names.begin(), names.end(), [](const auto& n) { return !n.empty(); })) files.add_name_column();
   const ProgressFn progress = context.checked_progress();
   const std::set<int32_t> background = job.background;
   for (size_t i = 0; i < landscapes.size(); ++i) {
@@ -224,6 +230,7 @@ void run_batch(const ParameterValues& v, const RunContext& context, const std::v
     note_measurement(source, inputs[i], context);
     job.after_scan = class_count_check(v, inputs[i]);
     job.background = landscapes[i].background ? std::set<int32_t>{*landscapes[i].background} : background;
+    files.set_class_names(names[i]);
     bool patch_rows_added = false;
     LandscapeSinks sinks;
     sinks.patch_rows = [&](const MetricTable& block) {
@@ -257,7 +264,7 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
   job.after_scan = class_count_check(v, input);
   if (const std::vector<std::string> inputs = v.texts("input"); inputs.size() > 1 || is_batch_file(input))
-    return run_batch(v, context, batch_landscapes(v, inputs), levels, format, job);
+    return run_batch(v, context, batch_landscapes(v, inputs), levels, format, job, descriptors);
 
   GdalClassRaster source(input, static_cast<int>(v.integer("band")));
   use_given_nodata(source, v);

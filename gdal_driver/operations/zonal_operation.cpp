@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <thread>
 #include <optional>
@@ -176,6 +177,11 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
   for (const std::string& line : notes) context.notify(line);
 
   KeyedTableFiles files(prefix, levels, format, "ZONE");  // fails now if PREFIX is not writable
+  // Class names as lsm metrics gives them: the raster's attribute table or category names.
+  if (std::map<int32_t, std::string> names = source.class_names(); !names.empty()) {
+    files.add_name_column();
+    files.set_class_names(std::move(names));
+  }
   std::optional<ZoneLayerOutput> zones_out;
   if (v.given("zones-out")) {
     if (!georeferenced) v.fail("zones-out", "needs a georeferenced input (the zones' geometries are in its CRS)");

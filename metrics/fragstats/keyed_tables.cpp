@@ -46,26 +46,54 @@ KeyedTableFiles::Table& KeyedTableFiles::table(MetricLevel level) {
   throw Error(ErrorKind::Internal, "no zonal table '" + kind + "'");
 }
 
-// Every row with the landscape's key in front.
+void KeyedTableFiles::add_name_column() {
+  for (const auto& t : tables_)
+    if (t->header_written) throw Error(ErrorKind::Internal, "the NAME column is asked for after rows were written");
+  named_ = true;
+}
+
+namespace {
+
+// `line` (a class row, or the class header "TYPE,...") with `field` after its first field.
+std::string with_second_field(const std::string& line, const std::string& field) {
+  const size_t comma = line.find(',');
+  return comma == std::string::npos ? line + "," + field : line.substr(0, comma) + "," + field + line.substr(comma);
+}
+
+}  // namespace
+
+// Every row with the landscape's key in front (and the class's name after
+// its TYPE in the class table, when named).
 void KeyedTableFiles::add(const std::string& key, const MetricTable& rows, MetricLevel level) {
   Table& t = table(level);
+  const bool named_class_rows = named_ && format_ != TableFormat::Tidy && level == MetricLevel::Class;
   if (!t.header_written) {
     if (format_ == TableFormat::Tidy) {
       std::string lower = key_;
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      t.out << lower << ",level,class,id,metric,value\n";
+      t.out << lower << (named_ ? ",level,class,name,id,metric,value\n" : ",level,class,id,metric,value\n");
     } else {
-      t.out << key_ << ",";
-      write_table_header(t.out, rows, level);
+      std::ostringstream header;
+      write_table_header(header, rows, level);
+      std::string line = header.str();
+      line.pop_back();  // its '\n'
+      t.out << key_ << "," << (named_class_rows ? with_second_field(line, "NAME") : line) << '\n';
     }
     t.header_written = true;
   }
   std::ostringstream text;
-  if (format_ == TableFormat::Tidy) write_tidy_rows(text, rows, level);
+  if (format_ == TableFormat::Tidy) write_tidy_rows(text, rows, level, named_ ? &names_ : nullptr);
   else write_table_rows(text, rows, level);
   const std::string field = quote_csv_field(key) + ",";
   std::istringstream lines(text.str());
-  for (std::string line; std::getline(lines, line);) t.out << field << line << '\n';
+  size_t row = 0;
+  for (std::string line; std::getline(lines, line); ++row) {
+    if (named_class_rows) {  // one line per class row, in order
+      const auto name = names_.find(rows.rows.at(row).type);
+      line = with_second_field(line, name == names_.end() ? std::string() : quote_csv_field(name->second));
+    }
+    t.out << field << line << '\n';
+  }
 }
 
 void KeyedTableFiles::add_patch_rows(const std::string& key, const MetricTable& rows) {

@@ -7,6 +7,8 @@
 // "zone,level,class,id,metric,value". Rows come landscape by landscape;
 // PIDs are those of each landscape. Written under temporary names and
 // renamed into place by commit().
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +25,13 @@ class KeyedTableFiles {
   /// when one cannot be created.
   KeyedTableFiles(const std::string& prefix, const MetricLevels& levels, TableFormat format, std::string key);
   ~KeyedTableFiles();
+  /// Gives the class and tidy tables a NAME column (after TYPE; "name" after
+  /// class in the tidy table), as lsm metrics' tables have where classes have
+  /// names. Call before any rows; the names come from set_class_names().
+  void add_name_column();
+  /// The class names of the landscapes added from now on (a batch's rasters
+  /// may name their classes differently); classes without one get an empty NAME.
+  void set_class_names(std::map<int32_t, std::string> names) { names_ = std::move(names); }
   /// A block of landscape `key`'s patch rows (PID order), as the job hands them out.
   void add_patch_rows(const std::string& key, const MetricTable& rows);
   /// Landscape `key`'s class and landscape rows (and its patch rows, where
@@ -36,6 +45,8 @@ class KeyedTableFiles {
   Table& table(MetricLevel level);
   void add(const std::string& key, const MetricTable& rows, MetricLevel level);
   MetricLevels levels_;
+  bool named_ = false;                     // a NAME column
+  std::map<int32_t, std::string> names_;  // of the landscapes being added
   std::string key_;
   TableFormat format_;
   std::vector<std::unique_ptr<Table>> tables_;
