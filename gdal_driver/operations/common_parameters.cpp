@@ -268,7 +268,8 @@ double cells_of_run(const ParameterValues& values) {
     double of_parameter = 0;  // a batch of rasters: all of them
     std::vector<BatchLandscape> landscapes;
     for (const std::string& path : values.texts(p.name)) {
-      if (is_batch_file(path) && values.front_end() == kCommandLine) {  // its rasters (the run reads no other)
+      // A batch file among several inputs (lsm metrics): its rasters, which the run reads in its place.
+      if (p.repeatable && is_batch_file(path) && values.front_end() == kCommandLine) {
         for (BatchLandscape& l : read_batch_file(path)) landscapes.push_back(std::move(l));
       } else {
         landscapes.emplace_back();

@@ -41,9 +41,10 @@ OperationSpec metrics_spec() {
   s.front_ends = kCommandLine | kService;  // not a raster the driver could serve
   s.parameters = joined(joined(joined(
       {
-          input_raster("input", "input raster (any format GDAL reads); several, or a FRAGSTATS batch file (.fbt) "
-                                "or a list of rasters (.txt, .lst: one per line), make a batch: one set of tables "
-                                "with a LID column first, a row set per raster, as FRAGSTATS' batch runs write")
+          input_raster("input", "input raster (any format GDAL reads); several, or on the command line a FRAGSTATS "
+                                "batch file (.fbt) or a list of rasters (.txt, .lst: one per line), make a batch: one "
+                                "set of tables with a LID column first, a row set per raster, as FRAGSTATS' batch "
+                                "runs write")
               .needed()
               .several()
               .at_position(1),
