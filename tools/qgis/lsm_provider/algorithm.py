@@ -368,10 +368,31 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
         progress = {"text": ""}
         errors = []
 
+        # The pipes hand over chunks, not lines: a line cut between two
+        # chunks is held until its end comes (else "lsm: error: " and its
+        # message arrive as two lines, and the error shown is empty).
+        unfinished = {"stdout": "", "stderr": ""}
+
+        def whole_lines(stream, text):
+            lines = (unfinished[stream] + text).split("\n")
+            unfinished[stream] = lines.pop()
+            return lines
+
+        def on_stdout_line(line):
+            if line:
+                feedback.pushInfo(line)
+
+        def on_stderr_line(line):
+            # A message may follow the progress on its line.
+            line = re.sub(r"^[\d.]+(\s*-\s*done\.)?(?=lsm: |$)", "", line.rstrip("\r"))
+            if line.startswith("lsm: error: "):
+                errors.append(line[len("lsm: error: "):])
+            elif line:
+                feedback.pushWarning(line)
+
         def on_stdout(data):
-            for line in bytes(data).decode("utf-8", "replace").splitlines():
-                if line:
-                    feedback.pushInfo(line)
+            for line in whole_lines("stdout", bytes(data).decode("utf-8", "replace")):
+                on_stdout_line(line)
 
         def on_stderr(data):
             # GDAL-style progress (0...10...20 ... 100 - done.) drives the
@@ -382,24 +403,31 @@ class LsmAlgorithm(QgsProcessingAlgorithm):
             steps = re.findall(r"(\d+)(?=\.\.\.|\s*-\s*done)", progress["text"])
             if steps:
                 feedback.setProgress(int(steps[-1]))
-            for line in text.splitlines():
-                # A message may follow the progress on its line.
-                line = re.sub(r"^[\d.]+(\s*-\s*done\.)?(?=lsm: |$)", "", line)
-                if line.startswith("lsm: error: "):
-                    errors.append(line[len("lsm: error: "):])
-                elif line:
-                    feedback.pushWarning(line)
+            for line in whole_lines("stderr", text):
+                on_stderr_line(line)
 
         process = QgsBlockingProcess(lsm_binary(), args)
         process.setStdOutHandler(on_stdout)
         process.setStdErrHandler(on_stderr)
         code = process.run(feedback)
+        on_stdout_line(unfinished["stdout"])  # a last line without its end
+        on_stderr_line(unfinished["stderr"])
         if feedback.isCanceled():
             raise QgsProcessingException("cancelled: the lsm process was ended")
         if code != 0:
-            raise QgsProcessingException(errors[-1] if errors else
+            raise QgsProcessingException(self.in_dialog_words(errors[-1]) if errors else
                                          "lsm {} failed (exit code {})".format(self.name(), code))
         return self.results(parameters, context, args, destinations)
+
+    def in_dialog_words(self, message):
+        """lsm's error line with its option spellings ("--buffer needs
+        --zones") as the dialog's field titles ("Buffer radius (m)" needs
+        "Zones"): the user of the dialog never saw the options. Longest
+        names first, so that --zones-out is not read as --zones."""
+        for option in sorted(self.options, key=lambda o: -len(o["name"])):
+            message = re.sub(r"--{}(?![\w-])".format(re.escape(option["name"])),
+                             '"{}"'.format(field_title(option)), message)
+        return message
 
     def layer_title(self, option, parameters, context):
         """The output's title and the required choices that say what it
