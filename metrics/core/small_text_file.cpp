@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <sstream>
 
+#include "csv_fields.h"
 #include "error.h"
 #include "protected_inputs.h"
 
@@ -25,6 +27,23 @@ std::string read_small_text_file(const std::string& path, const std::string& wha
   }
   if (in.bad()) throw Error(ErrorKind::BadInput, "cannot read " + what + " '" + path + "'");
   return text;
+}
+
+void for_each_csv_record(const std::string& path, const std::string& what, uint64_t max_bytes, bool comments,
+                         const std::function<void(const std::vector<std::string>& fields, int line,
+                                                  const std::string& where)>& record) {
+  std::string text = read_small_text_file(path, what, max_bytes);
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  std::istringstream lines(text);
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string whole = trimmed_field(line);
+    if (whole.empty() || (comments && whole[0] == '#')) continue;
+    std::vector<std::string> fields = split_csv_line(line);
+    for (std::string& f : fields) f = trimmed_field(f);
+    record(fields, number, path + ":" + std::to_string(number) + ": ");
+  }
 }
 
 }  // namespace lsm

@@ -7,9 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <sstream>
 
-#include "csv_fields.h"
 #include "error.h"
 #include "small_text_file.h"
 
@@ -60,20 +58,11 @@ bool is_batch_file(const std::string& path) {
 }
 
 std::vector<BatchLandscape> read_batch_file(const std::string& path) {
-  std::string text = read_small_text_file(path, "the batch file", 1 << 20);
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a byte order mark
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   std::vector<BatchLandscape> landscapes;
-  std::istringstream lines(text);
-  std::string line;
-  int line_no = 0;
-  while (std::getline(lines, line)) {
-    ++line_no;
-    const std::string where = path + ":" + std::to_string(line_no) + ": ";
-    if (!line.empty() && line.back() == '\r') line.pop_back();  // written on Windows, as FRAGSTATS' are
-    if (trimmed_field(line).empty() || trimmed_field(line)[0] == '#') continue;
-    std::vector<std::string> fields = split_csv_line(line);
-    for (std::string& f : fields) f = trimmed_field(f);
+  // FRAGSTATS writes its batch files on Windows: for_each_csv_record drops the '\r's.
+  for_each_csv_record(path, "the batch file", 1 << 20, true, [&](const std::vector<std::string>& fields, int line,
+                                                                 const std::string& where) {
     const size_t n = fields.size();
     if (n != 1 && n != 6 && n != 8)
       throw Error(ErrorKind::BadInput, where + std::to_string(n) + " fields; a FRAGSTATS batch line has 8 (InputFileName, "
@@ -81,7 +70,7 @@ std::vector<BatchLandscape> read_batch_file(const std::string& path) {
                                            "(FRAGSTATS 3) or 1 (a path alone)");
     BatchLandscape l;
     l.batch_file = path;
-    l.line = line_no;
+    l.line = line;
     if (fields[0].empty()) throw Error(ErrorKind::BadInput, where + "no raster path in the first field");
     const std::filesystem::path raster(fields[0]);
     l.path = raster.is_absolute() || folder.empty() ? raster.string() : (folder / raster).string();
@@ -99,7 +88,7 @@ std::vector<BatchLandscape> read_batch_file(const std::string& path) {
       if (given(fields[6])) l.nodata = number(fields[6], where, "nodata value");
     }
     landscapes.push_back(std::move(l));
-  }
+  });
   if (landscapes.empty()) throw Error(ErrorKind::BadInput, "the batch file '" + path + "' names no raster");
   return landscapes;
 }

@@ -5,10 +5,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
-#include <sstream>
 #include <vector>
 
-#include "csv_fields.h"
 #include "error.h"
 #include "printable_text.h"
 #include "small_text_file.h"
@@ -25,22 +23,13 @@ std::string lower(std::string s) {
 }  // namespace
 
 ClassDescriptors read_class_descriptors(const std::string& path) {
-  std::string text = read_small_text_file(path, "the class descriptor file", 1 << 20);
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // the byte order mark of Excel's "CSV UTF-8"
   ClassDescriptors d;
-  std::istringstream lines(text);
-  std::string line;
-  int line_no = 0;
-  while (std::getline(lines, line)) {
-    ++line_no;
-    const std::string where = path + ":" + std::to_string(line_no) + ": ";
-    if (trimmed_field(line).empty()) continue;
-    std::vector<std::string> fields = split_csv_line(line);
-    for (std::string& f : fields) f = trimmed_field(f);
+  for_each_csv_record(path, "the class descriptor file", 1 << 20, false, [&](const std::vector<std::string>& fields, int,
+                                                                             const std::string& where) {
     if (fields.size() != 4)
       throw Error(ErrorKind::BadInput, where + std::to_string(fields.size()) +
                                            " fields, expected 4: ID, Name, Enabled, IsBackground");
-    if (lower(fields[0]) == "id") continue;  // the header line
+    if (lower(fields[0]) == "id") return;  // the header line
     char* end = nullptr;
     errno = 0;
     const long long id = std::strtoll(fields[0].c_str(), &end, 10);
@@ -57,7 +46,7 @@ ClassDescriptors read_class_descriptors(const std::string& path) {
     d.names[code] = printable_text(fields[1]);
     if (!flag(fields[2], "Enabled")) d.disabled.insert(code);
     if (flag(fields[3], "IsBackground")) d.background.insert(code);
-  }
+  });
   return d;
 }
 
