@@ -2,11 +2,14 @@
 
 #include <filesystem>
 
+#include "class_descriptors.h"
 #include "common_parameters.h"
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "metric_catalogue.h"
 #include "metric_selection.h"
+#include "fragstats_core_areas.h"
+#include "fragstats_gyrate.h"
 
 namespace lsm::ops {
 
@@ -39,6 +42,52 @@ ParameterSpec metrics_parameter() {
 
 ParameterSpec edge_depth_parameter() {
   return integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells");
+}
+
+std::vector<ParameterSpec> table_analysis_parameters() {
+  return joined(
+      joined({metrics_parameter(), edge_depth_parameter(),
+              text("gyrate", "GYRATE rule: the mean distance of a patch's cells")
+                  .one_of_labelled({{"fragstats", "to the patch's area-median point, as FRAGSTATS prints"},
+                                    {"centroid", "to the centroid, the documented definition"}})
+                  .titled("GYRATE rule")
+                  .with_default("fragstats"),
+              text("core-areas", "disjunct core areas, which NCORE, CORE, CAI and the class/landscape core metrics count")
+                  .one_of_labelled({{"fragstats", "as FRAGSTATS counts them, missing some"},
+                                    {"all", "every 8-connected core area, the documented definition"}})
+                  .with_default("fragstats")},
+             landscape_definition_parameters()),
+      {integer("max-classes", "refuse rasters with more classes than this")
+           .with_default("1000")
+           .at_least(1)
+           .at_most(1000000)
+           .technical()});
+}
+
+ParameterSpec class_descriptors_parameter() {
+  return text("class-descriptors", "FRAGSTATS class descriptor file (ID, Name, Enabled, IsBackground): class names "
+                                   "for the tables, classes left out of the class table, the background classes")
+      .titled("Class descriptors")
+      .with_metavar("FILE")
+      .naming(PathKind::File)
+      .trusted()
+      .only(kCommandLine);
+}
+
+LandscapeJobOptions table_job_options(const ParameterValues& v, const RunContext& context,
+                                      const ClassDescriptors& descriptors, const std::string& input) {
+  LandscapeJobOptions job = landscape_job_options(v, context);
+  if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
+  // --background wins over the descriptor file's IsBackground classes.
+  job.background = v.given("background") ? std::set<int32_t>{static_cast<int32_t>(v.integer("background"))}
+                                         : descriptors.background;
+  // FRAGSTATS leaves classes that are not Enabled out of the class-level output.
+  job.disabled_classes = descriptors.disabled;
+  set_landscape_definition(v, job);  // the background as given, else the descriptor file's (above)
+  job.gyrate = parse_gyrate_rule(v.text("gyrate"));
+  job.core_areas = parse_core_area_rule(v.text("core-areas"));
+  job.after_scan = class_count_check(v, input);
+  return job;
 }
 
 void require_table_prefix(const ParameterValues& values) {

@@ -10,6 +10,7 @@
 
 namespace lsm {
 class GdalClassRaster;
+struct ClassDescriptors;
 }
 
 namespace lsm::ops {
@@ -35,6 +36,21 @@ void set_landscape_definition(const ParameterValues& values, JobOptions& job) {
 ParameterSpec metrics_parameter();
 /// edge-depth: the core metrics' edge depth in cells (1..1000, default 1).
 ParameterSpec edge_depth_parameter();
+/// What the tables of a landscape are computed with: metrics, edge-depth,
+/// gyrate, core-areas, background, boundary-edge, max-richness, max-classes
+/// (in that order). `metrics` and the in-memory landscape
+/// (landscape_tables.h) declare them alike.
+std::vector<ParameterSpec> table_analysis_parameters();
+/// class-descriptors: a FRAGSTATS class descriptor file (names, disabled and
+/// background classes); a path of the machine that runs it (trusted).
+ParameterSpec class_descriptors_parameter();
+/// The landscape job's options of table_analysis_parameters()' and
+/// patch_parameters()' values: the selection, the background (--background,
+/// else the descriptor file's), the disabled classes, the GYRATE and core
+/// area rules, and --max-classes checked after the scan of `input` (the name
+/// its message gives the raster).
+LandscapeJobOptions table_job_options(const ParameterValues& values, const RunContext& context,
+                                      const ClassDescriptors& descriptors, const std::string& input);
 /// Fails on `output` unless it is a prefix of file names (not empty, not a
 /// folder): "give one such as DIR/run1 (tables run1.class.csv ...)".
 void require_table_prefix(const ParameterValues& values);

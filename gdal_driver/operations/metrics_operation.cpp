@@ -65,30 +65,12 @@ OperationSpec metrics_spec() {
               .subset_of({"patch", "class", "land"})
               .titled("Levels")
               .checked_by([](const std::string& v) { MetricLevels::parse(v); }),
-          metrics_parameter(),
-          edge_depth_parameter(),
-          text("gyrate", "GYRATE rule: the mean distance of a patch's cells")
-              .one_of_labelled({{"fragstats", "to the patch's area-median point, as FRAGSTATS prints"},
-                                {"centroid", "to the centroid, the documented definition"}})
-              .titled("GYRATE rule")
-              .with_default("fragstats"),
-          text("core-areas", "disjunct core areas, which NCORE, CORE, CAI and the class/landscape core metrics count")
-              .one_of_labelled({{"fragstats", "as FRAGSTATS counts them, missing some"},
-                                {"all", "every 8-connected core area, the documented definition"}})
-              .with_default("fragstats"),
       },
-      landscape_definition_parameters()), {
-          integer("max-classes", "refuse rasters with more classes than this").with_default("1000").at_least(1).at_most(1000000).technical(),
+      table_analysis_parameters()), {
           text("format", "table layout")
               .one_of_labelled({{"fragstats", "one column per metric"}, {"tidy", "one row per value"}})
               .with_default("fragstats"),
-          text("class-descriptors", "FRAGSTATS class descriptor file (ID, Name, Enabled, IsBackground): class names "
-                                    "for the tables, classes left out of the class table, the background classes")
-              .titled("Class descriptors")
-              .with_metavar("FILE")
-              .naming(PathKind::File)
-              .trusted()
-              .only(kCommandLine),
+          class_descriptors_parameter(),
           flag("print", "also print key columns of the class and landscape tables on stdout, aligned, with class names")
               .presentation(),
       }),
@@ -252,18 +234,8 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   const TableFormat format = parse_table_format(v.text("format"));
   const ClassDescriptors descriptors =
       v.given("class-descriptors") ? read_class_descriptors(v.text("class-descriptors")) : ClassDescriptors{};
-  LandscapeJobOptions job = landscape_job_options(v, context);
-  if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
+  LandscapeJobOptions job = table_job_options(v, context, descriptors, input);
   select_levels(levels, job.selection, v, context);
-  // --background wins over the descriptor file's IsBackground classes.
-  job.background = v.given("background") ? std::set<int32_t>{static_cast<int32_t>(v.integer("background"))}
-                                         : descriptors.background;
-  // FRAGSTATS leaves classes that are not Enabled out of the class-level output.
-  job.disabled_classes = descriptors.disabled;
-  set_landscape_definition(v, job);  // the background as given, else the descriptor file's (above)
-  job.gyrate = parse_gyrate_rule(v.text("gyrate"));
-  job.core_areas = parse_core_area_rule(v.text("core-areas"));
-  job.after_scan = class_count_check(v, input);
   if (const std::vector<std::string> inputs = v.texts("input"); inputs.size() > 1 || is_batch_file(input))
     return run_batch(v, context, batch_landscapes(v, inputs), levels, format, job, descriptors);
 
