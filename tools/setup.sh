@@ -8,6 +8,10 @@
 #                                    service's pages in its tests
 #   --with-fuzzing (with either)     also clang, libFuzzer and LLVM's OpenMP,
 #                                    for the fuzz targets (tests/fuzz)
+#   --with-python-extras (with either)
+#                                    also rasterio, dask.distributed, tqdm,
+#                                    geopandas and matplotlib, which the
+#                                    Python module works with (docs/PYTHON.md)
 #   --with-opencv (with either)      also OpenCV's Python bindings
 #                                    (python3-opencv), the reference of the
 #                                    HOG Dalal-Triggs test
@@ -16,13 +20,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(build-essential cmake libgdal-dev gdal-bin libboost-program-options-dev libgtest-dev nlohmann-json3-dev
-          libcpp-httplib-dev libsqlite3-dev pkg-config curl python3-jsonschema python3-yaml python3-owslib)
+          libcpp-httplib-dev libsqlite3-dev pkg-config curl python3-jsonschema python3-yaml python3-owslib
+          pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest)
 deps_only=false
 for a in "$@"; do
   case "$a" in
     --deps-only) deps_only=true ;;
     --with-qgis) packages+=(qgis python3-qgis xvfb xauth) ;;
     --with-opencv) packages+=(python3-opencv) ;;
+    --with-python-extras) packages+=(python3-rasterio python3-distributed python3-tqdm python3-geopandas python3-matplotlib) ;;
     --with-browser) packages+=(chromium) ;;
     --with-fuzzing) packages+=(clang libfuzzer-14-dev libomp-14-dev) ;;
     *) echo "setup.sh: unknown option $a" >&2; exit 1 ;;
@@ -38,3 +44,12 @@ fi
 $deps_only && exit 0
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
+# The Python module where python3 finds it (/usr/local/lib/python3.X/dist-packages),
+# so that `python3 -c "import lsm"` works; elsewhere PYTHONPATH=build/python.
+if [ -d build/python/lsm ]; then
+  if [ -w /usr/local/lib ]; then
+    cmake --install build --component python >/dev/null
+  else
+    echo "setup.sh: not root, so the Python module stays in build/python (PYTHONPATH=$PWD/build/python)" >&2
+  fi
+fi

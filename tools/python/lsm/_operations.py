@@ -27,7 +27,7 @@ def load(path, media_type):
     if media_type == "text/csv":
         import pandas
 
-        return pandas.read_csv(path)
+        return pandas.read_csv(path, float_precision="round_trip")  # exact: the engine writes shortest round-trip numbers
     if media_type == "application/json":
         with open(path) as f:
             return json.load(f)
@@ -92,9 +92,9 @@ def make_function(declaration):
                     value = [raster_path(v, scratch) for v in value] if isinstance(value, (list, tuple)) else \
                         raster_path(value, scratch)
                 pairs += declaration.texts(name, value)
-            for p in outputs:  # a required output not given goes to the scratch folder, and comes back as objects
+            for p in outputs:  # a needed output not given goes to the scratch folder, and comes back as objects
                 name = _declarations.keyword(p["name"])
-                if name not in given and p["required"]:
+                if name not in given and needed(p, command, given):
                     suffix = "" if p["output"] in ("table-prefix", "folder") else p["files"][0]["suffix"]
                     temporary[name] = os.path.join(scratch, name.replace("_", "-") + suffix)
                     pairs += declaration.texts(name, temporary[name])
@@ -132,6 +132,19 @@ def make_function(declaration):
     signature.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=None))
     run.__signature__ = inspect.Signature(signature)
     return run
+
+
+def needed(p, command, given):
+    """Whether output ``p`` must be given: it is required, or one of two of a
+    rule (pyramid's output or overviews) whose other one is not given."""
+    if p["required"]:
+        return True
+    for rule in command["rules"]:
+        if rule["kind"] == "one-of" and p["name"] in rule["parameters"]:
+            other = [n for n in rule["parameters"] if n != p["name"]][0]
+            if _declarations.keyword(other) not in given:
+                return True
+    return False
 
 
 def raster_path(value, scratch):
