@@ -25,4 +25,15 @@ for page in $(grep -o '"manual":"[^"]*"' "$prefix/describe.json" | cut -d'"' -f4
   [ -f "$qgis/docs/$page" ] || fail "the help page $page of an operation is not installed with the plugin"
 done
 [ -n "$(find "$prefix" -path '*/doc/*' -name GDAL_DRIVER.md)" ] || fail "the driver's help topic GDAL_DRIVER.md is not installed"
-echo "ok: lsm, gdal_LSM.so and the QGIS plugin installed under $prefix"
+if [ -d "$build/python/lsm" ]; then  # the Python module, where the build has it
+  package=$(find "$prefix" -type d -path '*-packages/lsm' | head -1)
+  [ -n "$package" ] && [ -f "$package/__init__.py" ] && ls "$package"/_lsm*.so >/dev/null 2>&1 ||
+    fail "no Python package lsm (with _lsm) under lib/python3.X/*-packages"
+  python=$(sed -n 's/^LSM_PYTHON_EXECUTABLE_USED:[A-Z]*=//p' "$build/CMakeCache.txt")
+  env ${LSM_ASAN_PRELOAD:+LD_PRELOAD=$LSM_ASAN_PRELOAD} PYTHONPATH="$(dirname "$package")" "${python:-/usr/bin/python3}" -c "
+import lsm, numpy
+assert lsm.__file__.startswith('$prefix'), lsm.__file__
+table = lsm.Landscape(numpy.array([[1, 1], [2, 2]], dtype=numpy.uint8)).landscape_metrics(['NP'])
+assert table['NP'][0] == 2, table" || fail "the installed Python module does not import or run"
+fi
+echo "ok: lsm, gdal_LSM.so, the QGIS plugin and the Python module installed under $prefix"

@@ -97,21 +97,25 @@ def test_an_exception_in_the_progress_callback_cancels_the_run():
 
 def test_the_gil_is_released_while_the_engine_works():
     land = lsm.Landscape(big_landscape())
-    ticks = []
+    running = threading.Event()
     done = threading.Event()
+    ticks = []
 
     def count():
         while not done.is_set():
-            ticks.append(1)
+            if running.is_set():
+                ticks.append(1)
             time.sleep(0.005)
 
     counter = threading.Thread(target=count)
     counter.start()
+    running.set()
     started = time.monotonic()
     land.landscape_metrics(["SHDI", "CONTAG", "AI"])
     took = time.monotonic() - started
+    running.clear()
     done.set()
     counter.join()
-    # The counter ticks every 5 ms when it can run; a quarter of those ticks
-    # shows it ran beside the engine (with the GIL held it would get none).
-    assert took > 0.2 and len(ticks) > 0.25 * took / 0.005
+    # With the GIL held through the run the counter could not tick during it;
+    # released, it ticks every 5 ms it gets a core (fewer on a loaded machine).
+    assert took > 0.2 and len(ticks) >= 10, (took, len(ticks))
