@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(build-essential cmake libgdal-dev gdal-bin libboost-program-options-dev libgtest-dev nlohmann-json3-dev
           libcpp-httplib-dev libsqlite3-dev pkg-config curl python3-jsonschema python3-yaml python3-owslib
-          pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest)
+          pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-pip python3-setuptools python3-wheel)
 deps_only=false
 for a in "$@"; do
   case "$a" in
