@@ -68,7 +68,7 @@ def test_every_operation_runs_and_returns_objects(name, sample_raster, tmp_path)
 
 
 def test_an_output_given_a_path_returns_the_path_and_equals_the_command_line(run_cli, sample_raster, tmp_path):
-    path = lsm.window(sample_raster, tmp_path / "py.tif", metrics="SHDI,PR", window_size=7, quiet=True)
+    path = lsm.window(sample_raster, tmp_path / "py.tif", metrics="SHDI,PR", window_size=7)
     assert path == str(tmp_path / "py.tif") and os.path.exists(path)
     run_cli("window", sample_raster, tmp_path / "cli.tif", "--metrics", "SHDI,PR", "--window-size", "7")
     numpy.testing.assert_array_equal(lsm._lsm.read_raster(path)[0], lsm._lsm.read_raster(str(tmp_path / "cli.tif"))[0])

@@ -25,8 +25,10 @@ class Declaration:
     """One operation's (or lsm.Landscape's) parameters, from lsm's JSON."""
 
     def __init__(self, command, operation_name):
-        self.command = command
         self.operation_name = operation_name  # "" for lsm.Landscape
+        # The command line's quiet switch: a Python caller's progress= decides instead.
+        command = dict(command, parameters=[p for p in command["parameters"] if p["name"] != "quiet"])
+        self.command = command
         self.parameters = {keyword(p["name"]): p for p in command["parameters"]}
         self.aliases = {}
         for p in command["parameters"]:
@@ -132,9 +134,7 @@ def described(p):
         kind = "path, numpy array or dataset" if p["input"] == "raster" else "path"
     if p["multiple"]:
         kind += " or list"
-    parts = [p["help"]]
-    if p["unit"]:
-        parts.append("in " + p["unit"])
+    parts = [p["help"] + (" (%s)" % p["unit"] if p["unit"] else "")]
     if p["choices"] and p["choice_labels"] and not p["list"]:
         parts.append("; ".join("%s: %s" % (c, l) for c, l in zip(p["choices"], p["choice_labels"])))
     elif p["choices"] and not p["list"]:

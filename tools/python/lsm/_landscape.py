@@ -22,8 +22,9 @@ class Landscape:
     Further keywords are those of ``lsm metrics`` (``edge_depth``,
     ``gyrate``, ``core_areas``, ``boundary_edge``, ``max_richness``,
     ``class_descriptors``, ``band``, ``backend``, ``memory_limit`` ...):
-    ``help(lsm.Landscape)`` lists them. ``progress``: True for a progress
-    bar, or a callable taking the fraction done.
+    they are listed below. ``metrics`` given here is the methods' default
+    selection. ``progress``: True for a progress bar, or a callable taking
+    the fraction done.
 
     Tables are computed on first use, every level in one run, and kept.
     Raises ValueError for a bad value (the command line's message), TypeError
@@ -180,3 +181,9 @@ def tidy_frame(frame, level, columns, names):
     long["metric"] = numpy.tile(numpy.asarray(columns, dtype=object), rows)
     long["value"] = frame[list(columns)].to_numpy(dtype=float).ravel() if width else numpy.zeros(0)
     return pandas.DataFrame(long)
+
+
+# The keywords' list, from the declaration, as the operations' docstrings have it.
+Landscape.__doc__ += "\n    Keywords\n    --------\n" + "\n".join(
+    "    " + line for p in _declarations.landscape().command["parameters"] if not p["input"]
+    for line in _declarations.described(p).split("\n"))

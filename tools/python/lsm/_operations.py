@@ -122,8 +122,9 @@ def make_function(declaration):
                       "\n".join(_declarations.described(p) for p in parameters), command["manual"])
     signature = []
     for p in positional:
+        required = p["required"] and not p["output"]  # an output left out comes back as objects
         signature.append(inspect.Parameter(_declarations.keyword(p["name"]), inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                           default=inspect.Parameter.empty if p["required"] else None))
+                                           default=inspect.Parameter.empty if required else None))
     for p in parameters:
         if not p["positional"]:
             default = p["default"] if p["default"] is not None else None
