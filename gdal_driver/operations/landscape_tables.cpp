@@ -8,6 +8,7 @@
 #include "gdal_class_raster.h"
 #include "landscape_job.h"
 #include "landscape_parameters.h"
+#include "memory_raster.h"
 
 namespace lsm::ops {
 
@@ -29,20 +30,6 @@ OperationSpec make_spec() {
     if (p.name != "quiet") s.parameters.push_back(p);  // progress is the front end's
   return s;
 }
-
-// Collects the patch-ID raster in memory.
-class PatchIdArray final : public LabelRasterSink {
- public:
-  PatchIdArray(std::vector<uint32_t>& cells, int64_t width) : cells_(cells), width_(width) {}
-  void write(const Window& w, const uint32_t* labels) override {
-    for (int64_t y = 0; y < w.height; ++y)
-      std::copy(labels + y * w.width, labels + (y + 1) * w.width, cells_.data() + (w.y0 + y) * width_ + w.x0);
-  }
-
- private:
-  std::vector<uint32_t>& cells_;
-  int64_t width_;
-};
 
 }  // namespace
 
@@ -76,17 +63,14 @@ LandscapeTables landscape_tables(const ParameterValues& v, const RunContext& con
   const RasterInfo info = source->info();
   out.width = info.width;
   out.height = info.height;
-  std::unique_ptr<PatchIdArray> ids;
+  std::optional<MemoryLabelRaster> ids;
   LandscapeSinks sinks;  // no patch_rows sink: the patch table stays in the results
-  if (patch_ids) {
-    out.patch_ids.assign(static_cast<size_t>(info.width * info.height), 0);
-    ids = std::make_unique<PatchIdArray>(out.patch_ids, info.width);
-    sinks.patch_ids = ids.get();
-  }
+  if (patch_ids) sinks.patch_ids = &ids.emplace(info.width, info.height);
   LandscapeResults results = run_landscape_job(*source, job, sinks, context.checked_progress());
   out.metrics = std::move(results.metrics);
   out.has_adjacency = results.rows.second_pass;
   if (out.has_adjacency) out.adjacency = std::move(results.rows.adjacency);
+  if (ids) out.patch_ids = ids->take_labels();
   return out;
 }
 

@@ -2,6 +2,7 @@
 // In-memory rasters: the ClassRasterSource and LabelRasterSink used by tests
 // and benchmarks (and on machines without GDAL).
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "raster.h"
@@ -30,6 +31,8 @@ class MemoryLabelRaster final : public LabelRasterSink {
   MemoryLabelRaster(int64_t width, int64_t height);
   void write(const Window& window, const uint32_t* labels) override;
   const std::vector<uint32_t>& labels() const { return labels_; }
+  /// The labels, moved out (the sink is empty after).
+  std::vector<uint32_t> take_labels() { return std::move(labels_); }
 
  private:
   int64_t width_, height_;
