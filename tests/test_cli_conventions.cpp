@@ -114,8 +114,8 @@ TEST_F(CliConventions, MetricsNotComputedYetAreSaidSo) {
   const auto before = files();
   expect_clean_failure(run_lsm(run + " --metrics PROX_MN"),
                        "PROX_MN is a FRAGSTATS metric that lsm does not compute yet (it needs a search radius)", before);
-  expect_clean_failure(run_lsm(run + " --metrics ca,MUTINF"), "MUTINF is a landscapemetrics metric that lsm does not compute yet",
-                       before);
+  expect_clean_failure(run_lsm(run + " --metrics ca,CWED"),
+                       "CWED is a FRAGSTATS metric that lsm does not compute yet (it needs an edge contrast table)", before);
   expect_clean_failure(run_lsm(run + " --metrics PROXY"), "unknown metric 'PROXY'", before);
 }
 
@@ -132,11 +132,15 @@ TEST_F(CliConventions, ListMetricsPrintsTheCatalogue) {
   std::vector<std::string> catalogue;
   for (const lsm::MetricInfo& m : lsm::metric_catalogue()) catalogue.push_back(m.acronym);
   EXPECT_EQ(acronyms, catalogue);
-  EXPECT_NE(r.out.find("\nENN       Euclidean nearest-neighbour distance (m)   patch; _MN _AM _MD _RA _SD _CV at class and "
+  EXPECT_NE(r.out.find("\nENN        Euclidean nearest-neighbour distance (m)   patch; _MN _AM _MD _RA _SD _CV at class and "
                        "landscape · isolation\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("\nSHDI      Shannon's diversity index"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nSHDI       Shannon's diversity index"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nRELMUTINF  Relative mutual information (proportion)   landscape · information theory "
+                       "(landscapemetrics)\n"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("landscape · diversity\n"), std::string::npos) << r.out;
   EXPECT_NE(run_lsm("metrics --help").out.find("--list-metrics"), std::string::npos);
 }

@@ -339,6 +339,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   families::add_landscape_aggregation(b, level);
   families::add_landscape_diversity(b, level);
   families::add_landscape_ai(b, level);
+  families::add_landscape_information(b, level);
   out.land.columns = b.names;
   out.land.rows.push_back({0, 0, b.values});
   if (!rows.second_pass)

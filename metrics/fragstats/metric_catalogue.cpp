@@ -59,6 +59,11 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {"SHEI",     "Shannon's evenness index",                   F::Diversity,    L,       "none",       false, false},
       {"SIEI",     "Simpson's evenness index",                   F::Diversity,    L,       "none",       false, false},
       {"MSIEI",    "Modified Simpson's evenness index",          F::Diversity,    L,       "none",       false, false},
+      {"ENT",      "Marginal entropy",                           F::Information,  L,       "bits",       true,  false},
+      {"CONDENT",  "Conditional entropy",                        F::Information,  L,       "bits",       true,  false},
+      {"JOINENT",  "Joint entropy",                              F::Information,  L,       "bits",       true,  false},
+      {"MUTINF",   "Mutual information",                         F::Information,  L,       "bits",       true,  false},
+      {"RELMUTINF", "Relative mutual information",                F::Information,  L,       "proportion", true,  false},
   };
   // clang-format on
   return catalogue;
@@ -77,6 +82,7 @@ const char* family_name(MetricFamily family) {
     case MetricFamily::CoreArea: return "core area";
     case MetricFamily::Isolation: return "isolation";
     case MetricFamily::Aggregation: return "aggregation";
+    case MetricFamily::Information: return "information theory (landscapemetrics)";
     case MetricFamily::Diversity: break;
   }
   return "diversity";
@@ -97,7 +103,7 @@ std::vector<std::string> patch_metric_columns() {
 const MissingMetric* find_missing_metric(const std::string& acronym) {
   // FRAGSTATS 4.2's isolation, contrast and connectivity metrics that take an
   // auxiliary table or a distance (its "Isolation/Proximity", "Contrast" and
-  // "Connectivity" sections), and landscapemetrics' information theory.
+  // "Connectivity" sections).
   static const MissingMetric missing[] = {
       {"PROX", "FRAGSTATS", "a search radius"},
       {"SIMI", "FRAGSTATS", "a similarity table and a search radius"},
@@ -106,11 +112,6 @@ const MissingMetric* find_missing_metric(const std::string& acronym) {
       {"TECI", "FRAGSTATS", "an edge contrast table"},
       {"CONNECT", "FRAGSTATS", "a threshold distance"},
       {"GISFRAG", "FRAGSTATS", ""},
-      {"ENT", "landscapemetrics", ""},
-      {"CONDENT", "landscapemetrics", ""},
-      {"JOINENT", "landscapemetrics", ""},
-      {"MUTINF", "landscapemetrics", ""},
-      {"RELMUTINF", "landscapemetrics", ""},
   };
   std::string base = acronym;
   const size_t u = base.rfind('_');

@@ -16,7 +16,8 @@ namespace lsm {
 enum MetricLevelMask : unsigned { kPatchLevel = 1, kClassLevel = 2, kLandscapeLevel = 4 };
 
 /// FRAGSTATS' metric families (the sections of its documentation).
-enum class MetricFamily { AreaEdge, Shape, CoreArea, Isolation, Aggregation, Diversity };
+/// FRAGSTATS 4.2's sections, and landscapemetrics' information theory (Nowosad & Stepinski 2019).
+enum class MetricFamily { AreaEdge, Shape, CoreArea, Isolation, Aggregation, Diversity, Information };
 
 struct MetricInfo {
   const char* acronym;     ///< FRAGSTATS' acronym: the table column
@@ -39,9 +40,8 @@ const std::vector<std::string>& distribution_statistics();
 /// The patch table's metric columns (after PID and TYPE), in order.
 std::vector<std::string> patch_metric_columns();
 
-/// A metric of FRAGSTATS 4.2 (or of landscapemetrics' information theory,
-/// Nowosad & Stepinski 2019) that lsm does not compute yet, so that asking
-/// for it reads as "not yet" rather than as a typo.
+/// A metric of FRAGSTATS 4.2 (or of landscapemetrics) that lsm does not
+/// compute yet, so that asking for it reads as "not yet" rather than as a typo.
 struct MissingMetric {
   const char* acronym;  ///< as FRAGSTATS (or landscapemetrics) spells it
   const char* from;     ///< "FRAGSTATS" or "landscapemetrics"

@@ -239,6 +239,7 @@ class WindowMetrics {
       families::add_landscape_aggregation(row, level);
       families::add_landscape_diversity(row, level);
       families::add_landscape_ai(row, level);
+      families::add_landscape_information(row, level);
       if (row.record_names) land_columns_ = row.names;
       for (const auto& [metric, b] : land_bands_) out[b] = row.values[column(land_columns_, metric)];
     }
@@ -388,7 +389,8 @@ bool window_metric_needs_patches(const std::string& metric) {
 const std::vector<std::string>& window_landscape_metrics() {
   static const std::vector<std::string> metrics{"TA",   "NP",    "PD",       "LPI",      "TE",   "ED",    "LSI", "CONTAG",
                                                 "PLADJ", "IJI", "COHESION", "DIVISION", "MESH", "SPLIT", "PR",  "PRD",
-                                                "RPR",  "SHDI", "SIDI",     "MSIDI",    "SHEI", "SIEI",  "MSIEI", "AI"};
+                                                "RPR",  "SHDI", "SIDI",     "MSIDI",    "SHEI", "SIEI",  "MSIEI", "AI",
+                                                "ENT",  "CONDENT", "JOINENT", "MUTINF", "RELMUTINF"};
   return metrics;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The metric families of the class and landscape rows, one file each
 // (FRAGSTATS 4.2 documentation, McGarigal, Cushman & Ene 2012, by section):
-// area and edge, shape, core area, isolation, aggregation, diversity. Each
+// area and edge, shape, core area, isolation, aggregation, diversity; and
+// landscapemetrics' information theory (Nowosad & Stepinski 2019). Each
 // adds its columns to a row in the order FRAGSTATS prints them, from what
 // compute_fragstats_metrics (fragstats_metrics.cpp) gathered in its patch
 // pass: the classes' sums, the class adjacencies and the per-patch values on
@@ -103,6 +104,9 @@ void add_landscape_aggregation(RowBuilder& b, const LevelContext& c);
 void add_landscape_diversity(RowBuilder& b, const LevelContext& c);
 /// AI, the area-weighted mean of the classes' AI (printed last).
 void add_landscape_ai(RowBuilder& b, const LevelContext& c);
+/// ENT, CONDENT, JOINENT, MUTINF, RELMUTINF (bits; Nowosad & Stepinski 2019,
+/// as landscapemetrics computes them), after FRAGSTATS' columns.
+void add_landscape_information(RowBuilder& b, const LevelContext& c);
 
 /// COHESION (in cells, as FRAGSTATS defines it; Z without background),
 /// DIVISION, MESH (ha), SPLIT (A with background) of a set of patches with
