@@ -81,6 +81,21 @@ TEST(ArrayViewRaster, Int32MinimumIsOutsideTheLandscape) {
   EXPECT_EQ(out[1], kNoClass);
 }
 
+TEST(ArrayViewRaster, NegativeCodesAreTheBorderAndRefused) {
+  const std::vector<int16_t> cells = {1, 2, -12, 2, -1, 1};
+  ArrayViewClassRaster raster(cells.data(), ArrayCellType::Int16, 3, 2, 3, 1, 1, std::nullopt);
+  std::vector<int32_t> out(6);
+  expect_error(ErrorKind::BadInput, "negative class code -12 at column 2, row 0", [&] {
+    raster.read(Window{0, 0, 3, 2}, out.data());
+  });
+  ArrayViewClassRaster as_nodata(cells.data(), ArrayCellType::Int16, 3, 2, 3, 1, 1, -12);  // nodata: fine
+  expect_error(ErrorKind::BadInput, "negative class code -1 at column 1, row 1", [&] {
+    as_nodata.read(Window{0, 0, 3, 2}, out.data());
+  });
+  as_nodata.read(Window{0, 0, 3, 1}, out.data());  // the first row has no other negative code
+  EXPECT_EQ(out[2], kNoClass);
+}
+
 TEST(ArrayViewRaster, RefusesWhatIsNoRaster) {
   const std::vector<uint8_t> cells(4, 1);
   const auto make = [&](const void* p, int64_t w, int64_t h, int64_t stride, double cw) {

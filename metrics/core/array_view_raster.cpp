@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <type_traits>
 
 #include "error.h"
 
@@ -50,8 +52,16 @@ void ArrayViewClassRaster::read_as(const Window& w, int32_t* out, int64_t line_s
   for (int64_t y = 0; y < w.height; ++y) {
     const T* src = base + (w.y0 + y) * row_stride_ + w.x0;
     int32_t* dst = out + y * line_stride;
-    for (int64_t x = 0; x < w.width; ++x)
+    for (int64_t x = 0; x < w.width; ++x) {
       dst[x] = has_nodata && src[x] == nodata ? kNoClass : static_cast<int32_t>(src[x]);
+      // FRAGSTATS reads negative codes as the landscape border; as the GDAL
+      // reader does, lsm refuses them until it gives them that meaning.
+      if (std::is_signed<T>::value && dst[x] < 0 && dst[x] != kNoClass)
+        throw Error(ErrorKind::BadInput, "the array holds the negative class code " + std::to_string(dst[x]) +
+                                             " at column " + std::to_string(w.x0 + x) + ", row " +
+                                             std::to_string(w.y0 + y) + ": FRAGSTATS reads negative codes as the "
+                                             "landscape border, which lsm does not support yet; make them nodata");
+    }
   }
 }
 

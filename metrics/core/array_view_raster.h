@@ -18,7 +18,9 @@ int cell_bytes(ArrayCellType type);
 /// A ClassRasterSource over a borrowed row-major array of `height` rows of
 /// `width` cells, `row_stride` cells apart (>= width; width for a C-contiguous
 /// array). Cells equal to `nodata` are outside the landscape; an int32 cell
-/// equal to kNoClass (INT32_MIN) is too, as in MemoryClassRaster. The array
+/// equal to kNoClass (INT32_MIN) is too, as in MemoryClassRaster. Other
+/// negative codes (FRAGSTATS' landscape border) make read() throw
+/// lsm::Error(BadInput) naming the cell, as the GDAL reader does. The array
 /// must outlive the source and not change while a job reads it.
 class ArrayViewClassRaster final : public ClassRasterSource {
  public:

@@ -16,6 +16,13 @@ def test_float_array_with_fractions_is_refused():
         lsm.Landscape(numpy.array([[1.0, 1.5], [2.0, 2.0]]))
 
 
+def test_negative_codes_are_the_border_and_refused():
+    grid = numpy.array([[-12, 1], [2, 2]], dtype=numpy.int16)
+    with pytest.raises(ValueError, match="negative class code -12 at column 0, row 0: FRAGSTATS reads negative codes"):
+        lsm.Landscape(grid).class_metrics()
+    assert lsm.Landscape(grid, nodata=-12).landscape_metrics(["NP"])["NP"][0] == 2
+
+
 def test_whole_floats_are_class_codes_and_nan_is_nodata():
     grid = numpy.array([[1.0, 1.0], [numpy.nan, 2.0]])
     table = lsm.Landscape(grid).landscape_metrics(["TA", "NP"])
