@@ -193,3 +193,40 @@ TEST_F(CliConventions, DescribeListsEveryCommandAndParameter) {
 
 }  // namespace
 }  // namespace lsm::test
+
+namespace lsm::test {
+namespace {
+
+// --edge-distance: FRAGSTATS' edge depth in metres, the same tables as the
+// depth in cells wherever an operation takes an edge depth; a distance that
+// is no whole number of cells, or both options, is refused before any output.
+class EdgeDistance : public CliFixture {};
+
+TEST_F(EdgeDistance, GivesTheOutputsOfItsDepthInCells) {
+  const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";  // 30 m cells
+  for (const std::string& metrics : {std::string("CORE,NCORE,TCA,NDCA,CPLAND"), std::string("CAI_MN,DCAD")}) {
+    ASSERT_EQ(run_lsm("metrics " + sample + " -o " + path("cells") + " --metrics " + metrics + " --edge-depth 3 -q").code, 0);
+    ASSERT_EQ(run_lsm("metrics " + sample + " -o " + path("metres") + " --metrics " + metrics + " --edge-distance 90 -q").code, 0);
+    for (const char* table : {".class.csv", ".land.csv"})
+      EXPECT_EQ(slurp(path("cells") + table), slurp(path("metres") + table)) << metrics << table;
+  }
+  ASSERT_EQ(run_lsm("patchmetric " + sample + " " + path("a.tif") + " --metric CORE --edge-depth 2 -q").code, 0);
+  ASSERT_EQ(run_lsm("patchmetric " + sample + " " + path("b.tif") + " --metric CORE --edge-distance 60 -q").code, 0);
+  ASSERT_EQ(run_lsm("metrics " + sample + " -o " + path("d1") + " --metrics CORE --edge-depth 1 -q").code, 0);
+  EXPECT_NE(slurp(path("d1.patch.csv")), slurp(path("cells.patch.csv")));  // the depth matters
+  const CliRun zonal = run_lsm("zonal " + sample + " -o " + path("z") + " --grid 100 --metrics TCA --edge-distance 60 -q");
+  EXPECT_EQ(zonal.code, 0) << zonal.err;
+}
+
+TEST_F(EdgeDistance, RefusesWhatIsNoWholeNumberOfCells) {
+  const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
+  const auto before = files();
+  expect_clean_failure(run_lsm("metrics " + sample + " -o " + path("m") + " --edge-distance 100"),
+                       "the edge distance 100 m is not a whole number of the raster's 30 m cells", before);
+  expect_clean_failure(run_lsm("metrics " + sample + " -o " + path("m") + " --edge-distance 90 --edge-depth 3"),
+                       "--edge-depth and --edge-distance exclude each other", before);
+  expect_clean_failure(run_lsm("metrics " + sample + " -o " + path("m") + " --edge-distance -30"), "--edge-distance", before);
+}
+
+}  // namespace
+}  // namespace lsm::test

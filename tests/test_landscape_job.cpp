@@ -343,3 +343,60 @@ TEST(LandscapeJob, EveryPatchColumnHasItsFormula) {
 
 }  // namespace
 }  // namespace lsm::test
+
+namespace lsm::test {
+namespace {
+
+// The edge depth as a distance (FRAGSTATS asks for metres): a whole number
+// of square cells, else refused with the nearest distances that are.
+TEST(LandscapeJob, EdgeDistanceIsAWholeNumberOfSquareCells) {
+  RasterInfo info;
+  info.width = info.height = 10;
+  info.cell_width = info.cell_height = 30;
+  LandscapeJobOptions o;
+  o.edge_depth = 5;
+  EXPECT_EQ(edge_depth_cells(info, o), 5);  // no distance: the depth in cells
+  o.edge_distance = 90;
+  EXPECT_EQ(edge_depth_cells(info, o), 3);
+  o.edge_distance = 30;
+  EXPECT_EQ(edge_depth_cells(info, o), 1);
+  const auto refused = [&](double d, const std::string& words) {
+    o.edge_distance = d;
+    try {
+      edge_depth_cells(info, o);
+      ADD_FAILURE() << d << " m was taken";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::BadInput);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused(100, "is not a whole number of the raster's 30 m cells (FRAGSTATS' edge depth on them is a multiple of "
+               "the cell size, 1 to 1000 cells): give 90 or 120 m");
+  refused(10, "give 30 or 60 m");
+  refused(0, "give 30 or 60 m");
+  refused(30 * 1001, "1 to 1000 cells");
+  info.cell_height = 30.02;  // square to 0.1 %: taken
+  o.edge_distance = 60;
+  EXPECT_EQ(edge_depth_cells(info, o), 2);
+  info.cell_height = 31;
+  refused(60, "needs square cells; these are 30 x 31 m");
+  info.cell_height = 30;
+  info.geodesic = std::make_shared<GeodesicRows>();
+  refused(60, "needs a projected raster");
+}
+
+TEST(LandscapeJob, EdgeDistanceGivesTheTablesOfItsDepthInCells) {
+  MemoryClassRaster raster = random_landscape(60, 45, 3, 21, 0.02);
+  LandscapeJobOptions by_cells = cpu_options(), by_distance = cpu_options();
+  by_cells.edge_depth = 2;
+  by_distance.edge_distance = 60.0;  // random_landscape has 30 m cells
+  const LandscapeResults a = run_landscape_job(raster, by_cells), b = run_landscape_job(raster, by_distance);
+  EXPECT_EQ(csv(a.metrics.cls, MetricLevel::Class), csv(b.metrics.cls, MetricLevel::Class));
+  EXPECT_EQ(csv(a.metrics.land, MetricLevel::Landscape), csv(b.metrics.land, MetricLevel::Landscape));
+  LandscapeJobOptions depth_one = cpu_options();
+  EXPECT_NE(csv(run_landscape_job(raster, depth_one).metrics.cls, MetricLevel::Class),
+            csv(a.metrics.cls, MetricLevel::Class));  // the depth mattered
+}
+
+}  // namespace
+}  // namespace lsm::test

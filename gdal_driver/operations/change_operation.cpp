@@ -64,9 +64,11 @@ OperationSpec change_spec() {
               }),
           metrics_parameter(),
           edge_depth_parameter(),
+          edge_distance_parameter(),
       },
       landscape_definition_parameters()),
       patch_parameters());
+  s.rules = {edge_depth_rule()};
   return s;
 }
 

@@ -115,9 +115,10 @@ OperationSpec patchmetric_spec() {
                     if (std::find(names.begin(), names.end(), upper(value)) == names.end())
                       throw Error(ErrorKind::BadInput, "'" + value + "' is not a patch metric (expected one of " + list + ")");
                   }),
-              integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells")},
+              edge_depth_parameter(), edge_distance_parameter()},
              patch_parameters()),
       raster_output_parameters());
+  s.rules = {edge_depth_rule()};
   s.serving.shape_before_run = [](const ParameterValues& v) {
     return per_cell_shape(v, CellType::Float64, std::numeric_limits<double>::quiet_NaN(), upper(v.text("metric")));
   };

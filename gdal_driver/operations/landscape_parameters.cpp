@@ -44,9 +44,20 @@ ParameterSpec edge_depth_parameter() {
   return integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells");
 }
 
+ParameterSpec edge_distance_parameter() {
+  return number("edge-distance", "edge depth for core metrics as FRAGSTATS asks for it, a distance: a whole number "
+                                 "of the raster's square cells (instead of --edge-depth)")
+      .at_least(0)
+      .at_most(1e9)
+      .in("m")
+      .titled("Edge depth as a distance");
+}
+
+ParameterRule edge_depth_rule() { return excludes("edge-depth", "edge-distance"); }
+
 std::vector<ParameterSpec> table_analysis_parameters() {
   return joined(
-      joined({metrics_parameter(), edge_depth_parameter(),
+      joined({metrics_parameter(), edge_depth_parameter(), edge_distance_parameter(),
               text("gyrate", "GYRATE rule: the mean distance of a patch's cells")
                   .one_of_labelled({{"fragstats", "to the patch's area-median point, as FRAGSTATS prints"},
                                     {"centroid", "to the centroid, the documented definition"}})
@@ -107,6 +118,7 @@ LandscapeJobOptions landscape_job_options(const ParameterValues& values, const R
   job.backend = parse_backend(values.text("backend"));
   job.budget = run_budget(values, context);
   if (values.spec().find("edge-depth")) job.edge_depth = static_cast<int>(values.integer("edge-depth"));
+  if (values.spec().find("edge-distance") && values.given("edge-distance")) job.edge_distance = values.number("edge-distance");
   return job;
 }
 

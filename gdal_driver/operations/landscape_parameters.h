@@ -36,9 +36,15 @@ void set_landscape_definition(const ParameterValues& values, JobOptions& job) {
 ParameterSpec metrics_parameter();
 /// edge-depth: the core metrics' edge depth in cells (1..1000, default 1).
 ParameterSpec edge_depth_parameter();
+/// edge-distance: the same as a distance in map units, FRAGSTATS' way (m);
+/// the landscape job turns it into cells (edge_depth_cells()). Declare it
+/// beside edge-depth, with edge_depth_rule().
+ParameterSpec edge_distance_parameter();
+/// edge-depth and edge-distance exclude each other.
+ParameterRule edge_depth_rule();
 /// What the tables of a landscape are computed with: metrics, edge-depth,
-/// gyrate, core-areas, background, boundary-edge, max-richness, max-classes
-/// (in that order). `metrics` and the in-memory landscape
+/// edge-distance, gyrate, core-areas, background, boundary-edge,
+/// max-richness, max-classes (in that order; add edge_depth_rule()). `metrics` and the in-memory landscape
 /// (landscape_tables.h) declare them alike.
 std::vector<ParameterSpec> table_analysis_parameters();
 /// class-descriptors: a FRAGSTATS class descriptor file (names, disabled and
@@ -56,7 +62,7 @@ LandscapeJobOptions table_job_options(const ParameterValues& values, const RunCo
 void require_table_prefix(const ParameterValues& values);
 
 /// The job options of patch_parameters()' values (neighbour rule, tile size,
-/// backend, memory-limit, temp-dir) and edge-depth where declared; the
+/// backend, memory-limit, temp-dir) and edge-depth or edge-distance where declared; the
 /// metric choices (selection, background ...) are the caller's.
 LandscapeJobOptions landscape_job_options(const ParameterValues& values, const RunContext& context);
 

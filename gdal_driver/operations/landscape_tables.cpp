@@ -28,6 +28,7 @@ OperationSpec make_spec() {
       {class_descriptors_parameter()});
   for (ParameterSpec p : patch_parameters())
     if (p.name != "quiet") s.parameters.push_back(p);  // progress is the front end's
+  s.rules = {edge_depth_rule()};
   return s;
 }
 
@@ -40,6 +41,7 @@ const OperationSpec& landscape_tables_spec() {
 
 LandscapeTables landscape_tables(const ParameterValues& v, const RunContext& context,
                                  const std::optional<ArrayRaster>& array, bool patch_ids) {
+  v.check_required();  // the declaration's rules (edge-depth or edge-distance)
   const ClassDescriptors descriptors =
       v.given("class-descriptors") ? read_class_descriptors(v.text("class-descriptors")) : ClassDescriptors{};
   const std::string input = array ? std::string("the array") : v.text("input");

@@ -75,6 +75,7 @@ OperationSpec metrics_spec() {
               .presentation(),
       }),
       patch_parameters());
+  s.rules = {edge_depth_rule()};
   return s;
 }
 

@@ -57,7 +57,8 @@ OperationSpec patches_spec() {
               .needed()
               .at_position(2)
               .only(kCommandLine | kService),
-          integer("edge-depth", "edge depth for core metrics").with_default("1").at_least(1).at_most(1000).in("cells"),
+          edge_depth_parameter(),
+          edge_distance_parameter(),
           text("class-descriptors", "FRAGSTATS class descriptor file (ID, Name, Enabled, IsBackground) for the NAME field")
               .titled("Class descriptors")
               .with_metavar("FILE")
@@ -66,6 +67,7 @@ OperationSpec patches_spec() {
               .only(kCommandLine),
       },
       patch_parameters());
+  s.rules = {edge_depth_rule()};
   return s;
 }
 

@@ -91,13 +91,15 @@ OperationSpec zonal_spec() {
               .checked_by([](const std::string& v) { MetricLevels::parse(v); }),
           metrics_parameter(),
           edge_depth_parameter(),
+          edge_distance_parameter(),
           text("format", "table layout")
               .one_of_labelled({{"fragstats", "one column per metric"}, {"tidy", "one row per value"}})
               .with_default("fragstats"),
       },
       landscape_definition_parameters()),
       patch_parameters());
-  s.rules = {one_of_the_two("zones", "grid"), requires_also("buffer", "zones"), excludes("zone-field", "grid")};
+  s.rules = {one_of_the_two("zones", "grid"), requires_also("buffer", "zones"), excludes("zone-field", "grid"),
+             edge_depth_rule()};
   return s;
 }
 

@@ -1,7 +1,11 @@
 #include "landscape_job.h"
 
 #include <algorithm>
+#include <cmath>
+#include <iomanip>
 #include <memory>
+#include <sstream>
+#include <string>
 
 #include "cell_neighbourhood.h"
 #include "error.h"
@@ -28,10 +32,47 @@ LandscapePlan plan_landscape_job(const RasterInfo& raster, const LandscapeJobOpt
   return plan;
 }
 
+namespace {
+
+std::string metres_text(double m) {
+  std::ostringstream text;
+  text << std::setprecision(9) << m;
+  return text.str();
+}
+
+}  // namespace
+
+int edge_depth_cells(const RasterInfo& raster, const LandscapeJobOptions& options) {
+  if (!options.edge_distance) {
+    if (options.edge_depth < 1)
+      throw Error(ErrorKind::BadInput, "the edge depth must be at least 1 cell (got " + std::to_string(options.edge_depth) + ")");
+    return options.edge_depth;
+  }
+  const double d = *options.edge_distance, cell = raster.cell_width;
+  const std::string given = "the edge distance " + metres_text(d) + " m";
+  if (raster.geodesic)
+    throw Error(ErrorKind::BadInput, given + " needs a projected raster; this one has cells in degrees: give the edge "
+                                             "depth in cells");
+  // Square to 0.1 %, as cells of a reprojected raster are (bern_valais: 100.005 x 100.029 m).
+  constexpr double kTolerance = 1e-3;
+  if (std::fabs(raster.cell_width - raster.cell_height) > kTolerance * cell)
+    throw Error(ErrorKind::BadInput, given + " needs square cells; these are " + metres_text(raster.cell_width) + " x " +
+                                         metres_text(raster.cell_height) + " m: give the edge depth in cells");
+  const double cells = d / cell;
+  const double whole = std::round(cells);
+  if (!(whole >= 1) || std::fabs(cells - whole) > kTolerance * std::max(1.0, cells) || whole > 1000) {
+    const double below = std::max(1.0, std::floor(cells)), above = std::max(below + 1, std::ceil(cells));
+    throw Error(ErrorKind::BadInput, given + " is not a whole number of the raster's " + metres_text(cell) +
+                                         " m cells (FRAGSTATS' edge depth on them is a multiple of the cell size, " +
+                                         "1 to 1000 cells): give " + metres_text(below * cell) + " or " +
+                                         metres_text(above * cell) + " m");
+  }
+  return static_cast<int>(whole);
+}
+
 LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJobOptions& options,
                                    const LandscapeSinks& sinks, const ProgressFn& progress) {
-  if (options.edge_depth < 1)
-    throw Error(ErrorKind::BadInput, "the edge depth must be at least 1 cell (got " + std::to_string(options.edge_depth) + ")");
+  const int edge_depth = edge_depth_cells(source.info(), options);  // refuses a bad distance before any work
   if (!(options.boundary_edge >= 0 && options.boundary_edge <= 1))
     throw Error(ErrorKind::BadInput, "the boundary edge share must be in 0..1 (got " + std::to_string(options.boundary_edge) + ")");
   LandscapeResults results;
@@ -71,7 +112,7 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
     RowMetricOptions row_options;
     row_options.temp_dir = budget.temp_dir;
     row_options.max_patch_array_bytes = plan.patch_array_bytes;
-    row_options.edge_depth = options.edge_depth;
+    row_options.edge_depth = edge_depth;
     row_options.gyrate = options.gyrate;
     row_options.core_areas = options.core_areas;
     row_options.want_enn = plan.enn;

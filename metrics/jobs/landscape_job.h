@@ -53,6 +53,10 @@ struct LandscapeJobOptions {
   double boundary_edge = 0;         ///< share (0..1) of boundary and background edge counted in TE/ED
   std::optional<int> max_richness;  ///< for RPR; none: RPR undefined
   int edge_depth = 1;               ///< cells (>= 1), for the core metrics
+  /// The edge depth as FRAGSTATS asks for it, a distance in map units (m);
+  /// when set it replaces edge_depth and must be a whole number (>= 1) of the
+  /// raster's square cells (edge_depth_cells()).
+  std::optional<double> edge_distance;
   GyrateRule gyrate = GyrateRule::Fragstats;
   CoreAreaRule core_areas = CoreAreaRule::Fragstats;
   RunBudget budget;                 ///< memory shares and scratch folder (run_budget.h)
@@ -79,6 +83,13 @@ struct LandscapePlan {
   uint64_t patch_array_bytes = 0;   ///< each per-patch array before a scratch file
   uint64_t table_bytes = 0;         ///< the class and landscape statistics (MetricOptions::memory_limit)
 };
+
+/// The edge depth in cells for `raster`: options.edge_distance over the cell
+/// width where set, else options.edge_depth. Throws lsm::Error(BadInput) for
+/// a distance on a geographic raster (cells in degrees) or on cells that are
+/// not square (to 0.1 %), or one that is not a whole number of cells (to
+/// 0.1 %; 1 to 1000), naming the nearest distances that are.
+int edge_depth_cells(const RasterInfo& raster, const LandscapeJobOptions& options);
 
 /// Decides the plan for a raster of `raster`'s shape. Pure: no I/O.
 LandscapePlan plan_landscape_job(const RasterInfo& raster, const LandscapeJobOptions& options);
@@ -113,7 +124,8 @@ struct LandscapeResults {
 
 /// Runs the landscape job on `source`. Progress goes from 0 to 1 over every
 /// pass (scan, second pass, patch IDs). Throws lsm::Error: BadInput for bad
-/// options (boundary_edge outside [0, 1], edge_depth < 1) or raster values,
+/// options (boundary_edge outside [0, 1], edge_depth < 1, an edge_distance
+/// edge_depth_cells() refuses) or raster values,
 /// Io for scratch files and reads, Io "interrupted" when `progress` returns
 /// false, Backend when the backend is unavailable.
 LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJobOptions& options,

@@ -133,3 +133,13 @@ def test_progress_reaches_the_end_in_order(sample_raster):
     lsm.Landscape(sample_raster, progress=seen.append).class_metrics()
     assert seen and seen[-1] == pytest.approx(1.0)
     assert seen == sorted(seen)
+
+
+def test_edge_distance_is_fragstats_edge_depth_in_metres(sample_raster):
+    by_cells = lsm.Landscape(sample_raster, edge_depth=3).class_metrics(["TCA", "NDCA", "CORE_MN"])
+    by_metres = lsm.Landscape(sample_raster, edge_distance=90).class_metrics(["TCA", "NDCA", "CORE_MN"])
+    pandas.testing.assert_frame_equal(by_metres, by_cells, check_exact=True)
+    with pytest.raises(ValueError, match="edge_depth and edge_distance exclude each other"):
+        lsm.Landscape(sample_raster, edge_depth=3, edge_distance=90).class_metrics()
+    with pytest.raises(ValueError, match="not a whole number of the raster's 30 m cells"):
+        lsm.Landscape(sample_raster, edge_distance=100).class_metrics()
