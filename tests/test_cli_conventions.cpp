@@ -128,7 +128,7 @@ TEST_F(CliConventions, ListMetricsPrintsTheCatalogue) {
   std::istringstream lines(r.out);
   std::string line;
   std::vector<std::string> acronyms;
-  while (std::getline(lines, line)) acronyms.push_back(line.substr(0, line.find(' ')));
+  while (std::getline(lines, line) && !line.empty()) acronyms.push_back(line.substr(0, line.find(' ')));
   std::vector<std::string> catalogue;
   for (const lsm::MetricInfo& m : lsm::metric_catalogue()) catalogue.push_back(m.acronym);
   EXPECT_EQ(acronyms, catalogue);
@@ -142,6 +142,11 @@ TEST_F(CliConventions, ListMetricsPrintsTheCatalogue) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("landscape · diversity\n"), std::string::npos) << r.out;
+  // After a blank line, the metrics known but not computed yet, with what they need.
+  EXPECT_NE(r.out.find("\n\nNot computed yet (asking for one says so):\nPROX       FRAGSTATS; needs a search radius\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nGISFRAG    FRAGSTATS\n"), std::string::npos) << r.out;
   EXPECT_NE(run_lsm("metrics --help").out.find("--list-metrics"), std::string::npos);
 }
 

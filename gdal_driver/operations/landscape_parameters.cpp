@@ -33,10 +33,18 @@ std::vector<ParameterSpec> landscape_definition_parameters() {
 ParameterSpec metrics_parameter() {
   std::vector<std::string> acronyms;
   for (const MetricInfo& m : metric_catalogue()) acronyms.push_back(m.acronym);
+  // The metrics known but not computed yet, with what each would need.
+  std::string not_yet = "Not computed yet (asking for one says so):\n";
+  for (const MissingMetric& m : missing_metrics()) {
+    const std::string acronym = m.acronym;  // in the catalogue's column of 11
+    not_yet += acronym + std::string(acronym.size() < 11 ? 11 - acronym.size() : 1, ' ') + m.from +
+               (*m.needs ? std::string("; needs ") + m.needs : std::string()) + "\n";
+  }
   return text("metrics", "FRAGSTATS acronyms to report, comma-separated (default all)")
       .subset_of(acronyms)
       .labelled(metric_choice_labels(acronyms))
       .detailed(metric_choice_details(acronyms))
+      .listed_with(not_yet)
       .checked_by([](const std::string& v) { MetricSelection{v}; });
 }
 

@@ -214,7 +214,14 @@ std::string ParameterSpec::choice_listing() const {
     if (!details.empty()) line += std::string(label_width + 2 - label.size(), ' ') + details;
     text += line + "\n";
   }
+  if (!listing_footer.empty()) text += "\n" + listing_footer;
   return text;
+}
+
+ParameterSpec ParameterSpec::listed_with(std::string footer) const {
+  ParameterSpec c = *this;
+  c.listing_footer = std::move(footer);
+  return c;
 }
 
 ParameterSpec ParameterSpec::field_of_input(std::string input) const {

@@ -151,7 +151,11 @@ struct ParameterSpec {
   /// for one help line), so that a text front end lists them apart
   /// (`--list-NAME` on the command line).
   bool choices_listed_apart() const { return comma_list && !choice_labels.empty(); }
-  /// The choices one per line, in columns: value, label, details.
+  /// Lines a listing of the choices ends with (after a blank line): what is
+  /// known but not a choice yet (the metrics lsm does not compute). "" = none.
+  std::string listing_footer;
+  /// The choices one per line, in columns: value, label, details; then the
+  /// listing_footer.
   std::string choice_listing() const;
   bool shown_in(FrontEnd f) const { return (front_ends & f) != 0; }
   /// True for the roles that name something the run writes.
@@ -173,6 +177,8 @@ struct ParameterSpec {
   ParameterSpec labelled(std::vector<std::string> labels) const;
   /// Details for the choices already set (same order, one each).
   ParameterSpec detailed(std::vector<std::string> details) const;
+  /// The listing_footer.
+  ParameterSpec listed_with(std::string footer) const;
   ParameterSpec at_least(double v) const;
   ParameterSpec at_most(double v) const;
   ParameterSpec in(std::string unit_name) const;

@@ -100,11 +100,11 @@ std::vector<std::string> patch_metric_columns() {
   return columns;
 }
 
-const MissingMetric* find_missing_metric(const std::string& acronym) {
+const std::vector<MissingMetric>& missing_metrics() {
   // FRAGSTATS 4.2's isolation, contrast and connectivity metrics that take an
   // auxiliary table or a distance (its "Isolation/Proximity", "Contrast" and
   // "Connectivity" sections).
-  static const MissingMetric missing[] = {
+  static const std::vector<MissingMetric> missing = {
       {"PROX", "FRAGSTATS", "a search radius"},
       {"SIMI", "FRAGSTATS", "a similarity table and a search radius"},
       {"ECON", "FRAGSTATS", "an edge contrast table"},
@@ -113,13 +113,17 @@ const MissingMetric* find_missing_metric(const std::string& acronym) {
       {"CONNECT", "FRAGSTATS", "a threshold distance"},
       {"GISFRAG", "FRAGSTATS", ""},
   };
+  return missing;
+}
+
+const MissingMetric* find_missing_metric(const std::string& acronym) {
   std::string base = acronym;
   const size_t u = base.rfind('_');
   if (u != std::string::npos) {
     const auto& stats = distribution_statistics();
     if (std::find(stats.begin(), stats.end(), base.substr(u + 1)) != stats.end()) base.erase(u);
   }
-  for (const MissingMetric& m : missing)
+  for (const MissingMetric& m : missing_metrics())
     if (base == m.acronym) return &m;
   return nullptr;
 }

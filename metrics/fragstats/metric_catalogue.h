@@ -47,6 +47,8 @@ struct MissingMetric {
   const char* from;     ///< "FRAGSTATS" or "landscapemetrics"
   const char* needs;    ///< the extra input it takes ("a search radius"), or ""
 };
+/// Every metric known but not computed yet, in FRAGSTATS' order.
+const std::vector<MissingMetric>& missing_metrics();
 /// The metric `acronym` (upper case; a distribution such as PROX_MN counts as
 /// PROX) is known but not computed: its entry, else nullptr.
 const MissingMetric* find_missing_metric(const std::string& acronym);
