@@ -204,7 +204,7 @@ namespace {
 
 // --edge-distance: FRAGSTATS' edge depth in metres, the same tables as the
 // depth in cells wherever an operation takes an edge depth; a distance that
-// is no whole number of cells, or both options, is refused before any output.
+// is no whole number of cells, or beside a depth other than the default, is refused before any output.
 class EdgeDistance : public CliFixture {};
 
 TEST_F(EdgeDistance, GivesTheOutputsOfItsDepthInCells) {
@@ -219,6 +219,10 @@ TEST_F(EdgeDistance, GivesTheOutputsOfItsDepthInCells) {
   ASSERT_EQ(run_lsm("patchmetric " + sample + " " + path("b.tif") + " --metric CORE --edge-distance 60 -q").code, 0);
   ASSERT_EQ(run_lsm("metrics " + sample + " -o " + path("d1") + " --metrics CORE --edge-depth 1 -q").code, 0);
   EXPECT_NE(slurp(path("d1.patch.csv")), slurp(path("cells.patch.csv")));  // the depth matters
+  // The depth at its default, as a dialog sends it, gives way to the distance.
+  ASSERT_EQ(run_lsm("metrics " + sample + " -o " + path("both") + " --metrics CAI_MN,DCAD --edge-depth 1 "
+                    "--edge-distance 90 -q").code, 0);
+  EXPECT_EQ(slurp(path("both.class.csv")), slurp(path("cells.class.csv")));  // the last loop run: CAI_MN,DCAD at depth 3
   const CliRun zonal = run_lsm("zonal " + sample + " -o " + path("z") + " --grid 100 --metrics TCA --edge-distance 60 -q");
   EXPECT_EQ(zonal.code, 0) << zonal.err;
 }

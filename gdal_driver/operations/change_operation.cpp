@@ -68,7 +68,6 @@ OperationSpec change_spec() {
       },
       landscape_definition_parameters()),
       patch_parameters());
-  s.rules = {edge_depth_rule()};
   return s;
 }
 

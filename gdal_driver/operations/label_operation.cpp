@@ -118,7 +118,6 @@ OperationSpec patchmetric_spec() {
               edge_depth_parameter(), edge_distance_parameter()},
              patch_parameters()),
       raster_output_parameters());
-  s.rules = {edge_depth_rule()};
   s.serving.shape_before_run = [](const ParameterValues& v) {
     return per_cell_shape(v, CellType::Float64, std::numeric_limits<double>::quiet_NaN(), upper(v.text("metric")));
   };

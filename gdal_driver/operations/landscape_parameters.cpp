@@ -61,8 +61,6 @@ ParameterSpec edge_distance_parameter() {
       .titled("Edge depth as a distance");
 }
 
-ParameterRule edge_depth_rule() { return excludes("edge-depth", "edge-distance"); }
-
 std::vector<ParameterSpec> table_analysis_parameters() {
   return joined(
       joined({metrics_parameter(), edge_depth_parameter(), edge_distance_parameter(),
@@ -126,7 +124,16 @@ LandscapeJobOptions landscape_job_options(const ParameterValues& values, const R
   job.backend = parse_backend(values.text("backend"));
   job.budget = run_budget(values, context);
   if (values.spec().find("edge-depth")) job.edge_depth = static_cast<int>(values.integer("edge-depth"));
-  if (values.spec().find("edge-distance") && values.given("edge-distance")) job.edge_distance = values.number("edge-distance");
+  if (values.spec().find("edge-distance") && values.given("edge-distance")) {
+    // A depth left at its default gives way to the distance (a dialog sends
+    // every field it shows); another depth contradicts it.
+    const ParameterSpec* depth = values.spec().find("edge-depth");
+    if (depth && values.given("edge-depth") && depth->default_value &&
+        values.integer("edge-depth") != std::stoll(*depth->default_value))
+      throw Error(ErrorKind::BadInput, values.spelled("edge-depth") + " and " + values.spelled("edge-distance") +
+                                           " exclude each other");
+    job.edge_distance = values.number("edge-distance");
+  }
   return job;
 }
 

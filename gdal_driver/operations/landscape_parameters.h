@@ -38,13 +38,12 @@ ParameterSpec metrics_parameter();
 ParameterSpec edge_depth_parameter();
 /// edge-distance: the same as a distance in map units, FRAGSTATS' way (m);
 /// the landscape job turns it into cells (edge_depth_cells()). Declare it
-/// beside edge-depth, with edge_depth_rule().
+/// beside edge-depth: landscape_job_options() refuses the two together
+/// unless the depth is its default (which dialogs send).
 ParameterSpec edge_distance_parameter();
-/// edge-depth and edge-distance exclude each other.
-ParameterRule edge_depth_rule();
 /// What the tables of a landscape are computed with: metrics, edge-depth,
 /// edge-distance, gyrate, core-areas, background, boundary-edge,
-/// max-richness, max-classes (in that order; add edge_depth_rule()). `metrics` and the in-memory landscape
+/// max-richness, max-classes (in that order). `metrics` and the in-memory landscape
 /// (landscape_tables.h) declare them alike.
 std::vector<ParameterSpec> table_analysis_parameters();
 /// class-descriptors: a FRAGSTATS class descriptor file (names, disabled and
@@ -62,7 +61,8 @@ LandscapeJobOptions table_job_options(const ParameterValues& values, const RunCo
 void require_table_prefix(const ParameterValues& values);
 
 /// The job options of patch_parameters()' values (neighbour rule, tile size,
-/// backend, memory-limit, temp-dir) and edge-depth or edge-distance where declared; the
+/// backend, memory-limit, temp-dir) and edge-depth or edge-distance where
+/// declared (both, the depth not its default: lsm::Error(BadInput)); the
 /// metric choices (selection, background ...) are the caller's.
 LandscapeJobOptions landscape_job_options(const ParameterValues& values, const RunContext& context);
 

@@ -28,7 +28,6 @@ OperationSpec make_spec() {
       {class_descriptors_parameter()});
   for (ParameterSpec p : patch_parameters())
     if (p.name != "quiet") s.parameters.push_back(p);  // progress is the front end's
-  s.rules = {edge_depth_rule()};
   return s;
 }
 

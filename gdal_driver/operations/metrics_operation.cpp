@@ -75,7 +75,6 @@ OperationSpec metrics_spec() {
               .presentation(),
       }),
       patch_parameters());
-  s.rules = {edge_depth_rule()};
   return s;
 }
 

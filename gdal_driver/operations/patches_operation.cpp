@@ -67,7 +67,6 @@ OperationSpec patches_spec() {
               .only(kCommandLine),
       },
       patch_parameters());
-  s.rules = {edge_depth_rule()};
   return s;
 }
 

@@ -98,8 +98,7 @@ OperationSpec zonal_spec() {
       },
       landscape_definition_parameters()),
       patch_parameters());
-  s.rules = {one_of_the_two("zones", "grid"), requires_also("buffer", "zones"), excludes("zone-field", "grid"),
-             edge_depth_rule()};
+  s.rules = {one_of_the_two("zones", "grid"), requires_also("buffer", "zones"), excludes("zone-field", "grid")};
   return s;
 }
 
