@@ -204,7 +204,8 @@ namespace {
 
 // --edge-distance: FRAGSTATS' edge depth in metres, the same tables as the
 // depth in cells wherever an operation takes an edge depth; a distance that
-// is no whole number of cells, or beside a depth other than the default, is refused before any output.
+// is no whole number of cells, or one beside a depth other than the default,
+// is refused before any output.
 class EdgeDistance : public CliFixture {};
 
 TEST_F(EdgeDistance, GivesTheOutputsOfItsDepthInCells) {
