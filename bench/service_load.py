@@ -5,6 +5,13 @@ W workers; jobs per second, and the latency of status requests meanwhile.
     /usr/bin/python3 bench/service_load.py build/lsm sample_rasters/nlm_fbm_400x300.tif \
         --jobs 200 --clients 8 --workers 2
 
+Several nodes on one shared job store (each job submitted through node i mod
+N, its status polled through the next node), inside a throwaway PostgreSQL
+cluster:
+
+    pg_virtualenv /usr/bin/python3 bench/service_load.py build/lsm sample_rasters/nlm_fbm_400x300.tif \
+        --jobs 300 --clients 8 --workers 2 --nodes 3 --job-store postgresql://
+
 Prints one Markdown table row (see bench/RESULTS.md, "lsm serve under load").
 """
 import argparse
@@ -43,24 +50,30 @@ def main():
     ap.add_argument("raster")
     ap.add_argument("--jobs", type=int, default=200)
     ap.add_argument("--clients", type=int, default=8)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="per node")
+    ap.add_argument("--nodes", type=int, default=1)
+    ap.add_argument("--job-store", default="sqlite")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="lsm_load_")
     data = os.path.join(tmp, "data")
     os.makedirs(data)
     shutil.copy(args.raster, os.path.join(data, "in.tif"))
-    port = free_port()
-    base = "http://127.0.0.1:%d" % port
-    server = subprocess.Popen([args.lsm, "serve", "--data-root", data, "--work-dir", os.path.join(tmp, "work"),
-                               "--listen", "127.0.0.1:%d" % port, "--workers", str(args.workers),
-                               "--max-queue", str(args.jobs + 10), "-q"])
+    ports = [free_port() for _ in range(args.nodes)]
+    bases = ["http://127.0.0.1:%d" % p for p in ports]
+    base = bases[0]
+    servers = [subprocess.Popen([args.lsm, "serve", "--data-root", data, "--work-dir", os.path.join(tmp, "work"),
+                                 "--listen", "127.0.0.1:%d" % port, "--workers", str(args.workers),
+                                 "--max-queue", str(args.jobs + 10), "--job-store", args.job_store,
+                                 "--node-name", "node%d" % i, "-q"])
+               for i, port in enumerate(ports)]
     try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        for port in ports:
+            for _ in range(200):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                    break
+                except OSError:
+                    time.sleep(0.05)
         latencies, stop = [], threading.Event()
 
         def poll_status():  # a client watching the job list while the load runs
@@ -70,11 +83,11 @@ def main():
                 latencies.append((time.perf_counter() - t0) * 1000)
                 time.sleep(0.01)
 
-        def one(_):
-            job = call("POST", base + "/processes/metrics/execution", {"inputs": {"input": "in.tif"}},
+        def one(i):
+            job = call("POST", bases[i % args.nodes] + "/processes/metrics/execution", {"inputs": {"input": "in.tif"}},
                        {"Prefer": "respond-async"})["jobID"]
             while True:
-                status = call("GET", base + "/jobs/" + job)["status"]
+                status = call("GET", bases[(i + 1) % args.nodes] + "/jobs/" + job)["status"]
                 if status in ("successful", "failed", "dismissed"):
                     return status
                 time.sleep(0.02)
@@ -89,12 +102,14 @@ def main():
         poller.join()
         ok = statuses.count("successful")
         q = statistics.quantiles(latencies, n=20)
-        print("| %d | %d | %d | %d/%d | %.1f | %.1f | %.1f | %.1f |" % (
-            args.jobs, args.clients, args.workers, ok, args.jobs, seconds, args.jobs / seconds,
+        print("| %s | %d | %d | %d | %d | %d/%d | %.1f | %.1f | %.1f | %.1f |" % (
+            args.job_store.split(":")[0], args.nodes, args.jobs, args.clients, args.workers, ok, args.jobs, seconds, args.jobs / seconds,
             statistics.median(latencies), q[18]))
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
+        for server in servers:
+            server.send_signal(signal.SIGTERM)
+        for server in servers:
+            server.wait(timeout=30)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -12,6 +12,9 @@
 #                                    also rasterio, dask.distributed, tqdm,
 #                                    geopandas and matplotlib, which the
 #                                    Python module works with (docs/PYTHON.md)
+#   --with-postgresql (with either)  also a PostgreSQL server, for the tests
+#                                    of lsm serve's shared job store (each
+#                                    runs in a throwaway cluster: pg_virtualenv)
 #   --with-opencv (with either)      also OpenCV's Python bindings
 #                                    (python3-opencv), the reference of the
 #                                    HOG Dalal-Triggs test
@@ -20,7 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(build-essential cmake libgdal-dev gdal-bin libboost-program-options-dev libgtest-dev nlohmann-json3-dev
-          libcpp-httplib-dev libsqlite3-dev pkg-config curl python3-jsonschema python3-yaml python3-owslib
+          libcpp-httplib-dev libsqlite3-dev libpq-dev pkg-config curl python3-jsonschema python3-yaml python3-owslib
           pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-pip python3-setuptools python3-wheel)
 deps_only=false
 for a in "$@"; do
@@ -28,6 +31,7 @@ for a in "$@"; do
     --deps-only) deps_only=true ;;
     --with-qgis) packages+=(qgis python3-qgis xvfb xauth) ;;
     --with-opencv) packages+=(python3-opencv) ;;
+    --with-postgresql) packages+=(postgresql postgresql-common) ;;
     --with-python-extras) packages+=(python3-rasterio python3-distributed python3-tqdm python3-geopandas python3-matplotlib) ;;
     --with-browser) packages+=(chromium) ;;
     --with-fuzzing) packages+=(clang libfuzzer-14-dev libomp-14-dev) ;;

@@ -1,13 +1,17 @@
 #pragma once
-// The service's job store: one SQLite database (WAL mode) in the work
-// folder, the truth about every job. A job's row is written when it is
-// accepted and updated as it starts, progresses and ends; the HTTP handlers
-// read only from here, so what a client sees survives a restart. Thread-safe
-// (one connection, serialized).
-#include <sqlite3.h>
-
+// The service's job store: the truth about every job and the queue itself.
+// A job's row is written when it is accepted; a worker of any node claims
+// it (accepted -> running, with the node's name and a lease), renews the
+// lease while it runs and records its end. The HTTP handlers read only from
+// here, so what a client sees survives a restart and is the same through
+// every node. Two kinds (docs/SCALING.md):
+// - SQLite (sqlite_job_store.h): one file in the work folder, one node;
+// - PostgreSQL (postgres_job_store.h): one database shared by several
+//   `lsm serve` nodes, jobs claimed exactly once (FOR UPDATE SKIP LOCKED).
+// Every method is thread-safe and throws lsm::Error(Io) when the store
+// cannot answer.
 #include <cstdint>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,51 +30,73 @@ struct JobRecord {
   /// A failed job failed on what the client sent (an unusable input or
   /// value: lsm::Error BadInput), not on the server: a 4xx, not a 5xx.
   bool client_fault = false;
+  std::string node;  ///< the node that claimed it ("" while accepted)
 };
 
 class JobStore {
  public:
-  /// Opens (creating) `path`. Throws lsm::Error(Io) when it cannot.
-  explicit JobStore(const std::string& path);
-  ~JobStore();
-  JobStore(const JobStore&) = delete;
-  JobStore& operator=(const JobStore&) = delete;
+  virtual ~JobStore() = default;
 
-  void insert(const JobRecord& job);
+  /// Inserts `job` as it is (tests; the service uses insert_within()).
+  virtual void insert(const JobRecord& job) = 0;
   /// Inserts `job` (accepted) only while fewer than `max_accepted` jobs are
   /// accepted: the count and the insertion are one step, so that concurrent
-  /// submissions cannot overfill the queue. True when inserted.
-  bool insert_within(const JobRecord& job, int64_t max_accepted);
-  /// Sets status and message (and started/finished by status); updated = now.
-  void set_status(const std::string& id, const std::string& status, const std::string& message);
-  /// Sets status and message as set_status() does, but only while the job's
-  /// status is one of `from`: one atomic step, so that a dismissal and the
-  /// end of a run cannot both win (a dismissed job never turns successful, a
-  /// job dismissed before it started never turns running). True when it changed.
-  bool transition(const std::string& id, const std::vector<std::string>& from, const std::string& status,
-                  const std::string& message, bool client_fault = false);
-  void set_progress(const std::string& id, int progress);
-  std::optional<JobRecord> find(const std::string& id) const;
+  /// submissions, through any node, cannot overfill the queue. True when inserted.
+  virtual bool insert_within(const JobRecord& job, int64_t max_accepted) = 0;
+  /// Claims the oldest accepted job for `node`: its status becomes running
+  /// (started = now) with a lease of `lease_s` seconds, in one step that no
+  /// other worker or node can also take. nullopt when none is waiting.
+  virtual std::optional<JobRecord> claim(const std::string& node, double lease_s) = 0;
+  /// Extends the leases of `node`'s running jobs to `lease_s` seconds from now.
+  virtual void renew_leases(const std::string& node, double lease_s) = 0;
+  /// Running jobs whose node is gone become failed with `message`: on a
+  /// store of one node (SQLite, its work folder locked) every running job
+  /// at start; on a shared store those whose lease expired. Their IDs.
+  virtual std::vector<std::string> fail_orphans(const std::string& message) = 0;
+  /// Sets status and message (started/finished by status, progress 100 when
+  /// successful; updated = now) only while the job's status is one of
+  /// `from`: one atomic step, so that a dismissal and the end of a run
+  /// cannot both win. True when it changed.
+  virtual bool transition(const std::string& id, const std::vector<std::string>& from, const std::string& status,
+                          const std::string& message, bool client_fault = false) = 0;
+  /// Dismisses job `id` unless it already is: the status it had before
+  /// (accepted, running, successful, failed), or nullopt when there is no
+  /// such job or it was dismissed already. One atomic step.
+  virtual std::optional<std::string> dismiss(const std::string& id, const std::string& message) = 0;
+  virtual void set_progress(const std::string& id, int progress) = 0;
+  virtual std::optional<JobRecord> find(const std::string& id) const = 0;
   /// Newest first.
-  std::vector<JobRecord> list(int64_t offset, int64_t limit) const;
-  int64_t count() const;
-  int64_t count_with_status(const std::string& status) const;
-  void remove(const std::string& id);
+  virtual std::vector<JobRecord> list(int64_t offset, int64_t limit) const = 0;
+  virtual int64_t count() const = 0;
+  virtual int64_t count_with_status(const std::string& status) const = 0;
+  virtual void remove(const std::string& id) = 0;
   /// Jobs that ended (successful, failed, dismissed) before `cutoff` (RFC 3339).
-  std::vector<std::string> ended_before(const std::string& cutoff) const;
-  /// After a restart: jobs left accepted or running are marked failed (the
-  /// process that ran them is gone); returns their IDs.
-  std::vector<std::string> fail_interrupted(const std::string& message);
-
- private:
-  void exec(const std::string& sql) const;
-  sqlite3* db_ = nullptr;
-  mutable std::mutex mutex_;
+  virtual std::vector<std::string> ended_before(const std::string& cutoff) const = 0;
+  /// Whether several nodes may share this store (and so the work folder).
+  virtual bool shared() const = 0;
+  /// What the store is, for the log (no password).
+  virtual std::string describe() const = 0;
 };
+
+/// The store `spec` names: "" or "sqlite" = jobs.sqlite in `work_dir`;
+/// "postgresql://…" or "postgres://…" = a PostgreSQL database (libpq's URI:
+/// host, port, database, user; the password from ~/.pgpass or PGPASSWORD
+/// rather than the command line). Throws lsm::Error(BadInput) for another
+/// spec or a build without libpq, Error(Io) when it cannot connect.
+std::unique_ptr<JobStore> open_job_store(const std::string& spec, const std::string& work_dir);
 
 /// Now as RFC 3339 UTC with milliseconds ("2026-11-25T10:58:00.123Z").
 std::string now_rfc3339();
 /// `seconds_ago` before now, as above.
 std::string rfc3339_seconds_ago(double seconds_ago);
+/// Seconds since the Unix epoch, now (leases on a store of one node).
+double unix_seconds_now();
+
+/// SQL both stores share, with PostgreSQL's $N parameters (the SQLite store
+/// writes them ?N). The columns of a JobRecord, in record order:
+extern const char* const kJobColumns;
+/// "SET …" of a status change and the times that go with it ($2 status,
+/// $3 message, $4 now, $5 client fault as 0/1).
+extern const char* const kStatusChangeSet;
 
 }  // namespace lsm::serve

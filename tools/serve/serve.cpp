@@ -80,8 +80,14 @@ struct Options {
   std::string token_file;
   std::string public_url;
   int64_t max_body = 1 << 20;
+  std::string job_store = "sqlite";
+  std::string node_name;
+  double job_lease = 30;
   bool quiet = false;
 };
+
+// The store is shared by several nodes (PostgreSQL), so is the work folder.
+bool shared_store(const std::string& spec) { return spec.rfind("postgres", 0) == 0; }
 
 const char* kUsage = "usage: lsm serve --data-root DIR [--data-root DIR ...] --work-dir DIR [options]";
 
@@ -107,6 +113,14 @@ po::options_description options_of(Options& o) {
       ("max-body", po::value(&o.max_body)->default_value(o.max_body), "largest request body, in bytes")
       ("public-url", po::value(&o.public_url),
        "URL clients reach the service at, for links (behind a proxy: its https URL; default http://LISTEN)")
+      ("job-store", po::value(&o.job_store)->default_value(o.job_store),
+       "where jobs are queued and recorded: 'sqlite' (a file in --work-dir, this node alone) or a "
+       "postgresql://HOST[:PORT]/DATABASE URI shared by several nodes (the password in ~/.pgpass or PGPASSWORD); "
+       "nodes sharing a store share --work-dir and --data-root too (docs/SCALING.md)")
+      ("node-name", po::value(&o.node_name), "this node's name in the job store and the log (default: the host name)")
+      ("job-lease", po::value(&o.job_lease)->default_value(o.job_lease),
+       "seconds a running job's lease lasts without renewal (renewed every third of it): on a shared store, the "
+       "job of a node gone that long is failed by another node")
       ("quiet,q", po::bool_switch(&o.quiet), "no log lines")
       ("help,h", "show this help");
   return desc;
@@ -265,37 +279,56 @@ Json csv_as_json(const fs::path& path) {
   return rows;
 }
 
+// Jobs left running by a node that is gone failed, before this node's
+// workers start: on its own store, every running job (the last server's);
+// on a shared one, those whose lease expired. They are not re-run (a client
+// that wants them submits again); accepted jobs stay queued and run.
+void recover(JobStore& store, const std::string& jobs_dir) {
+  const std::string why = store.shared() ? "the node running the job stopped (its lease expired); it was not re-run"
+                                         : "the server stopped before the job ended; it was not re-run";
+  for (const std::string& id : store.fail_orphans(why)) {
+    std::error_code ec;
+    fs::remove_all(fs::path(jobs_dir) / id, ec);
+  }
+}
+
+// What the runner of this node runs with.
+RunnerSettings runner_settings(const Options& o, const std::string& node) {
+  RunnerSettings s;
+  s.workers = o.workers;
+  s.timeout_s = o.job_timeout;
+  s.jobs_dir = (fs::path(o.work_dir) / "jobs").string();
+  s.job_memory = ops::memory_size(o.job_memory);
+  s.max_output_bytes = ops::memory_size(o.max_output);
+  s.node = node;
+  s.lease_s = o.job_lease;
+  s.log_jobs = !o.quiet;
+  return s;
+}
+
 class Service {
  public:
-  Service(const Options& o, std::vector<std::string> tokens)
+  Service(const Options& o, std::vector<std::string> tokens, std::unique_ptr<JobStore> store, const std::string& node)
       : options_(o),
         public_url_(public_url_of(o)),
         tokens_(std::move(tokens)),
         roots_(o.data_roots),
-        store_((fs::path(o.work_dir) / "jobs.sqlite").string()),
-        runner_(store_, o.workers, o.job_timeout, (fs::path(o.work_dir) / "jobs").string(), ops::memory_size(o.job_memory),
-                ops::memory_size(o.max_output)) {
+        store_(std::move(store)),
+        runner_(*store_, [this](const JobRecord& job) { return prepare(job); }, runner_settings(o, node)) {
     std::error_code ec;
     private_folders_ = {o.work_dir, fs::weakly_canonical(o.work_dir, ec).string()};
     runner_.set_message_filter([this](const std::string& m) { return roots_.without_server_paths(m, private_folders_); });
   }
 
-  void recover() {
-    // Jobs the last server left unfinished failed: their process is gone;
-    // they are not re-run (a client that wants them submits again).
-    for (const std::string& id : store_.fail_interrupted("the server stopped before the job ended; it was not re-run")) {
+  void expire() {
+    for (const std::string& id : store_->ended_before(rfc3339_seconds_ago(options_.retention))) {
       std::error_code ec;
       fs::remove_all(runner_.folder(id), ec);
+      store_->remove(id);
     }
   }
 
-  void expire() {
-    for (const std::string& id : store_.ended_before(rfc3339_seconds_ago(options_.retention))) {
-      std::error_code ec;
-      fs::remove_all(runner_.folder(id), ec);
-      store_.remove(id);
-    }
-  }
+  std::string store_description() const { return store_->describe(); }
 
   void routes(httplib::Server& svr) {
     svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
@@ -375,19 +408,19 @@ class Service {
       if (const std::string problem = read_paging(req, page); !problem.empty())
         return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", problem);
       send_document(req, res,
-                    job_list(store_.list(page.offset, page.limit), public_url_, page.offset, page.limit, store_.count()),
+                    job_list(store_->list(page.offset, page.limit), public_url_, page.offset, page.limit, store_->count()),
                     "jobs", "Jobs");
     });
     svr.Get(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-      const std::optional<JobRecord> job = store_.find(req.matches[1]);
+      const std::optional<JobRecord> job = store_->find(req.matches[1]);
       if (!job) return no_such_job(res, req.matches[1]);
       send_document(req, res, status_info(*job, public_url_), "job", "Job " + job->id);
     });
     svr.Delete(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::string id = req.matches[1];
-      const std::optional<JobRecord> job = store_.find(id);
+      const std::optional<JobRecord> job = store_->find(id);
       if (!job || job->status == "dismissed" || !runner_.dismiss(id)) return no_such_job(res, id);  // dismissed meanwhile
-      send_json(res, 200, status_info(*store_.find(id), public_url_));
+      send_json(res, 200, status_info(*store_->find(id), public_url_));
     });
     svr.Get(R"(/jobs/([^/]+)/results)", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = finished_job(res, req.matches[1]);
@@ -409,6 +442,18 @@ class Service {
   }
 
  private:
+  // A claimed job's run, from its stored request: the checks execute()
+  // made, made again by whichever node claimed it.
+  PreparedJob prepare(const JobRecord& job) {
+    const ops::Operation* op = find_service_operation(job.process);
+    if (!op) throw Error(ErrorKind::BadInput, "no process '" + job.process + "' on this node");
+    ops::ParameterValues values = read_execute_request(*op, job.request, roots_);
+    set_outputs(values, op->spec, runner_.folder(job.id));
+    values.check_required();
+    values.set("max-cells", std::to_string(static_cast<long long>(options_.max_cells)));
+    return PreparedJob(*op, std::move(values));
+  }
+
   void no_such_job(httplib::Response& res, const std::string& id) {
     send_problem(res, exception_type::kNoSuchJob, 404, "No such job", "no job '" + id + "'");
   }
@@ -431,7 +476,7 @@ class Service {
 
   // The job if it succeeded; else the problem is sent and nullopt returned.
   std::optional<JobRecord> finished_job(httplib::Response& res, const std::string& id) {
-    const std::optional<JobRecord> job = store_.find(id);
+    const std::optional<JobRecord> job = store_->find(id);
     if (!job || job->status == "dismissed") {
       no_such_job(res, id);
       return std::nullopt;
@@ -497,23 +542,23 @@ class Service {
     job.message = "queued";
     job.created = job.updated = now_rfc3339();
     job.request = Json::parse(req.body).dump();  // read_execute_request() has parsed it
-    if (!store_.insert_within(job, options_.max_queue)) {
+    if (!store_->insert_within(job, options_.max_queue)) {
       res.set_header("Retry-After", "5");
       return send_problem(res, "about:blank", 429, "Too Many Requests",
                           "the queue holds --max-queue " + std::to_string(options_.max_queue) + " jobs; retry later");
     }
-    runner_.submit(id, *op, *read);
+    runner_.wake();
     const std::string location = public_url_ + "/jobs/" + id;
     if (req.get_header_value("Prefer").find("respond-async") != std::string::npos) {
       res.set_header("Location", location);
       res.set_header("Preference-Applied", "respond-async");
-      return send_json(res, 201, status_info(*store_.find(id), public_url_));
+      return send_json(res, 201, status_info(*store_->find(id), public_url_));
     }
     // Synchronous: the request waits for the job (the queue and the workers
     // apply as for any job) and gets the results document.
     const auto limit = std::chrono::seconds(options_.job_timeout > 0 ? static_cast<int64_t>(options_.job_timeout) + 60 : 86400);
     runner_.wait(id, limit);
-    const std::optional<JobRecord> done = store_.find(id);
+    const std::optional<JobRecord> done = store_->find(id);
     res.set_header("Location", location);
     if (done && done->status == "successful") {
       return send_json(res, 200, results_document(id, location));
@@ -527,7 +572,7 @@ class Service {
   std::vector<std::string> private_folders_;  // the work folder, as given and canonical: never shown to clients
   std::vector<std::string> tokens_;
   DataRoots roots_;
-  JobStore store_;
+  std::unique_ptr<JobStore> store_;
   JobRunner runner_;
 };
 
@@ -567,6 +612,10 @@ int run_serve(const std::vector<std::string>& args) {
     throw Error(ErrorKind::BadInput, "--max-cells must be 1 to 1e15 cells");
   if (!(o.job_timeout >= 0 && o.job_timeout <= 1e7))
     throw Error(ErrorKind::BadInput, "--job-timeout must be 0 (no limit) to 1e7 seconds");
+  if (!(o.job_lease >= 2 && o.job_lease <= 3600))
+    throw Error(ErrorKind::BadInput, "--job-lease must be 2 to 3600 seconds");
+  if (o.node_name.size() > 200 || o.node_name.find_first_of("\r\n\t") != std::string::npos)
+    throw Error(ErrorKind::BadInput, "--node-name must be one line of at most 200 characters");
   if (!(o.retention >= 1 && o.retention <= 1e9))
     throw Error(ErrorKind::BadInput, "--retention must be 1 to 1e9 seconds");
   if (!o.public_url.empty() && ((o.public_url.rfind("http://", 0) != 0 && o.public_url.rfind("https://", 0) != 0) ||
@@ -611,12 +660,24 @@ int run_serve(const std::vector<std::string>& args) {
   fs::create_directories(fs::path(o.work_dir) / "jobs", ec);
   if (!fs::is_directory(fs::path(o.work_dir) / "jobs"))
     throw Error(ErrorKind::Io, "cannot create the work folder '" + o.work_dir + "'");
-  // One server a work folder: a second one would take the first one's
-  // running jobs for interrupted ones, fail them and delete their folders.
-  // The lock goes with the process, however it ends.
+  // One server a work folder with its own SQLite store: a second one would
+  // take the first one's running jobs for interrupted ones, fail them and
+  // delete their folders. The nodes of a shared store share the folder
+  // (a shared lock), and keep a server with its own store out of it. The
+  // lock goes with the process, however it ends.
+  const bool shared = shared_store(o.job_store);
   const int lock_fd = ::open((fs::path(o.work_dir) / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX | LOCK_NB) != 0)
-    throw Error(ErrorKind::Io, "the work folder '" + o.work_dir + "' is in use by another lsm serve");
+  if (lock_fd < 0 || ::flock(lock_fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0)
+    throw Error(ErrorKind::Io, "the work folder '" + o.work_dir + "' is in use by another lsm serve" +
+                                   (shared ? " with its own job store" : ""));
+  std::unique_ptr<JobStore> store = open_job_store(o.job_store, o.work_dir);
+  // Unique per process: a node restarted under the same name must not
+  // renew the leases of the jobs its last process left.
+  if (o.node_name.empty()) {
+    char host[256] = {};
+    o.node_name = ::gethostname(host, sizeof host - 1) == 0 ? host : "node";
+  }
+  const std::string node = o.node_name + ":" + std::to_string(::getpid()) + ":" + new_job_id().substr(0, 8);
 
   // SIGINT/SIGTERM end the server through a thread that waits for them
   // (blocked everywhere else), so the shutdown runs outside a signal handler.
@@ -626,8 +687,8 @@ int run_serve(const std::vector<std::string>& args) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  Service service(o, tokens);
-  service.recover();
+  recover(*store, (fs::path(o.work_dir) / "jobs").string());
+  Service service(o, tokens, std::move(store), node);
   service.expire();
   service.routes(svr);
 
@@ -647,7 +708,8 @@ int run_serve(const std::vector<std::string>& args) {
   if (!o.quiet) {
     std::cout << "lsm serve: listening on http://" << o.listen << "/ (data roots:";
     for (const std::string& r : o.data_roots) std::cout << " " << r;
-    std::cout << "; work folder " << o.work_dir << ")" << std::endl;
+    std::cout << "; work folder " << o.work_dir << "; job store " << service.store_description() << "; node " << node
+              << ")" << std::endl;
   }
   svr.listen_after_bind();
   {
