@@ -14,9 +14,20 @@ constexpr Oid kTextOid = 25;  // every parameter is sent as text; the SQL casts 
 constexpr const char* kQueueLock = "7431051";
 constexpr const char* kSchemaLock = "7431052";
 
+// libpq's reason on one line: its lines ("…failed: Connection refused\n\tIs
+// the server running…") joined by "; ".
 std::string why(PGconn* c) {
-  std::string text = PQerrorMessage(c);
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  std::string text;
+  bool line_break = false;
+  for (const char* p = PQerrorMessage(c); *p; ++p) {
+    if (*p == '\n' || *p == '\t' || *p == '\r') {
+      line_break = line_break || *p == '\n';
+      continue;
+    }
+    if (line_break && !text.empty()) text += "; ";
+    line_break = false;
+    text += *p;
+  }
   return text;
 }
 

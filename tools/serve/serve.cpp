@@ -656,6 +656,9 @@ int run_serve(const std::vector<std::string>& args) {
   // the bound socket sets a deeper backlog (Linux takes the new value).
   if (listening_socket < 0 || ::listen(listening_socket, kListenBacklog) != 0)
     throw Error(ErrorKind::Io, std::string("cannot set the listen backlog: ") + std::strerror(errno));
+  // A shared store first: a database that cannot be reached leaves no work folder behind.
+  const bool shared = shared_store(o.job_store);
+  std::unique_ptr<JobStore> store = shared ? open_job_store(o.job_store, o.work_dir) : nullptr;
   std::error_code ec;
   fs::create_directories(fs::path(o.work_dir) / "jobs", ec);
   if (!fs::is_directory(fs::path(o.work_dir) / "jobs"))
@@ -665,12 +668,11 @@ int run_serve(const std::vector<std::string>& args) {
   // delete their folders. The nodes of a shared store share the folder
   // (a shared lock), and keep a server with its own store out of it. The
   // lock goes with the process, however it ends.
-  const bool shared = shared_store(o.job_store);
   const int lock_fd = ::open((fs::path(o.work_dir) / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd < 0 || ::flock(lock_fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0)
     throw Error(ErrorKind::Io, "the work folder '" + o.work_dir + "' is in use by another lsm serve" +
                                    (shared ? " with its own job store" : ""));
-  std::unique_ptr<JobStore> store = open_job_store(o.job_store, o.work_dir);
+  if (!store) store = open_job_store(o.job_store, o.work_dir);
   // Unique per process: a node restarted under the same name must not
   // renew the leases of the jobs its last process left.
   if (o.node_name.empty()) {
