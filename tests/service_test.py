@@ -278,7 +278,8 @@ def bad_options(data, tmp):
         lines = done.stderr.strip().splitlines()
         check("lsm serve %s: one error line, exit 1, no job store" % " ".join(option),
               done.returncode == 1 and len(lines) == 1 and lines[0].startswith("lsm: error: ")
-              and not os.path.exists(work) and "secret" not in done.stderr, (done.returncode, done.stderr[:300]))
+              and not os.path.exists(work) and "secret" not in done.stderr,
+              (done.returncode, done.stderr[:300], os.path.exists(work)))
 
 
 def second_instance(data, tmp):
@@ -797,18 +798,80 @@ def restart_after_kill(data, work):
 def tokens(data, tmp):
     token_file = os.path.join(tmp, "tokens")
     with open(token_file, "w") as f:
-        f.write("# one per line\nsecret-one\n")
+        f.write("# USER:TOKEN[:admin], one per line\nsecret-one\nana:token-of-ana\nben:token-of-ben\n"
+                "ops:token-of-ops:admin\n")
     server = Server(data, os.path.join(tmp, "work_tokens"), "--token-file", token_file)
     try:
         check("no token: 401", request("GET", server.base + "/processes")[0] == 401)
         check("a wrong token: 401", request("GET", server.base + "/processes", token="nope")[0] == 401)
-        check("the right token: 200", request("GET", server.base + "/processes", token="secret-one")[0] == 200)
+        check("a token's prefix: 401", request("GET", server.base + "/processes", token="token-of-an")[0] == 401)
+        check("a bare token (the older file form): 200",
+              request("GET", server.base + "/processes", token="secret-one")[0] == 200)
+        # Users see and dismiss only their own jobs; an admin sees everybody's.
+        jobs = {}
+        for user in ("ana", "ben"):
+            for seed in (1, 2):
+                status, _, info = execute_async(server.base, "synth", {"width": 50, "height": 40, "seed": seed},
+                                                token="token-of-" + user)
+                check("%s's job %d accepted" % (user, seed), status == 201, (status, info))
+                jobs.setdefault(user, []).append(info["jobID"])
+        for user, ids in jobs.items():
+            for job in ids:
+                wait_job_as(server.base, job, "token-of-" + user)
+        listed = {u: {j["jobID"] for j in get_json(server.base + "/jobs", token="token-of-" + u)[1]["jobs"]}
+                  for u in ("ana", "ben", "ops")}
+        check("a user's job list holds their jobs alone", listed["ana"] == set(jobs["ana"])
+              and listed["ben"] == set(jobs["ben"]), listed)
+        check("an admin's job list holds everybody's", listed["ops"] >= set(jobs["ana"]) | set(jobs["ben"]), listed)
+        other = jobs["ben"][0]
+        for method, path in (("GET", ""), ("GET", "/results"), ("GET", "/results/output"), ("DELETE", "")):
+            status, _, body = request(method, server.base + "/jobs/" + other + path, token="token-of-ana")
+            check("%s another user's job%s: 404 no such job" % (method, path), status == 404 and b"no-such-job" in body,
+                  (status, body[:120]))
+        check("the owner still has it", get_json(server.base + "/jobs/" + other, token="token-of-ben")[1]["status"]
+              == "successful")
+        check("an admin reads it", request("GET", server.base + "/jobs/" + other + "/results/output",
+                                           token="token-of-ops")[0] == 200)
+        check("an admin dismisses it", request("DELETE", server.base + "/jobs/" + other, token="token-of-ops")[0] == 200)
+        # The job list's filters (/req/job-list): status and processID, kept in the page links.
+        _, page = get_json(server.base + "/jobs?status=successful&processID=synth&limit=1", token="token-of-ana")
+        check("status and processID filter the list", len(page["jobs"]) == 1 and page["jobs"][0]["jobID"] in jobs["ana"]
+              and any("status=successful" in l["href"] and "processID=synth" in l["href"]
+                      for l in page["links"] if l["rel"] == "next"), page)
+        _, none = get_json(server.base + "/jobs?processID=label", token="token-of-ana")
+        check("a process without jobs: an empty list", none["jobs"] == [], none)
+        _, dismissed = get_json(server.base + "/jobs?status=dismissed,successful", token="token-of-ops")
+        check("statuses comma-separated", {j["status"] for j in dismissed["jobs"]} == {"dismissed", "successful"},
+              dismissed)
+        status, _, body = request("GET", server.base + "/jobs?status=finished", token="token-of-ana")
+        check("an unknown status: 400 InvalidParameterValue", status == 400 and b"invalid-parameter-value" in body,
+              (status, body[:200]))
     finally:
         server.stop()
+    for bad, why in (("ana:\n", "a token is"), ("a b:token-x\n", "a user name"), ("ana:tok:root\n", ":admin"),
+                     ("ana:same-token\nben:same-token\n", "already given")):
+        with open(token_file, "w") as f:
+            f.write(bad)
+        refused = subprocess.run([LSM, "serve", "--data-root", data, "--work-dir", os.path.join(tmp, "w_bad_tokens"),
+                                  "--listen", "127.0.0.1:%d" % free_port(), "--token-file", token_file],
+                                 capture_output=True, text=True, timeout=30)
+        check("token file %r: one error line naming line and problem" % bad,
+              refused.returncode == 1 and len(refused.stderr.strip().splitlines()) == 1 and why in refused.stderr
+              and "line" in refused.stderr, refused.stderr)
     refused = subprocess.run([LSM, "serve", "--data-root", data, "--work-dir", os.path.join(tmp, "w"), "--listen",
                               "0.0.0.0:%d" % free_port()], capture_output=True, text=True, timeout=30)
     check("off loopback without tokens the server refuses to start",
           refused.returncode != 0 and "--token-file" in refused.stderr, refused.stderr)
+
+
+def wait_job_as(base, job, token, limit=120):
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        info = get_json(base + "/jobs/" + job, token=token)[1]
+        if info and info.get("status") in ("successful", "failed", "dismissed"):
+            return info
+        time.sleep(0.05)
+    return info
 
 
 def full_queue(data, tmp):

@@ -198,6 +198,46 @@ TEST_P(JobStates, DismissalSaysWhatTheJobWasOnce) {
   EXPECT_EQ(store_->count_with_status("dismissed"), 2);
 }
 
+TEST_P(JobStates, ListsAndCountsTheJobsAFilterTakesNewestFirst) {
+  const struct {
+    const char *id, *owner, *process, *status, *created;
+  } jobs[] = {{"a1", "ana", "metrics", "successful", "2026-11-28T10:00:01.000Z"},
+              {"a2", "ana", "label", "failed", "2026-11-28T10:00:02.000Z"},
+              {"a3", "ana", "metrics", "accepted", "2026-11-28T10:00:03.000Z"},
+              {"b1", "ben", "metrics", "successful", "2026-11-28T10:00:04.000Z"}};
+  for (const auto& j : jobs) {
+    JobRecord r;
+    r.id = j.id;
+    r.owner = j.owner;
+    r.process = j.process;
+    r.status = j.status;
+    r.created = j.created;
+    store_->insert(r);
+  }
+  const auto ids = [&](const JobFilter& f, int64_t offset = 0, int64_t limit = 10) {
+    std::string out;
+    for (const JobRecord& r : store_->list(f, offset, limit)) out += r.id + " ";
+    return out;
+  };
+  EXPECT_EQ(ids({}), "b1 a3 a2 a1 ");
+  EXPECT_EQ(store_->count({}), 4);
+  JobFilter ana;
+  ana.owner = "ana";
+  EXPECT_EQ(ids(ana), "a3 a2 a1 ");
+  EXPECT_EQ(ids(ana, 1, 1), "a2 ");
+  EXPECT_EQ(store_->find("a1")->owner, "ana");
+  JobFilter metrics_done;
+  metrics_done.processes = {"metrics"};
+  metrics_done.statuses = {"successful", "failed"};
+  EXPECT_EQ(ids(metrics_done), "b1 a1 ");
+  EXPECT_EQ(store_->count(metrics_done), 2);
+  metrics_done.owner = "ana";
+  EXPECT_EQ(ids(metrics_done), "a1 ");
+  JobFilter nobody;
+  nobody.owner = "carl";
+  EXPECT_EQ(store_->count(nobody), 0);
+}
+
 TEST_P(JobStates, ClaimTakesTheOldestAcceptedJobForOneNode) {
   insert("b", "2026-11-28T10:00:02.000Z");
   insert("a", "2026-11-28T10:00:01.000Z");

@@ -15,6 +15,8 @@
 #   --with-postgresql (with either)  also a PostgreSQL server, for the tests
 #                                    of lsm serve's shared job store (each
 #                                    runs in a throwaway cluster: pg_virtualenv)
+#   --with-proxy (with either)       also nginx (nginx-light) and openssl, for
+#                                    the test of lsm serve behind a TLS proxy
 #   --with-opencv (with either)      also OpenCV's Python bindings
 #                                    (python3-opencv), the reference of the
 #                                    HOG Dalal-Triggs test
@@ -32,6 +34,7 @@ for a in "$@"; do
     --with-qgis) packages+=(qgis python3-qgis xvfb xauth) ;;
     --with-opencv) packages+=(python3-opencv) ;;
     --with-postgresql) packages+=(postgresql postgresql-common) ;;
+    --with-proxy) packages+=(nginx-light openssl) ;;
     --with-python-extras) packages+=(python3-rasterio python3-distributed python3-tqdm python3-geopandas python3-matplotlib) ;;
     --with-browser) packages+=(chromium) ;;
     --with-fuzzing) packages+=(clang libfuzzer-14-dev libomp-14-dev) ;;

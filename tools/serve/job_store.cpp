@@ -29,13 +29,33 @@ std::string format_time(std::chrono::system_clock::time_point t) {
 }  // namespace
 
 const char* const kJobColumns =
-    "id, process, status, message, progress, created, started, finished, updated, request, client_fault, node";
+    "id, process, status, message, progress, created, started, finished, updated, request, client_fault, node, owner";
 
 const char* const kStatusChangeSet =
     "SET status = $2, message = $3, updated = $4, "
     "started = CASE WHEN $2 = 'running' THEN $4 ELSE started END, "
     "finished = CASE WHEN $2 IN ('successful', 'failed', 'dismissed') THEN $4 ELSE finished END, "
     "progress = CASE WHEN $2 = 'successful' THEN 100 ELSE progress END, client_fault = CAST($5 AS INTEGER) ";
+
+std::string filter_sql(const JobFilter& filter, std::vector<std::string>& params) {
+  std::vector<std::string> terms;
+  const auto next = [&](const std::string& value) {
+    params.push_back(value);
+    return "$" + std::to_string(params.size());
+  };
+  if (filter.owner) terms.push_back("owner = " + next(*filter.owner));
+  const auto any_of = [&](const char* column, const std::vector<std::string>& values) {
+    if (values.empty()) return;
+    std::string term = std::string(column) + " IN (";
+    for (size_t i = 0; i < values.size(); ++i) term += (i ? ", " : "") + next(values[i]);
+    terms.push_back(term + ")");
+  };
+  any_of("process", filter.processes);
+  any_of("status", filter.statuses);
+  std::string sql;
+  for (size_t i = 0; i < terms.size(); ++i) sql += (i ? " AND " : " WHERE ") + terms[i];
+  return sql;
+}
 
 std::string now_rfc3339() { return format_time(std::chrono::system_clock::now()); }
 

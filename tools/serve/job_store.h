@@ -31,6 +31,15 @@ struct JobRecord {
   /// value: lsm::Error BadInput), not on the server: a 4xx, not a 5xx.
   bool client_fault = false;
   std::string node;  ///< the node that claimed it ("" while accepted)
+  std::string owner;  ///< the user who submitted it ("" where the service has no tokens)
+};
+
+/// Which jobs a list or count takes (OGC API - Processes' job list: its
+/// processID and status parameters; and the user's own jobs).
+struct JobFilter {
+  std::optional<std::string> owner;    ///< only this user's jobs (nullopt: everybody's)
+  std::vector<std::string> processes;  ///< any of these processes (empty: any)
+  std::vector<std::string> statuses;   ///< any of these statuses (empty: any)
 };
 
 class JobStore {
@@ -65,9 +74,9 @@ class JobStore {
   virtual std::optional<std::string> dismiss(const std::string& id, const std::string& message) = 0;
   virtual void set_progress(const std::string& id, int progress) = 0;
   virtual std::optional<JobRecord> find(const std::string& id) const = 0;
-  /// Newest first.
-  virtual std::vector<JobRecord> list(int64_t offset, int64_t limit) const = 0;
-  virtual int64_t count() const = 0;
+  /// The jobs `filter` takes, newest first, `limit` from `offset`.
+  virtual std::vector<JobRecord> list(const JobFilter& filter, int64_t offset, int64_t limit) const = 0;
+  virtual int64_t count(const JobFilter& filter) const = 0;
   virtual int64_t count_with_status(const std::string& status) const = 0;
   virtual void remove(const std::string& id) = 0;
   /// Jobs that ended (successful, failed, dismissed) before `cutoff` (RFC 3339).
@@ -98,5 +107,8 @@ extern const char* const kJobColumns;
 /// "SET …" of a status change and the times that go with it ($2 status,
 /// $3 message, $4 now, $5 client fault as 0/1).
 extern const char* const kStatusChangeSet;
+/// " WHERE …" for `filter` ("" when it takes every job), its values
+/// appended to `params` as $N from N = params.size() + 1.
+std::string filter_sql(const JobFilter& filter, std::vector<std::string>& params);
 
 }  // namespace lsm::serve

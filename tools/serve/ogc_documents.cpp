@@ -202,12 +202,12 @@ Json status_info(const JobRecord& job, const std::string& base) {
 }
 
 Json job_list(const std::vector<JobRecord>& jobs, const std::string& base, int64_t offset, int64_t limit,
-              int64_t total) {
+              int64_t total, const std::string& query) {
   Json j;
   j["jobs"] = Json::array();
   for (const JobRecord& job : jobs) j["jobs"].push_back(status_info(job, base));
   auto page = [&](int64_t start) {
-    return base + "/jobs?offset=" + std::to_string(start) + "&limit=" + std::to_string(limit);
+    return base + "/jobs?offset=" + std::to_string(start) + "&limit=" + std::to_string(limit) + query;
   };
   j["links"] = Json::array({link(page(offset), "self", "application/json", "this page")});
   if (offset + limit < total) j["links"].push_back(link(page(offset + limit), "next", "application/json", "next page"));

@@ -29,8 +29,10 @@ Json process_description(const ops::OperationSpec& spec, const std::string& base
 /// The processes from `offset`, at most `limit` of them, with a next link where more follow.
 Json process_list(const std::string& base, int64_t offset = 0, int64_t limit = 1000);
 Json status_info(const JobRecord& job, const std::string& base);
+/// A page of the job list; `query` ("&status=running…") is the filters,
+/// kept in the page links.
 Json job_list(const std::vector<JobRecord>& jobs, const std::string& base, int64_t offset, int64_t limit,
-              int64_t total);
+              int64_t total, const std::string& query = "");
 Json open_api(const std::string& base);
 
 /// What a process writes, by output ID: "patch", "class", "land", "adj"

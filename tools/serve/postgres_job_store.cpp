@@ -73,6 +73,7 @@ class PostgresJobStore::Result {
     j.request = text(row, 9);
     j.client_fault = integer(row, 10) != 0;
     j.node = text(row, 11);
+    j.owner = text(row, 12);
     return j;
   }
 
@@ -118,11 +119,11 @@ std::string text_of(int64_t v) { return std::to_string(v); }
 
 std::vector<std::string> insert_params(const JobRecord& j) {
   return {j.id, j.process, j.status, j.message, text_of(j.progress), j.created, j.started, j.finished, j.updated,
-          j.request};
+          j.request, "", j.owner};
 }
 
 const char* kInsert =
-    "INSERT INTO lsm_jobs (id, process, status, message, progress, created, started, finished, updated, request) ";
+    "INSERT INTO lsm_jobs (id, process, status, message, progress, created, started, finished, updated, request, owner) ";
 
 }  // namespace
 
@@ -154,7 +155,8 @@ PostgresJobStore::PostgresJobStore(const std::string& uri, int connections) {
           "message TEXT NOT NULL DEFAULT '', progress INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL, "
           "started TEXT NOT NULL DEFAULT '', finished TEXT NOT NULL DEFAULT '', updated TEXT NOT NULL, "
           "request TEXT NOT NULL DEFAULT '', client_fault INTEGER NOT NULL DEFAULT 0, "
-          "node TEXT NOT NULL DEFAULT '', lease_until DOUBLE PRECISION NOT NULL DEFAULT 0)");
+          "node TEXT NOT NULL DEFAULT '', lease_until DOUBLE PRECISION NOT NULL DEFAULT 0, "
+          "owner TEXT NOT NULL DEFAULT '')");
     c.run("CREATE INDEX IF NOT EXISTS lsm_jobs_by_created ON lsm_jobs (created)");
     // The queue: workers look for the oldest accepted job many times a second.
     c.run("CREATE INDEX IF NOT EXISTS lsm_jobs_accepted ON lsm_jobs (created, id) WHERE status = 'accepted'");
@@ -187,19 +189,19 @@ void PostgresJobStore::give_back(PGconn* c) const {
 
 void PostgresJobStore::insert(const JobRecord& j) {
   Lease c(*this);
-  c.run(std::string(kInsert) + "VALUES ($1, $2, $3, $4, CAST($5 AS INTEGER), $6, $7, $8, $9, $10)", insert_params(j));
+  c.run(std::string(kInsert) + "VALUES ($1, $2, $3, $4, CAST($5 AS INTEGER), $6, $7, $8, $9, $10, $12)", insert_params(j));
 }
 
 bool PostgresJobStore::insert_within(const JobRecord& j, int64_t max_accepted) {
   Lease c(*this);
   std::vector<std::string> params = insert_params(j);
-  params.push_back(text_of(max_accepted));
+  params[10] = text_of(max_accepted);  // $11
   c.run("BEGIN");
   try {
     // Held to the commit: the count below sees every insertion before it.
     c.run(std::string("SELECT pg_advisory_xact_lock(") + kQueueLock + ")");
     const Result r = c.run(std::string(kInsert) +
-                               "SELECT $1, $2, $3, $4, CAST($5 AS INTEGER), $6, $7, $8, $9, $10 "
+                               "SELECT $1, $2, $3, $4, CAST($5 AS INTEGER), $6, $7, $8, $9, $10, $12 "
                                "WHERE (SELECT COUNT(*) FROM lsm_jobs WHERE status = 'accepted') < CAST($11 AS BIGINT)",
                            params);
     c.run("COMMIT");
@@ -280,19 +282,23 @@ std::optional<JobRecord> PostgresJobStore::find(const std::string& id) const {
   return r.record(0);
 }
 
-std::vector<JobRecord> PostgresJobStore::list(int64_t offset, int64_t limit) const {
+std::vector<JobRecord> PostgresJobStore::list(const JobFilter& filter, int64_t offset, int64_t limit) const {
+  std::vector<std::string> params = {text_of(limit), text_of(offset)};
+  const std::string where = filter_sql(filter, params);
   Lease c(*this);
-  const Result r = c.run(std::string("SELECT ") + kJobColumns +
-                             " FROM lsm_jobs ORDER BY created DESC, id LIMIT CAST($1 AS BIGINT) OFFSET CAST($2 AS BIGINT)",
-                         {text_of(limit), text_of(offset)});
+  const Result r = c.run(std::string("SELECT ") + kJobColumns + " FROM lsm_jobs" + where +
+                             " ORDER BY created DESC, id LIMIT CAST($1 AS BIGINT) OFFSET CAST($2 AS BIGINT)",
+                         params);
   std::vector<JobRecord> jobs;
   for (int i = 0; i < r.rows(); ++i) jobs.push_back(r.record(i));
   return jobs;
 }
 
-int64_t PostgresJobStore::count() const {
+int64_t PostgresJobStore::count(const JobFilter& filter) const {
+  std::vector<std::string> params;
+  const std::string where = filter_sql(filter, params);
   Lease c(*this);
-  return c.run("SELECT COUNT(*) FROM lsm_jobs").integer(0, 0);
+  return c.run("SELECT COUNT(*) FROM lsm_jobs" + where, params).integer(0, 0);
 }
 
 int64_t PostgresJobStore::count_with_status(const std::string& status) const {

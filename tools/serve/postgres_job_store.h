@@ -34,8 +34,8 @@ class PostgresJobStore final : public JobStore {
   std::optional<std::string> dismiss(const std::string& id, const std::string& message) override;
   void set_progress(const std::string& id, int progress) override;
   std::optional<JobRecord> find(const std::string& id) const override;
-  std::vector<JobRecord> list(int64_t offset, int64_t limit) const override;
-  int64_t count() const override;
+  std::vector<JobRecord> list(const JobFilter& filter, int64_t offset, int64_t limit) const override;
+  int64_t count(const JobFilter& filter) const override;
   int64_t count_with_status(const std::string& status) const override;
   void remove(const std::string& id) override;
   std::vector<std::string> ended_before(const std::string& cutoff) const override;

@@ -27,6 +27,7 @@
 #include "job_runner.h"
 #include "job_store.h"
 #include "ogc_documents.h"
+#include "users.h"
 #include "operation_json.h"
 
 namespace lsm::serve {
@@ -62,6 +63,35 @@ std::string read_paging(const httplib::Request& req, Paging& page) {
   return "";
 }
 
+// Reads the job list's filters (OGC API - Processes 1.0, /req/job-list:
+// processID and status, each repeated or comma-separated; type, of which
+// every job here is "process") into `filter`, and `query` with them for the
+// page links. A status that is none of the five is refused (400), as a
+// process that does not exist simply matches nothing. Returns the problem, or "".
+std::string read_job_filter(const httplib::Request& req, JobFilter& filter, std::string& query) {
+  const auto values = [&](const char* name) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < req.get_param_value_count(name); ++i) {
+      std::stringstream list(req.get_param_value(name, i));
+      for (std::string v; std::getline(list, v, ',');)
+        if (!v.empty()) out.push_back(v.substr(0, 200));
+    }
+    return out;
+  };
+  static const std::vector<std::string> statuses = {"accepted", "running", "successful", "failed", "dismissed"};
+  filter.processes = values("processID");
+  filter.statuses = values("status");
+  for (const std::string& s : filter.statuses)
+    if (std::find(statuses.begin(), statuses.end(), s) == statuses.end())
+      return "status must be accepted, running, successful, failed or dismissed (got '" + s.substr(0, 40) + "')";
+  for (const std::string& t : values("type"))
+    if (t != "process") filter.statuses = {"no such status"};  // every job here is of type process
+  if (filter.processes.size() > 100 || filter.statuses.size() > 100) return "at most 100 processID and status values";
+  for (const char* name : {"processID", "status", "type"})
+    for (const std::string& v : values(name)) query += std::string("&") + name + "=" + httplib::detail::encode_query_param(v);
+  return "";
+}
+
 // Connections the kernel holds for accept(): a burst of clients waits
 // there instead of being reset (the kernel caps it at net.core.somaxconn).
 constexpr int kListenBacklog = 1024;
@@ -87,7 +117,9 @@ struct Options {
 };
 
 // The store is shared by several nodes (PostgreSQL), so is the work folder.
-bool shared_store(const std::string& spec) { return spec.rfind("postgres", 0) == 0; }
+bool shared_store(const std::string& spec) {
+  return spec.rfind("postgresql://", 0) == 0 || spec.rfind("postgres://", 0) == 0;
+}
 
 const char* kUsage = "usage: lsm serve --data-root DIR [--data-root DIR ...] --work-dir DIR [options]";
 
@@ -109,7 +141,8 @@ po::options_description options_of(Options& o) {
       ("retention", po::value(&o.retention)->default_value(o.retention),
        "seconds finished jobs and their results are kept")
       ("token-file", po::value(&o.token_file),
-       "file of bearer tokens, one per line: every request must carry one (required off loopback)")
+       "file of users and their bearer tokens, USER:TOKEN[:admin] a line: every request must carry one, and a "
+       "user sees only their own jobs (required off loopback)")
       ("max-body", po::value(&o.max_body)->default_value(o.max_body), "largest request body, in bytes")
       ("public-url", po::value(&o.public_url),
        "URL clients reach the service at, for links (behind a proxy: its https URL; default http://LISTEN)")
@@ -128,23 +161,6 @@ po::options_description options_of(Options& o) {
 
 bool loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1" || host == "[::1]";
-}
-
-std::vector<std::string> read_tokens(const std::string& path) {
-  // A file of tokens, not a device or a pipe (/dev/zero would be read forever).
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) > (1 << 20))
-    throw Error(ErrorKind::BadInput, "--token-file '" + path + "' must be a regular file of at most 1 MiB");
-  std::ifstream in(path);
-  if (!in) throw Error(ErrorKind::BadInput, "--token-file '" + path + "' cannot be read");
-  std::vector<std::string> tokens;
-  for (std::string line; std::getline(in, line);) {
-    line.erase(line.find_last_not_of(" \t\r") + 1);
-    line.erase(0, line.find_first_not_of(" \t"));
-    if (!line.empty() && line[0] != '#') tokens.push_back(line);
-  }
-  if (tokens.empty()) throw Error(ErrorKind::BadInput, "--token-file '" + path + "' holds no token");
-  return tokens;
 }
 
 std::string new_job_id() {
@@ -308,10 +324,10 @@ RunnerSettings runner_settings(const Options& o, const std::string& node) {
 
 class Service {
  public:
-  Service(const Options& o, std::vector<std::string> tokens, std::unique_ptr<JobStore> store, const std::string& node)
+  Service(const Options& o, Users users, std::unique_ptr<JobStore> store, const std::string& node)
       : options_(o),
         public_url_(public_url_of(o)),
-        tokens_(std::move(tokens)),
+        users_(std::move(users)),
         roots_(o.data_roots),
         store_(std::move(store)),
         runner_(*store_, [this](const JobRecord& job) { return prepare(job); }, runner_settings(o, node)) {
@@ -344,10 +360,7 @@ class Service {
                          "' is not accepted), at most --max-body bytes");
         return httplib::Server::HandlerResponse::Handled;
       }
-      if (tokens_.empty()) return httplib::Server::HandlerResponse::Unhandled;
-      const std::string auth = req.get_header_value("Authorization");
-      for (const std::string& t : tokens_)
-        if (auth == "Bearer " + t) return httplib::Server::HandlerResponse::Unhandled;
+      if (users_.authenticate(req.get_header_value("Authorization"))) return httplib::Server::HandlerResponse::Unhandled;
       res.set_header("WWW-Authenticate", "Bearer");
       send_problem(res, "about:blank", 401, "Unauthorized", "a bearer token from --token-file is required");
       return httplib::Server::HandlerResponse::Handled;
@@ -407,28 +420,35 @@ class Service {
       Paging page{0, 50};
       if (const std::string problem = read_paging(req, page); !problem.empty())
         return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", problem);
+      JobFilter filter;
+      std::string query;
+      if (const std::string problem = read_job_filter(req, filter, query); !problem.empty())
+        return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request", problem);
+      const User user = user_of(req);
+      if (!user.admin) filter.owner = user.name;
       send_document(req, res,
-                    job_list(store_->list(page.offset, page.limit), public_url_, page.offset, page.limit, store_->count()),
+                    job_list(store_->list(filter, page.offset, page.limit), public_url_, page.offset, page.limit,
+                             store_->count(filter), query),
                     "jobs", "Jobs");
     });
     svr.Get(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-      const std::optional<JobRecord> job = store_->find(req.matches[1]);
+      const std::optional<JobRecord> job = visible_job(req, req.matches[1]);
       if (!job) return no_such_job(res, req.matches[1]);
       send_document(req, res, status_info(*job, public_url_), "job", "Job " + job->id);
     });
     svr.Delete(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::string id = req.matches[1];
-      const std::optional<JobRecord> job = store_->find(id);
+      const std::optional<JobRecord> job = visible_job(req, id);
       if (!job || job->status == "dismissed" || !runner_.dismiss(id)) return no_such_job(res, id);  // dismissed meanwhile
       send_json(res, 200, status_info(*store_->find(id), public_url_));
     });
     svr.Get(R"(/jobs/([^/]+)/results)", [this](const httplib::Request& req, httplib::Response& res) {
-      const std::optional<JobRecord> job = finished_job(res, req.matches[1]);
+      const std::optional<JobRecord> job = finished_job(req, res, req.matches[1]);
       if (!job) return;
       send_json(res, 200, results_document(job->id, public_url_ + "/jobs/" + job->id));
     });
     svr.Get(R"(/jobs/([^/]+)/results/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-      const std::optional<JobRecord> job = finished_job(res, req.matches[1]);
+      const std::optional<JobRecord> job = finished_job(req, res, req.matches[1]);
       if (!job) return;
       const auto files = result_files(runner_.folder(job->id));
       const auto file = files.find(req.matches[2]);
@@ -454,6 +474,20 @@ class Service {
     return PreparedJob(*op, std::move(values));
   }
 
+  // The user the request's token names (the pre-routing handler let only
+  // known tokens through).
+  User user_of(const httplib::Request& req) const {
+    return users_.authenticate(req.get_header_value("Authorization")).value_or(User{});
+  }
+
+  // Job `id` if the request's user may see it: another user's job is "no
+  // such job" to them, as one that does not exist (its ID says nothing).
+  std::optional<JobRecord> visible_job(const httplib::Request& req, const std::string& id) const {
+    std::optional<JobRecord> job = store_->find(id);
+    if (job && !Users::may_see(user_of(req), job->owner)) return std::nullopt;
+    return job;
+  }
+
   void no_such_job(httplib::Response& res, const std::string& id) {
     send_problem(res, exception_type::kNoSuchJob, 404, "No such job", "no job '" + id + "'");
   }
@@ -475,8 +509,8 @@ class Service {
   }
 
   // The job if it succeeded; else the problem is sent and nullopt returned.
-  std::optional<JobRecord> finished_job(httplib::Response& res, const std::string& id) {
-    const std::optional<JobRecord> job = store_->find(id);
+  std::optional<JobRecord> finished_job(const httplib::Request& req, httplib::Response& res, const std::string& id) {
+    const std::optional<JobRecord> job = visible_job(req, id);
     if (!job || job->status == "dismissed") {
       no_such_job(res, id);
       return std::nullopt;
@@ -542,6 +576,7 @@ class Service {
     job.message = "queued";
     job.created = job.updated = now_rfc3339();
     job.request = Json::parse(req.body).dump();  // read_execute_request() has parsed it
+    job.owner = user_of(req).name;
     if (!store_->insert_within(job, options_.max_queue)) {
       res.set_header("Retry-After", "5");
       return send_problem(res, "about:blank", 429, "Too Many Requests",
@@ -570,7 +605,7 @@ class Service {
   Options options_;
   std::string public_url_;  // public_url_of(options_)
   std::vector<std::string> private_folders_;  // the work folder, as given and canonical: never shown to clients
-  std::vector<std::string> tokens_;
+  Users users_;
   DataRoots roots_;
   std::unique_ptr<JobStore> store_;
   JobRunner runner_;
@@ -612,6 +647,9 @@ int run_serve(const std::vector<std::string>& args) {
     throw Error(ErrorKind::BadInput, "--max-cells must be 1 to 1e15 cells");
   if (!(o.job_timeout >= 0 && o.job_timeout <= 1e7))
     throw Error(ErrorKind::BadInput, "--job-timeout must be 0 (no limit) to 1e7 seconds");
+  if (o.job_store != "sqlite" && !shared_store(o.job_store))  // only up to "://": a password may follow
+    throw Error(ErrorKind::BadInput, "--job-store must be 'sqlite' or a postgresql:// URI (got '" +
+                                         o.job_store.substr(0, std::min<size_t>(o.job_store.find("://"), 40)) + "')");
   if (!(o.job_lease >= 2 && o.job_lease <= 3600))
     throw Error(ErrorKind::BadInput, "--job-lease must be 2 to 3600 seconds");
   if (o.node_name.size() > 200 || o.node_name.find_first_of("\r\n\t") != std::string::npos)
@@ -633,8 +671,8 @@ int run_serve(const std::vector<std::string>& args) {
   }
   if (port < 0 || port > 65535) throw Error(ErrorKind::BadInput, "--listen must be HOST:PORT, not '" + o.listen + "'");
   const std::string host = o.listen.substr(0, colon);
-  const std::vector<std::string> tokens = o.token_file.empty() ? std::vector<std::string>{} : read_tokens(o.token_file);
-  if (tokens.empty() && !loopback(host))
+  Users users = o.token_file.empty() ? Users() : Users(o.token_file);
+  if (!users.enabled() && !loopback(host))
     throw Error(ErrorKind::BadInput, "--listen " + o.listen + " is not a loopback address: give --token-file");
   // The port first: a --listen that cannot be bound leaves no job store behind.
   httplib::Server svr;
@@ -690,7 +728,7 @@ int run_serve(const std::vector<std::string>& args) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   recover(*store, (fs::path(o.work_dir) / "jobs").string());
-  Service service(o, tokens, std::move(store), node);
+  Service service(o, std::move(users), std::move(store), node);
   service.expire();
   service.routes(svr);
 

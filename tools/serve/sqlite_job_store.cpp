@@ -59,6 +59,7 @@ class Statement {
     j.request = column_text(9);
     j.client_fault = column_integer(10) != 0;
     j.node = column_text(11);
+    j.owner = column_text(12);
     return j;
   }
 
@@ -68,11 +69,11 @@ class Statement {
 };
 
 const char* kInsert =
-    "INSERT INTO jobs (id, process, status, message, progress, created, started, finished, updated, request) ";
+    "INSERT INTO jobs (id, process, status, message, progress, created, started, finished, updated, request, owner) ";
 
 void bind_insert(Statement& s, const JobRecord& j) {
   s.text(1, j.id).text(2, j.process).text(3, j.status).text(4, j.message).integer(5, j.progress).text(6, j.created);
-  s.text(7, j.started).text(8, j.finished).text(9, j.updated).text(10, j.request);
+  s.text(7, j.started).text(8, j.finished).text(9, j.updated).text(10, j.request).text(12, j.owner);
 }
 
 }  // namespace
@@ -104,6 +105,7 @@ SqliteJobStore::SqliteJobStore(const std::string& path) : path_(path) {
   if (!has("client_fault")) exec("ALTER TABLE jobs ADD COLUMN client_fault INTEGER NOT NULL DEFAULT 0");
   if (!has("node")) exec("ALTER TABLE jobs ADD COLUMN node TEXT NOT NULL DEFAULT ''");
   if (!has("lease_until")) exec("ALTER TABLE jobs ADD COLUMN lease_until REAL NOT NULL DEFAULT 0");
+  if (!has("owner")) exec("ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT ''");
 }
 
 SqliteJobStore::~SqliteJobStore() { sqlite3_close(db_); }
@@ -119,7 +121,7 @@ void SqliteJobStore::exec(const std::string& sql) const {
 
 void SqliteJobStore::insert(const JobRecord& j) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement s(db_, std::string(kInsert) + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)");
+  Statement s(db_, std::string(kInsert) + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12)");
   bind_insert(s, j);
   s.step();
 }
@@ -127,7 +129,7 @@ void SqliteJobStore::insert(const JobRecord& j) {
 bool SqliteJobStore::insert_within(const JobRecord& j, int64_t max_accepted) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s(db_, std::string(kInsert) +
-                       "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 "
+                       "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12 "
                        "WHERE (SELECT COUNT(*) FROM jobs WHERE status = 'accepted') < $11");
   bind_insert(s, j);
   s.integer(11, max_accepted).step();
@@ -210,18 +212,24 @@ std::optional<JobRecord> SqliteJobStore::find(const std::string& id) const {
   return s.record();
 }
 
-std::vector<JobRecord> SqliteJobStore::list(int64_t offset, int64_t limit) const {
+std::vector<JobRecord> SqliteJobStore::list(const JobFilter& filter, int64_t offset, int64_t limit) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement s(db_, std::string("SELECT ") + kJobColumns + " FROM jobs ORDER BY created DESC, id LIMIT $1 OFFSET $2");
+  std::vector<std::string> params = {"", ""};  // $1, $2: the limit and offset, bound as integers
+  const std::string where = filter_sql(filter, params);
+  Statement s(db_, std::string("SELECT ") + kJobColumns + " FROM jobs" + where +
+                       " ORDER BY created DESC, id LIMIT $1 OFFSET $2");
   s.integer(1, limit).integer(2, offset);
+  for (size_t i = 2; i < params.size(); ++i) s.text(static_cast<int>(i + 1), params[i]);
   std::vector<JobRecord> jobs;
   while (s.step()) jobs.push_back(s.record());
   return jobs;
 }
 
-int64_t SqliteJobStore::count() const {
+int64_t SqliteJobStore::count(const JobFilter& filter) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement s(db_, "SELECT COUNT(*) FROM jobs");
+  std::vector<std::string> params;
+  Statement s(db_, std::string("SELECT COUNT(*) FROM jobs") + filter_sql(filter, params));
+  for (size_t i = 0; i < params.size(); ++i) s.text(static_cast<int>(i + 1), params[i]);
   s.step();
   return s.column_integer(0);
 }
