@@ -207,12 +207,14 @@ def run(tmp, have_schemas):
         section(dismiss_running, base, work)
         section(dismissal_races, base, work)
         section(connection_burst, base)
+        section(idle_and_slow_clients, base)
         section(load, base, data, tmp)
     finally:
         server.stop()
     section(restart_after_kill, data, work)
     section(tokens, data, tmp)
     section(full_queue, data, tmp)
+    section(synchronous_executions, data, tmp)
     section(timeout_and_retention, data, tmp)
     section(output_limit, data, tmp)
     section(full_disk, data, tmp)
@@ -271,6 +273,7 @@ def bad_options(data, tmp):
                    ["--job-timeout", "1e308"], ["--max-cells", "1e308"], ["--max-queue", "0"],
                    ["--token-file", "/dev/zero"], ["--listen", "192.0.2.1:8080", "--token-file", tokens],
                    ["--job-store", "mysql://user:secret@host/db"], ["--job-lease", "1"], ["--node-name", "a\nb"],
+                   ["--http-threads", "2"], ["--http-threads", "100000"],
                    ["--job-store", "postgresql://user:secret@127.0.0.1:1/lsm"]):
         work = os.path.join(tmp, "bad_options_work")
         done = subprocess.run([LSM, "serve", "--data-root", data, "--work-dir", work] + option,
@@ -743,6 +746,85 @@ def connection_burst(base):
         skip("no connection of the burst dropped by a full listen queue", "/proc/net/netstat cannot be read")
     else:
         check("no connection of the burst dropped by a full listen queue", drops == 0, "%d dropped" % drops)
+
+
+def poll_times(base, count=20):
+    """Seconds each of `count` status requests takes, one after another."""
+    times = []
+    for _ in range(count):
+        start = time.time()
+        status = request("GET", base + "/jobs?limit=1")[0]
+        times.append(time.time() - start if status == 200 else 999)
+    return times
+
+
+def idle_and_slow_clients(base):
+    """40 idle connections and 10 clients sending their headers a byte a
+    second hold a serving thread each (--http-threads 64): status requests
+    are still answered within a second."""
+    host, port = base.split("//")[1].split(":")
+    held, stop = [], threading.Event()
+    for _ in range(40):
+        held.append(socket.create_connection((host, int(port)), timeout=10))
+    slow = [socket.create_connection((host, int(port)), timeout=10) for _ in range(10)]
+
+    def trickle():
+        for i in range(60):
+            if stop.is_set():
+                return
+            for s in slow:
+                try:
+                    s.sendall(b"GET /jobs HTTP/1.1\r\nX-Slow: "[i:i + 1] or b"a")
+                except OSError:
+                    pass
+            time.sleep(1)
+
+    writer = threading.Thread(target=trickle)
+    writer.start()
+    try:
+        time.sleep(0.5)
+        times = poll_times(base)
+        check("40 idle and 10 slow-header connections: 20 status requests each answered within 1 s",
+              max(times) < 1.0, ["%.2f" % t for t in times])
+    finally:
+        stop.set()
+        writer.join()
+        for s in held + slow:
+            s.close()
+
+
+def synchronous_executions(data, tmp):
+    """--http-threads 8: at most 2 synchronous executions wait at once; a
+    third and fourth, sent together, are answered as asynchronous ones (201,
+    Location, no Preference-Applied), and status requests are answered
+    within a second meanwhile."""
+    server = Server(data, os.path.join(tmp, "work_sync"), "--workers", "1", "--http-threads", "8")
+    try:
+        barrier = threading.Barrier(4)
+
+        def execute(i):
+            barrier.wait(20)
+            status, headers, body = request("POST", server.base + "/processes/synth/execution",
+                                            {"inputs": {"width": 3000, "height": 3000, "octaves": 12, "seed": i}})
+            return status, headers.get("Preference-Applied"), headers.get("Location"), json.loads(body)
+
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            running = [pool.submit(execute, i) for i in range(4)]
+            time.sleep(1.0)
+            times = poll_times(server.base)
+            outcomes = [f.result() for f in running]
+        check("while synchronous executions wait, status requests are answered within 1 s", max(times) < 1.0,
+              ["%.2f" % t for t in times])
+        statuses = sorted(o[0] for o in outcomes)
+        check("4 synchronous executions at once, 2 may wait: 2 results (200), 2 answered as async (201)",
+              statuses == [200, 200, 201, 201], [(o[0], o[1]) for o in outcomes])
+        check("those answered async carry a Location and no Preference-Applied",
+              all(o[2] and o[1] is None and o[3]["status"] in ("accepted", "running") for o in outcomes if o[0] == 201),
+              [o for o in outcomes if o[0] == 201])
+        check("their jobs run to the end", all(wait_job(server.base, o[3]["jobID"], 300)["status"] == "successful"
+                                                for o in outcomes if o[0] == 201))
+    finally:
+        server.stop()
 
 
 def load(base, data, tmp):

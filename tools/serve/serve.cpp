@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -111,6 +112,7 @@ struct Options {
   std::string public_url;
   int64_t max_body = 1 << 20;
   std::string job_store = "sqlite";
+  int http_threads = 64;
   std::string node_name;
   double job_lease = 30;
   bool quiet = false;
@@ -144,6 +146,9 @@ po::options_description options_of(Options& o) {
        "file of users and their bearer tokens, USER:TOKEN[:admin] a line: every request must carry one, and a "
        "user sees only their own jobs (required off loopback)")
       ("max-body", po::value(&o.max_body)->default_value(o.max_body), "largest request body, in bytes")
+      ("http-threads", po::value(&o.http_threads)->default_value(o.http_threads),
+       "threads serving connections, each holding one while it reads a request or keeps it alive; a quarter of "
+       "them at most wait for synchronous executions (4 to 1024)")
       ("public-url", po::value(&o.public_url),
        "URL clients reach the service at, for links (behind a proxy: its https URL; default http://LISTEN)")
       ("job-store", po::value(&o.job_store)->default_value(o.job_store),
@@ -584,13 +589,20 @@ class Service {
     }
     runner_.wake();
     const std::string location = public_url_ + "/jobs/" + id;
-    if (req.get_header_value("Prefer").find("respond-async") != std::string::npos) {
+    const bool async = req.get_header_value("Prefer").find("respond-async") != std::string::npos;
+    // Synchronous: the request waits for the job (the queue and the workers
+    // apply as for any job) and gets the results document. At most a
+    // quarter of the serving threads wait so; past that a synchronous
+    // request is answered as an asynchronous one (201 and Location, no
+    // Preference-Applied: RFC 7240 lets a server not apply a preference),
+    // so that waiting clients never hold the threads that serve status,
+    // pages and downloads.
+    SyncSlot slot(sync_waiting_, max_sync_waiting());
+    if (async || !slot.held()) {
       res.set_header("Location", location);
-      res.set_header("Preference-Applied", "respond-async");
+      if (async) res.set_header("Preference-Applied", "respond-async");
       return send_json(res, 201, status_info(*store_->find(id), public_url_));
     }
-    // Synchronous: the request waits for the job (the queue and the workers
-    // apply as for any job) and gets the results document.
     const auto limit = std::chrono::seconds(options_.job_timeout > 0 ? static_cast<int64_t>(options_.job_timeout) + 60 : 86400);
     runner_.wait(id, limit);
     const std::optional<JobRecord> done = store_->find(id);
@@ -602,6 +614,24 @@ class Service {
     send_json(res, 201, status_info(*done, public_url_));
   }
 
+  // One of the synchronous executions allowed to wait at once, while held.
+  class SyncSlot {
+   public:
+    SyncSlot(std::atomic<int>& waiting, int most) : waiting_(waiting), held_(++waiting <= most) {
+      if (!held_) --waiting_;
+    }
+    ~SyncSlot() {
+      if (held_) --waiting_;
+    }
+    bool held() const { return held_; }
+
+   private:
+    std::atomic<int>& waiting_;
+    bool held_;
+  };
+  int max_sync_waiting() const { return std::max(1, options_.http_threads / 4); }
+
+  std::atomic<int> sync_waiting_{0};
   Options options_;
   std::string public_url_;  // public_url_of(options_)
   std::vector<std::string> private_folders_;  // the work folder, as given and canonical: never shown to clients
@@ -632,6 +662,7 @@ int run_serve(const std::vector<std::string>& args) {
   // Bounds that keep every derived quantity in range (threads, std::chrono
   // durations, the retention cut-off in int64 seconds) and refuse NaN.
   if (o.workers < 1 || o.workers > 256) throw Error(ErrorKind::BadInput, "--workers must be 1 to 256");
+  if (o.http_threads < 4 || o.http_threads > 1024) throw Error(ErrorKind::BadInput, "--http-threads must be 4 to 1024");
   try {
     ops::memory_size(o.job_memory);
   } catch (const Error& e) {
@@ -677,7 +708,7 @@ int run_serve(const std::vector<std::string>& args) {
   // The port first: a --listen that cannot be bound leaves no job store behind.
   httplib::Server svr;
   svr.set_payload_max_length(static_cast<size_t>(o.max_body));
-  svr.new_task_queue = [] { return new httplib::ThreadPool(8); };
+  svr.new_task_queue = [threads = o.http_threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, with which a
   // second lsm serve on the same port starts silently and takes half the
   // connections.
