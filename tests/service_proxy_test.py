@@ -13,7 +13,10 @@ the same proxy settings:
   over https with the bearer token (GDAL_HTTP_HEADERS);
 - the proxy keeps no token check of its own: a request without one is the
   service's 401, another user's job its 404;
-- a body over nginx's client_max_body_size is nginx's 413.
+- a body over nginx's client_max_body_size is nginx's 413;
+- 100 idle and 20 slow-header connections to nginx leave status requests
+  answered within a second, with lsm serve on only 8 serving threads
+  (which those clients would hold directly).
 
 Usage: service_proxy_test.py LSM_BINARY SOURCE_DIR [SHARED_DIR]. Exits 77
 (skip) without nginx or openssl.
@@ -21,6 +24,7 @@ Usage: service_proxy_test.py LSM_BINARY SOURCE_DIR [SHARED_DIR]. Exits 77
 import json
 import os
 import shutil
+import socket
 import ssl
 import subprocess
 import sys
@@ -92,7 +96,8 @@ def run(tmp, nginx):
         f.write("ana:token-of-ana\nben:token-of-ben\n")
     proxy_port = st.free_port()
     public = "https://127.0.0.1:%d" % proxy_port
-    server = st.Server(data, os.path.join(tmp, "work"), "--token-file", tokens, "--public-url", public)
+    server = st.Server(data, os.path.join(tmp, "work"), "--token-file", tokens, "--public-url", public,
+                       "--http-threads", "8")
     conf = os.path.join(prefix, "nginx.conf")
     with open(conf, "w") as f:
         f.write(NGINX_CONF.format(prefix=prefix, proxy_port=proxy_port, lsm_port=server.port))
@@ -103,6 +108,7 @@ def run(tmp, nginx):
             check("nginx answers", False, proxy.stderr.read().decode() if proxy.poll() is not None else "no answer")
             return
         through_the_proxy(public, context, data, tmp, cert)
+        idle_and_slow_clients_held_by_nginx(public, proxy_port, context)
     finally:
         proxy.terminate()
         proxy.wait(timeout=20)
@@ -183,6 +189,30 @@ def through_the_proxy(public, context, data, tmp, cert):
                           capture_output=True, text=True)
     size = json.loads(info.stdout)["size"] if info.returncode == 0 else info.stderr[-300:]
     check("GDAL reads the label COG through the proxy over https", size == [400, 300], size)
+
+
+def idle_and_slow_clients_held_by_nginx(public, proxy_port, context):
+    held = [socket.create_connection(("127.0.0.1", proxy_port), timeout=10) for _ in range(100)]
+    slow = []
+    for _ in range(20):
+        s = context.wrap_socket(socket.create_connection(("127.0.0.1", proxy_port), timeout=10),
+                                server_hostname="127.0.0.1")
+        s.sendall(b"GET /jobs HTTP/1.1\r\n")
+        slow.append(s)
+    try:
+        times = []
+        for i in range(20):
+            for s in slow:  # a header byte a round
+                s.sendall(b"X")
+            start = time.time()
+            status = https(public + "/jobs?limit=1", context, token="token-of-ana")[0]
+            times.append(time.time() - start if status == 200 else 999)
+            time.sleep(0.1)
+        check("100 idle and 20 slow-header connections to nginx: status answered within 1 s (lsm on 8 threads)",
+              max(times) < 1.0, ["%.2f" % t for t in times])
+    finally:
+        for s in held + slow:
+            s.close()
 
 
 if __name__ == "__main__":
