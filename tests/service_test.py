@@ -202,6 +202,7 @@ def run(tmp, have_schemas):
         section(window_process, base, data, tmp)
         section(zonal_process, base, data, tmp)
         section(batch_and_change, base, data, tmp)
+        section(requested_outputs, base, data, tmp)
         section(html_page, base, data, tmp)
         section(bad_requests, base, have_schemas)
         section(dismiss_running, base, work)
@@ -343,6 +344,14 @@ def documents(base, have_schemas):
             valid("GET " + path, doc, schema)
     status, doc = get_json(base + "/api")
     check("GET /api is an OpenAPI 3 document", status == 200 and doc.get("openapi", "").startswith("3."), doc)
+    params = lambda path, method="get": {p["name"] for p in doc["paths"][path][method].get("parameters", [])}
+    check("/api: the job list's filters, paging and the results' outputs",
+          params("/jobs") >= {"limit", "offset", "processID", "status", "type"}
+          and params("/processes") >= {"limit", "offset"} and "outputs" in params("/jobs/{jobId}/results"),
+          (params("/jobs"), params("/jobs/{jobId}/results")))
+    codes = doc["paths"]["/processes/{processId}/execution"]["post"]["responses"]
+    check("/api: execute's answers, problems included", set(codes) >= {"200", "201", "400", "404", "413", "429", "500"}
+          and "security" not in doc, sorted(codes))
     _, processes = get_json(base + "/processes")
     ids = [p["id"] for p in processes["processes"]]
     check("every operation is a process", set(ids) >= {"metrics", "label", "patchmetric", "synth", "kmeans",
@@ -439,11 +448,24 @@ def metrics_end_to_end(base, data):
               (status, body[:200]))
 
 
+def monitored_results(headers):
+    """The results document of the job a synchronous execution made, through
+    its Link: rel=monitor header."""
+    links = [l for l in headers.get("Link", "").split(",") if 'rel="monitor"' in l]
+    if not links:
+        return {}
+    return get_json(links[0].split(">")[0].strip(" <") + "/results")[1]
+
+
 def label_over_vsicurl(base, data, tmp):
     status, headers, body = request("POST", base + "/processes/label/execution",
                                     {"inputs": {"input": "landcover/sample.tif", "neighbors": 4}})
-    check("sync execution returns the results", status == 200, body[:200])
-    res = json.loads(body)
+    check("sync execution of a process of one output answers the output itself (/req/core/process-execute-sync-one)",
+          status == 200 and body[:4] == b"II*\0" and "cloud-optimized" in headers.get("Content-Type", ""),
+          (status, headers.get("Content-Type"), body[:20]))
+    check("with a Link rel=monitor to its job", 'rel="monitor"' in headers.get("Link", "")
+          and headers.get("Location", "") in headers.get("Link", ""), headers.get("Link"))
+    res = monitored_results(headers)
     href = res["output"]["href"]
     check("the label output is a COG", "cloud-optimized" in res["output"]["type"], res)
     local = os.path.join(tmp, "label.tif")
@@ -465,10 +487,10 @@ def window_process(base, data, tmp):
     status, headers, body = request("POST", base + "/processes/window/execution",
                                     {"inputs": {"input": "landcover/sample.tif", "metrics": "SHDI,PLAND",
                                                 "window-cells": 5}})
-    check("window: sync execution returns the results", status == 200, body[:300])
+    check("window: sync execution returns the raster", status == 200 and body[:4] == b"II*\0", body[:300])
     if status != 200:
         return
-    href = json.loads(body)["output"]["href"]
+    href = monitored_results(headers)["output"]["href"]
     local = os.path.join(tmp, "window.tif")
     subprocess.run([LSM, "window", os.path.join(data, "landcover", "sample.tif"), local, "--metrics", "SHDI,PLAND",
                     "--window-cells", "5", "-q"], check=True)
@@ -534,6 +556,53 @@ def batch_and_change(base, data, tmp):
                                     {"inputs": {"input": "landcover/sample.tif", "later": "rough.tif"}})
     check("change: another grid is a 400 that says so", status == 400 and b"cells, the earlier raster" in body,
           (status, body[:300]))
+
+
+def requested_outputs(base, data, tmp):
+    """The execute request's outputs (/req/core/process-execute-default-outputs,
+    -sync-one, -sync-many-json) and /results?outputs= (/req/core/job-results-param-outputs)."""
+    local = os.path.join(tmp, "outputs")
+    subprocess.run([LSM, "metrics", os.path.join(data, "landcover", "sample.tif"), "-o", local, "-q"], check=True)
+    with open(local + ".class.csv", "rb") as f:
+        class_table = f.read()
+    status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                    {"inputs": {"input": "landcover/sample.tif"}, "outputs": {"class": {}}})
+    check("one output asked for: the class table itself, as lsm metrics writes it",
+          status == 200 and headers.get("Content-Type", "").startswith("text/csv") and body == class_table,
+          (status, headers.get("Content-Type"), body[:100]))
+    status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                    {"inputs": {"input": "landcover/sample.tif"},
+                                     "outputs": {"class": {"transmissionMode": "reference"}, "land": {}}})
+    doc = json.loads(body) if status == 200 else {}
+    check("two outputs asked for: a results document of those two", set(doc) == {"class", "land"}, (status, body[:300]))
+    if os.path.isdir(SCHEMAS) and doc:
+        valid("results of two outputs", doc, "results.yaml")
+    job = headers.get("Location", "").rsplit("/", 1)[-1]
+    check("the job's results list only those", set(get_json(base + "/jobs/%s/results" % job)[1]) == {"class", "land"})
+    check("an output not asked for is not served", request("GET", base + "/jobs/%s/results/patch" % job)[0] == 404)
+    status, all_outputs = get_json(base + "/jobs/%s/results?outputs=land" % job)
+    check("/results?outputs=land: only land", status == 200 and set(all_outputs) == {"land"}, all_outputs)
+    status, headers, body = request("GET", base + "/jobs/%s/results?outputs=patch" % job)
+    check("/results?outputs= naming an output the job has not: 400", status == 400 and b"patch" in body, (status, body))
+    for outputs, why in (({"nope": {}}, b"has no output 'nope' (its outputs: patch, class, land, adj, tidy)"),
+                         ({"class": {"transmissionMode": "value"}}, b"by reference only"),
+                         ({"class": {"format": {"mediaType": "application/xml"}}}, b"available as text/csv only"),
+                         ([], b"'outputs' must be an object")):
+        status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                        {"inputs": {"input": "landcover/sample.tif"}, "outputs": outputs})
+        check("outputs %s: 400 that says why" % json.dumps(outputs), status == 400 and why in body, (status, body[:300]))
+    # A folder output (pyramid's levels) is one output: a list of its files' links.
+    status, headers, body = request("POST", base + "/processes/pyramid/execution",
+                                    {"inputs": {"input": "landcover/sample.tif", "scale": 2, "levels": 4}},
+                                    headers={"Prefer": "respond-async"})
+    info = wait_job(base, json.loads(body)["jobID"])
+    _, results = get_json(base + "/jobs/%s/results" % info["jobID"])
+    check("pyramid: its results are its declared output, levels", set(results) == {"levels"}
+          and results["levels"]["type"] == "application/json", results)
+    _, levels = get_json(results["levels"]["href"]) if "levels" in results else (None, {})
+    check("levels lists every level", sorted(levels)[:2] == ["level_00", "level_01"], levels)
+    check("a level is served by its own name", "level_01" in levels and
+          request("GET", levels["level_01"]["href"])[2][:4] == b"II*\0")
 
 
 def html_page(base, data, tmp):
@@ -806,7 +875,9 @@ def synchronous_executions(data, tmp):
             barrier.wait(20)
             status, headers, body = request("POST", server.base + "/processes/synth/execution",
                                             {"inputs": {"width": 3000, "height": 3000, "octaves": 12, "seed": i}})
-            return status, headers.get("Preference-Applied"), headers.get("Location"), json.loads(body)
+            # 200: the one output itself (a raster); 201: the job's status
+            return (status, headers.get("Preference-Applied"), headers.get("Location"),
+                    json.loads(body) if status == 201 else {"raster": body[:4]})
 
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             running = [pool.submit(execute, i) for i in range(4)]
@@ -817,7 +888,8 @@ def synchronous_executions(data, tmp):
               ["%.2f" % t for t in times])
         statuses = sorted(o[0] for o in outcomes)
         check("4 synchronous executions at once, 2 may wait: 2 results (200), 2 answered as async (201)",
-              statuses == [200, 200, 201, 201], [(o[0], o[1]) for o in outcomes])
+              statuses == [200, 200, 201, 201] and all(o[3]["raster"] == b"II*\0" for o in outcomes if o[0] == 200),
+              [(o[0], o[1]) for o in outcomes])
         check("those answered async carry a Location and no Preference-Applied",
               all(o[2] and o[1] is None and o[3]["status"] in ("accepted", "running") for o in outcomes if o[0] == 201),
               [o for o in outcomes if o[0] == 201])
@@ -887,6 +959,11 @@ def tokens(data, tmp):
         check("no token: 401", request("GET", server.base + "/processes")[0] == 401)
         check("a wrong token: 401", request("GET", server.base + "/processes", token="nope")[0] == 401)
         check("a token's prefix: 401", request("GET", server.base + "/processes", token="token-of-an")[0] == 401)
+        api = get_json(server.base + "/api", token="token-of-ana")[1]
+        check("/api with tokens: the bearer security scheme, 401 on every path",
+              api.get("components", {}).get("securitySchemes", {}).get("bearer", {}).get("scheme") == "bearer"
+              and all("401" in op["responses"] for path in api["paths"].values() for op in path.values()),
+              api.get("components"))
         check("a bare token (the older file form): 200",
               request("GET", server.base + "/processes", token="secret-one")[0] == 200)
         # Users see and dismiss only their own jobs; an admin sees everybody's.

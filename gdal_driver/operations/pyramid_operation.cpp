@@ -98,7 +98,8 @@ OperationSpec pyramid_spec() {
               .one_of({"average", "mode"})
               .only(kCommandLine),
           integer("level", "the level served, 0 = the base").needed().at_least(0).at_most(1000).only(kDriver),
-          integer("levels", "number of levels, the input included").with_default("31").at_least(1).at_most(1000).only(kCommandLine),
+          integer("levels", "number of levels, the input included").with_default("31").at_least(1).at_most(1000)
+              .only(kCommandLine | kService),  // the driver serves one level, by "level"
           number("scale", "size ratio of consecutive levels (> 1)").with_default("1.05").at_least(1.001).at_most(100),
           text("resampling", "bilinear, area or gaussian").one_of({"bilinear", "area", "gaussian"}).with_default("bilinear"),
           text("from", "base: each level from the input (the paper's variant); previous: from the level before")

@@ -1,5 +1,7 @@
 #include "execute_request.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <sstream>
@@ -116,6 +118,47 @@ ops::ParameterValues read_execute_request(const ops::Operation& operation, const
       set_input(values, *p, value, roots);
     }
   return values;
+}
+
+std::vector<std::string> requested_outputs(const ops::OperationSpec& spec, const std::string& body_text) {
+  std::vector<ops::DeclaredFile> declared;
+  for (const ops::ParameterSpec& p : spec.parameters)
+    if (p.is_output() && p.shown_in(ops::kService))
+      for (const ops::DeclaredFile& f : p.files_made()) declared.push_back(f);
+  std::vector<std::string> all;
+  for (const ops::DeclaredFile& f : declared) all.push_back(f.id);
+  Json body;
+  try {
+    body = Json::parse(body_text);
+  } catch (const std::exception&) {
+    return all;  // read_execute_request() refuses it
+  }
+  if (!body.is_object() || !body.contains("outputs")) return all;
+  const Json& outputs = body["outputs"];
+  if (!outputs.is_object()) throw Error(ErrorKind::BadInput, "'outputs' must be an object of output IDs");
+  if (outputs.empty()) return all;
+  std::vector<std::string> asked;
+  for (const ops::DeclaredFile& f : declared) {
+    if (!outputs.contains(f.id)) continue;
+    const Json& how = outputs[f.id];
+    if (!how.is_object()) throw Error(ErrorKind::BadInput, "output '" + f.id + "' must be described by an object");
+    if (how.contains("transmissionMode") && how["transmissionMode"] != "reference")
+      throw Error(ErrorKind::BadInput, "output '" + f.id + "' is sent by reference only (transmissionMode 'reference')");
+    if (how.contains("format")) {
+      const Json& format = how["format"];
+      if (!format.is_object() || (format.contains("mediaType") && format["mediaType"] != f.media_type))
+        throw Error(ErrorKind::BadInput, "output '" + f.id + "' is available as " + f.media_type + " only");
+    }
+    asked.push_back(f.id);
+  }
+  for (const auto& [id, how] : outputs.items())
+    if (std::find(all.begin(), all.end(), id) == all.end()) {
+      std::string names;
+      for (const std::string& a : all) names += (names.empty() ? "" : ", ") + a;
+      throw Error(ErrorKind::BadInput,
+                  "process " + spec.name + " has no output '" + id.substr(0, 64) + "' (its outputs: " + names + ")");
+    }
+  return asked;
 }
 
 }  // namespace lsm::serve

@@ -224,40 +224,74 @@ Json problem(const std::string& type, int status, const std::string& title, cons
   return j;
 }
 
-Json open_api(const std::string& base) {
+Json open_api(const std::string& base, bool with_tokens) {
   Json paths = Json::object();
-  auto op = [](const std::string& summary, const std::string& id) {
+  // Every operation's responses: its success, and the problems it may
+  // answer (application/problem+json, exception.yaml's shape).
+  const Json problem_body = {{"application/problem+json", {{"schema", {{"$ref", "#/components/schemas/exception"}}}}}};
+  auto op = [&](const std::string& summary, const std::string& id, std::vector<int> problems) {
     Json o;
     o["summary"] = summary;
     o["operationId"] = id;
     o["responses"] = {{"200", {{"description", "OK"}}}};
+    if (with_tokens) problems.push_back(401);
+    problems.push_back(500);
+    for (int code : problems) {
+      const char* what = code == 400   ? "a value the client sent is wrong (type invalid-parameter-value)"
+                         : code == 401 ? "no bearer token, or an unknown one"
+                         : code == 404 ? "no such process, job or output; or the result is not ready"
+                         : code == 405 ? "another method on this path"
+                         : code == 411 ? "a body without Content-Length"
+                         : code == 413 ? "a body over --max-body, or an input over --max-cells"
+                         : code == 429 ? "the queue is full (Retry-After)"
+                                       : "the server failed";
+      o["responses"][std::to_string(code)] = {{"description", what}, {"content", problem_body}};
+    }
     return o;
   };
-  Json job_id = {{"name", "jobId"}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}};
-  Json process_id = {{"name", "processId"}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}};
-  paths["/"] = {{"get", op("landing page", "getLandingPage")}};
-  paths["/conformance"] = {{"get", op("conformance classes", "getConformanceClasses")}};
-  paths["/api"] = {{"get", op("this document", "getApi")}};
-  paths["/processes"] = {{"get", op("the processes", "getProcesses")}};
-  Json describe = op("a process's description", "getProcessDescription");
+  auto query = [](const std::string& name, const Json& schema, const std::string& description) {
+    return Json{{"name", name}, {"in", "query"}, {"required", false}, {"schema", schema},
+                {"description", description}, {"style", "form"}, {"explode", false}};
+  };
+  const Json job_id = {{"name", "jobId"}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}};
+  const Json process_id = {{"name", "processId"}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}};
+  const Json limit = query("limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}, "items a page holds");
+  const Json offset = query("offset", {{"type", "integer"}, {"minimum", 0}}, "items before this page");
+  const Json strings = {{"type", "array"}, {"items", {{"type", "string"}}}};
+  paths["/"] = {{"get", op("landing page", "getLandingPage", {})}};
+  paths["/conformance"] = {{"get", op("conformance classes", "getConformanceClasses", {})}};
+  paths["/api"] = {{"get", op("this document", "getApi", {})}};
+  Json processes = op("the processes", "getProcesses", {400});
+  processes["parameters"] = Json::array({limit, offset});
+  paths["/processes"] = {{"get", processes}};
+  Json describe = op("a process's description", "getProcessDescription", {404});
   describe["parameters"] = Json::array({process_id});
   paths["/processes/{processId}"] = {{"get", describe}};
-  Json execute = op("execute a process (sync, or async with Prefer: respond-async)", "execute");
+  Json execute = op("execute a process: synchronously (one output requested: the output itself; several: the "
+                    "results document), or asynchronously with Prefer: respond-async (201, Location)",
+                    "execute", {400, 404, 411, 413, 429});
   execute["parameters"] = Json::array({process_id});
   execute["requestBody"] = {{"required", true},
-                            {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}};
-  execute["responses"]["201"] = {{"description", "job created (async)"}};
+                            {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/execute"}}}}}}}};
+  execute["responses"]["201"] = {{"description", "job created (asynchronous); Location: the job"}};
   paths["/processes/{processId}/execution"] = {{"post", execute}};
-  paths["/jobs"] = {{"get", op("the jobs, newest first (offset, limit)", "getJobs")}};
-  Json status = op("a job's status", "getStatus");
+  Json jobs = op("the jobs the caller may see, newest first", "getJobs", {400});
+  jobs["parameters"] = Json::array(
+      {limit, offset, query("processID", strings, "only jobs of these processes"),
+       query("status", strings, "only jobs in these states: accepted, running, successful, failed, dismissed"),
+       query("type", strings, "only jobs of these types (every job here is of type process)")});
+  paths["/jobs"] = {{"get", jobs}};
+  Json status = op("a job's status", "getStatus", {404});
   status["parameters"] = Json::array({job_id});
-  Json dismiss = op("dismiss a job: cancel it and remove its files", "dismiss");
+  Json dismiss = op("dismiss a job: cancel it and remove its files", "dismiss", {404});
   dismiss["parameters"] = Json::array({job_id});
   paths["/jobs/{jobId}"] = {{"get", status}, {"delete", dismiss}};
-  Json results = op("a job's results", "getResult");
-  results["parameters"] = Json::array({job_id});
+  Json results = op("a job's results", "getResult", {400, 404});
+  results["parameters"] = Json::array({job_id, query("outputs", strings, "only these outputs")});
   paths["/jobs/{jobId}/results"] = {{"get", results}};
-  Json one = op("one result: a table (CSV, or JSON with f=json) or a raster (COG, HTTP range requests)", "getOneResult");
+  Json one = op("one result: a table (CSV, or JSON with f=json), a raster (COG, HTTP range requests) or a folder "
+                "output's list of files",
+                "getOneResult", {404});
   one["parameters"] = Json::array(
       {job_id, {{"name", "outputId"}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}}});
   paths["/jobs/{jobId}/results/{outputId}"] = {{"get", one}};
@@ -266,6 +300,26 @@ Json open_api(const std::string& base) {
   doc["info"] = {{"title", "lsm: landscape metrics (OGC API - Processes 1.0)"}, {"version", LSM_VERSION}};
   doc["servers"] = Json::array({{{"url", base}}});
   doc["paths"] = paths;
+  // The standard's exception.yaml and execute.yaml in brief (the documents
+  // the service sends validate against the full ones: tests/service_test.py).
+  const Json object = {{"type", "object"}};
+  doc["components"]["schemas"] = {
+      {"exception",
+       {{"type", "object"},
+        {"required", Json::array({"type"})},
+        {"properties",
+         {{"type", {{"type", "string"}}}, {"title", {{"type", "string"}}}, {"status", {{"type", "integer"}}},
+          {"detail", {{"type", "string"}}}, {"instance", {{"type", "string"}}}}}}},
+      {"execute",
+       {{"type", "object"},
+        {"properties",
+         {{"inputs", {{"type", "object"}, {"additionalProperties", true}}},
+          {"outputs", {{"type", "object"}, {"additionalProperties", object}}},
+          {"subscriber", object}}}}}};
+  if (with_tokens) {
+    doc["components"]["securitySchemes"] = {{"bearer", {{"type", "http"}, {"scheme", "bearer"}}}};
+    doc["security"] = Json::array({{{"bearer", Json::array()}}});
+  }
   return doc;
 }
 

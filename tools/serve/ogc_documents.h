@@ -33,7 +33,9 @@ Json status_info(const JobRecord& job, const std::string& base);
 /// kept in the page links.
 Json job_list(const std::vector<JobRecord>& jobs, const std::string& base, int64_t offset, int64_t limit,
               int64_t total, const std::string& query = "");
-Json open_api(const std::string& base);
+/// The OpenAPI 3.0 document of the service at `base`; `with_tokens`: every
+/// request needs a bearer token (the security scheme, and 401 on every path).
+Json open_api(const std::string& base, bool with_tokens = false);
 
 /// What a process writes, by output ID: "patch", "class", "land", "adj"
 /// (tables of metrics), "output" (a raster), "stats" (kmeans), "levels"

@@ -244,19 +244,51 @@ void set_outputs(ops::ParameterValues& values, const ops::OperationSpec& spec, c
   }
 }
 
-// The files of a successful job, by output ID: a file's name up to its
-// extension, after the table prefix where it has one (metrics.patch.csv: patch).
-std::map<std::string, fs::path> result_files(const std::string& folder) {
-  std::map<std::string, fs::path> files;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_regular_file()) continue;
-    const fs::path& path = it->path();
+// One output of a successful job: a file, or a folder output's files
+// (pyramid's levels), each known by its name up to the extension.
+struct JobOutput {
+  fs::path file;
+  std::map<std::string, fs::path> files;  ///< a folder output's files
+  bool folder() const { return file.empty(); }
+};
+
+// The outputs of a successful job, by output ID: a file's name up to its
+// extension, after the table prefix where it has one (metrics.patch.csv:
+// patch); a folder's name (levels). Hidden names (temporary files) are not outputs.
+std::map<std::string, JobOutput> job_outputs(const std::string& job_folder) {
+  std::map<std::string, JobOutput> outputs;
+  const auto id_of = [](const fs::path& path) {
     std::string id = path.stem().string();
-    if (const size_t dot = id.find('.'); dot != std::string::npos) id = id.substr(dot + 1);
-    if (!id.empty() && id[0] != '.') files[id] = path;
+    if (const size_t dot = id.find('.'); dot != std::string::npos && dot > 0) id = id.substr(dot + 1);
+    return id;
+  };
+  std::error_code ec;
+  for (fs::directory_iterator it(job_folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& path = it->path();
+    if (path.filename().string().rfind('.', 0) == 0) continue;
+    std::error_code type_error;
+    if (it->is_directory(type_error)) {
+      JobOutput folder;
+      for (fs::directory_iterator f(path, type_error), fend; !type_error && f != fend; f.increment(type_error))
+        if (f->is_regular_file() && f->path().filename().string().rfind('.', 0) != 0)
+          folder.files[id_of(f->path())] = f->path();
+      outputs[path.filename().string()] = folder;
+    } else if (it->is_regular_file(type_error)) {
+      outputs[id_of(path)].file = path;
+    }
   }
-  return files;
+  return outputs;
+}
+
+// Output IDs from the query's `outputs` (comma-separated, repeatable); empty when absent.
+std::vector<std::string> outputs_param(const httplib::Request& req) {
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < req.get_param_value_count("outputs"); ++i) {
+    std::stringstream list(req.get_param_value("outputs", i));
+    for (std::string id; std::getline(list, id, ',');)
+      if (!id.empty()) ids.push_back(id.substr(0, 200));
+  }
+  return ids;
 }
 
 std::string media_type_of(const fs::path& path) {
@@ -405,7 +437,7 @@ class Service {
       send_json(res, 200, conformance());
     });
     svr.Get("/api", [this](const httplib::Request&, httplib::Response& res) {
-      send_json(res, 200, open_api(public_url_), "application/vnd.oai.openapi+json;version=3.0");
+      send_json(res, 200, open_api(public_url_, users_.enabled()), "application/vnd.oai.openapi+json;version=3.0");
     });
     svr.Get("/processes", [this](const httplib::Request& req, httplib::Response& res) {
       Paging page{0, 1000};
@@ -450,19 +482,20 @@ class Service {
     svr.Get(R"(/jobs/([^/]+)/results)", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = finished_job(req, res, req.matches[1]);
       if (!job) return;
-      send_json(res, 200, results_document(job->id, public_url_ + "/jobs/" + job->id));
+      // /req/core/job-results-param-outputs: only the outputs named, each one the job has.
+      std::vector<std::string> ids = requested_of(*job);
+      const std::vector<std::string> asked = outputs_param(req);
+      for (const std::string& id : asked)
+        if (std::find(ids.begin(), ids.end(), id) == ids.end())
+          return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request",
+                              "job " + job->id + " has no output '" + id + "' (outputs=)");
+      if (!asked.empty()) ids = asked;
+      send_json(res, 200, results_document(job->id, public_url_ + "/jobs/" + job->id, ids));
     });
     svr.Get(R"(/jobs/([^/]+)/results/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = finished_job(req, res, req.matches[1]);
       if (!job) return;
-      const auto files = result_files(runner_.folder(job->id));
-      const auto file = files.find(req.matches[2]);
-      if (file == files.end())
-        return send_problem(res, exception_type::kNoSuchJob, 404, "No such output",
-                            "job " + job->id + " has no output '" + std::string(req.matches[2]) + "'");
-      if (req.has_param("f") && req.get_param_value("f") == "json" && file->second.extension() == ".csv")
-        return send_json(res, 200, csv_as_json(file->second));
-      serve_file(file->second, res);
+      send_output(req, res, *job, req.matches[2]);
     });
   }
 
@@ -505,12 +538,53 @@ class Service {
     send_problem(res, exception_type::kFailed, 500, "Job failed", job.message);
   }
 
-  // The results document of job `id` (at `job_url`): every output's link and media type.
-  Json results_document(const std::string& id, const std::string& job_url) const {
+  // The outputs job `job` was asked for (all its process declares where
+  // the request named none).
+  std::vector<std::string> requested_of(const JobRecord& job) const {
+    const ops::Operation* op = find_service_operation(job.process);
+    return op ? requested_outputs(op->spec, job.request) : std::vector<std::string>{};
+  }
+
+  // The results document of job `id` (at `job_url`): the link and media
+  // type of each of `ids` it has (a folder output's link lists its files).
+  Json results_document(const std::string& id, const std::string& job_url, const std::vector<std::string>& ids) const {
     Json results = Json::object();
-    for (const auto& [output, path] : result_files(runner_.folder(id)))
-      results[output] = {{"href", job_url + "/results/" + output}, {"type", media_type_of(path)}};
+    const std::map<std::string, JobOutput> outputs = job_outputs(runner_.folder(id));
+    for (const std::string& output : ids) {
+      const auto it = outputs.find(output);
+      if (it == outputs.end()) continue;  // an output this run did not make
+      results[output] = {{"href", job_url + "/results/" + output},
+                         {"type", it->second.folder() ? "application/json" : media_type_of(it->second.file)}};
+    }
     return results;
+  }
+
+  // One output of a finished job as its own response: a file streamed (a
+  // CSV as JSON with ?f=json), a folder output as the list of its files'
+  // links; also each file of a folder output by its own name (level_00).
+  void send_output(const httplib::Request& req, httplib::Response& res, const JobRecord& job, const std::string& id) {
+    const std::vector<std::string> ids = requested_of(job);
+    const std::map<std::string, JobOutput> outputs = job_outputs(runner_.folder(job.id));
+    const std::string job_url = public_url_ + "/jobs/" + job.id;
+    fs::path file;
+    for (const std::string& requested : ids) {
+      const auto it = outputs.find(requested);
+      if (it == outputs.end()) continue;
+      if (requested == id && it->second.folder()) {
+        Json listing = Json::object();
+        for (const auto& [name, path] : it->second.files)
+          listing[name] = {{"href", job_url + "/results/" + name}, {"type", media_type_of(path)}};
+        return send_json(res, 200, listing);
+      }
+      if (requested == id) file = it->second.file;
+      else if (it->second.folder() && it->second.files.count(id)) file = it->second.files.at(id);
+    }
+    if (file.empty())
+      return send_problem(res, exception_type::kNoSuchJob, 404, "No such output",
+                          "job " + job.id + " has no output '" + id + "'");
+    if (req.has_param("f") && req.get_param_value("f") == "json" && file.extension() == ".csv")
+      return send_json(res, 200, csv_as_json(file));
+    serve_file(file, res);
   }
 
   // The job if it succeeded; else the problem is sent and nullopt returned.
@@ -556,8 +630,10 @@ class Service {
                           "no process '" + std::string(req.matches[1]) + "'");
     const std::string id = new_job_id();
     std::optional<ops::ParameterValues> read;
+    std::vector<std::string> requested;
     try {
       read.emplace(read_execute_request(*op, req.body, roots_));
+      requested = requested_outputs(op->spec, req.body);
       ops::ParameterValues& values = *read;
       set_outputs(values, op->spec, runner_.folder(id));
       values.check_required();
@@ -607,8 +683,13 @@ class Service {
     runner_.wait(id, limit);
     const std::optional<JobRecord> done = store_->find(id);
     res.set_header("Location", location);
+    // /req/core/job-results-success-sync: the job a synchronous execution made.
+    res.set_header("Link", "<" + location + ">; rel=\"monitor\"; type=\"application/json\"");
     if (done && done->status == "successful") {
-      return send_json(res, 200, results_document(id, location));
+      // /req/core/process-execute-sync-one: one output asked for is the
+      // response itself; several, the results document.
+      if (requested.size() == 1) return send_output(req, res, *done, requested.front());
+      return send_json(res, 200, results_document(id, location, requested));
     }
     if (done && done->status == "failed") return send_failure(res, *done);
     send_json(res, 201, status_info(*done, public_url_));
