@@ -1002,6 +1002,19 @@ def tokens(data, tmp):
         _, dismissed = get_json(server.base + "/jobs?status=dismissed,successful", token="token-of-ops")
         check("statuses comma-separated", {j["status"] for j in dismissed["jobs"]} == {"dismissed", "successful"},
               dismissed)
+        _, recent = get_json(server.base + "/jobs?datetime=" + time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                  time.gmtime(time.time() - 3600)) + "/..", token="token-of-ana")
+        _, old = get_json(server.base + "/jobs?datetime=../2000-01-01T00:00:00Z", token="token-of-ana")
+        check("datetime: jobs created within the interval", len(recent["jobs"]) == 2 and old["jobs"] == [],
+              (len(recent["jobs"]), old))
+        _, quick = get_json(server.base + "/jobs?maxDuration=600", token="token-of-ana")
+        _, slow = get_json(server.base + "/jobs?minDuration=600", token="token-of-ana")
+        check("minDuration, maxDuration: the jobs' run times", len(quick["jobs"]) == 2 and slow["jobs"] == [],
+              (len(quick["jobs"]), slow))
+        for query in ("datetime=yesterday", "datetime=../..", "minDuration=-1", "maxDuration=1.5"):
+            status, _, body = request("GET", server.base + "/jobs?" + query, token="token-of-ana")
+            check("/jobs?%s: 400 InvalidParameterValue" % query, status == 400 and b"invalid-parameter-value" in body,
+                  (status, body[:200]))
         status, _, body = request("GET", server.base + "/jobs?status=finished", token="token-of-ana")
         check("an unknown status: 400 InvalidParameterValue", status == 400 and b"invalid-parameter-value" in body,
               (status, body[:200]))

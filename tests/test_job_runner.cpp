@@ -238,6 +238,54 @@ TEST_P(JobStates, ListsAndCountsTheJobsAFilterTakesNewestFirst) {
   EXPECT_EQ(store_->count(nobody), 0);
 }
 
+TEST_P(JobStates, FiltersOnCreationTimeAndDuration) {
+  // created, started, finished: durations 10 s, 100 s, running since
+  // 2000-01-01 (years), and one that never started.
+  const struct {
+    const char *id, *status, *created, *started, *finished;
+  } jobs[] = {{"short", "successful", "2026-11-28T10:00:00.000Z", "2026-11-28T10:00:00.000Z", "2026-11-28T10:00:10.000Z"},
+              {"long", "failed", "2026-11-28T11:00:00.000Z", "2026-11-28T11:00:00.000Z", "2026-11-28T11:01:40.000Z"},
+              {"running", "running", "2000-01-01T00:00:00.000Z", "2000-01-01T00:00:00.000Z", ""},
+              {"queued", "accepted", "2026-11-28T12:00:00.000Z", "", ""}};
+  for (const auto& j : jobs) {
+    JobRecord r;
+    r.id = j.id;
+    r.process = "metrics";
+    r.status = j.status;
+    r.created = j.created;
+    r.started = j.started;
+    r.finished = j.finished;
+    store_->insert(r);
+  }
+  const auto ids = [&](const JobFilter& f) {
+    std::string out;
+    for (const JobRecord& r : store_->list(f, 0, 10)) out += r.id + " ";
+    return out;
+  };
+  JobFilter f;
+  f.created_from = "2026-11-28T10:30:00.000Z";
+  EXPECT_EQ(ids(f), "queued long ");
+  f.created_to = "2026-11-28T11:00:00.000Z";
+  EXPECT_EQ(ids(f), "long ");
+  JobFilter at_least;
+  at_least.min_seconds = 50;
+  EXPECT_EQ(ids(at_least), "long running ") << "a running job runs until now; a queued one has no duration";
+  JobFilter at_most;
+  at_most.max_seconds = 50;
+  EXPECT_EQ(ids(at_most), "short ");
+  at_most.min_seconds = 10;
+  EXPECT_EQ(store_->count(at_most), 1);
+}
+
+TEST(Rfc3339, ClientTimesBecomeTheStoresUtcMilliseconds) {
+  EXPECT_EQ(normalized_rfc3339("2026-11-28T10:00:00Z"), std::optional<std::string>("2026-11-28T10:00:00.000Z"));
+  EXPECT_EQ(normalized_rfc3339("2026-11-28t11:30:00.25+01:30"), std::optional<std::string>("2026-11-28T10:00:00.250Z"));
+  EXPECT_EQ(normalized_rfc3339("2026-11-27T23:00:00-01:00"), std::optional<std::string>("2026-11-28T00:00:00.000Z"));
+  for (const char* bad : {"2026-11-28", "2026-11-28T10:00:00", "2026-13-01T00:00:00Z", "2026-11-28T10:00:00+1",
+                          "2026-11-28T10:00:00Zjunk", "yesterday", ""})
+    EXPECT_EQ(normalized_rfc3339(bad), std::nullopt) << bad;
+}
+
 TEST_P(JobStates, ClaimTakesTheOldestAcceptedJobForOneNode) {
   insert("b", "2026-11-28T10:00:02.000Z");
   insert("a", "2026-11-28T10:00:01.000Z");

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cctype>
 #include <ctime>
+#include <string>
 
 #include "error.h"
 #include "sqlite_job_store.h"
@@ -37,7 +39,8 @@ const char* const kStatusChangeSet =
     "finished = CASE WHEN $2 IN ('successful', 'failed', 'dismissed') THEN $4 ELSE finished END, "
     "progress = CASE WHEN $2 = 'successful' THEN 100 ELSE progress END, client_fault = CAST($5 AS INTEGER) ";
 
-std::string filter_sql(const JobFilter& filter, std::vector<std::string>& params) {
+std::string filter_sql(const JobFilter& filter, std::vector<std::string>& params,
+                       const std::function<std::string(const std::string&, const std::string&)>& seconds_between) {
   std::vector<std::string> terms;
   const auto next = [&](const std::string& value) {
     params.push_back(value);
@@ -52,9 +55,60 @@ std::string filter_sql(const JobFilter& filter, std::vector<std::string>& params
   };
   any_of("process", filter.processes);
   any_of("status", filter.statuses);
+  if (!filter.created_from.empty()) terms.push_back("created >= " + next(filter.created_from));
+  if (!filter.created_to.empty()) terms.push_back("created <= " + next(filter.created_to));
+  if (filter.min_seconds || filter.max_seconds) {
+    // Running jobs run until now; a job that never started has no duration.
+    const std::string duration =
+        seconds_between("(CASE WHEN finished = '' THEN " + next(now_rfc3339()) + " ELSE finished END)", "started");
+    terms.push_back("started <> ''");
+    if (filter.min_seconds) terms.push_back(duration + " >= " + std::to_string(*filter.min_seconds));
+    if (filter.max_seconds) terms.push_back(duration + " <= " + std::to_string(*filter.max_seconds));
+  }
   std::string sql;
   for (size_t i = 0; i < terms.size(); ++i) sql += (i ? " AND " : " WHERE ") + terms[i];
   return sql;
+}
+
+std::optional<std::string> normalized_rfc3339(const std::string& text) {
+  // date "T" time [fraction] ("Z" | ±hh:mm), RFC 3339 section 5.6 (T and Z in either case).
+  int y, mo, d, h, mi, sec, consumed = 0;
+  if (text.size() > 64 ||
+      std::sscanf(text.c_str(), "%4d-%2d-%2d%*1[Tt]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &consumed) != 6 ||
+      consumed != 19)
+    return std::nullopt;
+  size_t i = 19;
+  double fraction = 0;
+  if (i < text.size() && text[i] == '.') {
+    size_t digits = i + 1;
+    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+    if (digits == i + 1) return std::nullopt;
+    fraction = std::stod("0" + text.substr(i, digits - i));
+    i = digits;
+  }
+  int offset_minutes = 0;
+  if (i < text.size() && (text[i] == 'Z' || text[i] == 'z')) {
+    ++i;
+  } else if (i + 6 == text.size() && (text[i] == '+' || text[i] == '-') && text[i + 3] == ':') {
+    int oh = 0, om = 0;
+    if (std::sscanf(text.c_str() + i + 1, "%2d:%2d", &oh, &om) != 2 || oh > 23 || om > 59) return std::nullopt;
+    offset_minutes = (text[i] == '-' ? -1 : 1) * (oh * 60 + om);
+    i += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (i != text.size() || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  std::tm t{};
+  t.tm_year = y - 1900;
+  t.tm_mon = mo - 1;
+  t.tm_mday = d;
+  t.tm_hour = h;
+  t.tm_min = mi;
+  t.tm_sec = sec;
+  const int64_t seconds = static_cast<int64_t>(timegm(&t)) - int64_t(offset_minutes) * 60;
+  const auto point = std::chrono::system_clock::time_point(
+      std::chrono::milliseconds(seconds * 1000 + static_cast<int64_t>(fraction * 1000)));
+  return format_time(point);
 }
 
 std::string now_rfc3339() { return format_time(std::chrono::system_clock::now()); }

@@ -11,6 +11,7 @@
 // Every method is thread-safe and throws lsm::Error(Io) when the store
 // cannot answer.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,13 @@ struct JobFilter {
   std::optional<std::string> owner;    ///< only this user's jobs (nullopt: everybody's)
   std::vector<std::string> processes;  ///< any of these processes (empty: any)
   std::vector<std::string> statuses;   ///< any of these statuses (empty: any)
+  /// Created within [created_from, created_to] (RFC 3339 as now_rfc3339()
+  /// writes it; "" = open): the job list's datetime.
+  std::string created_from, created_to;
+  /// Ran at least / at most this many seconds (started to finished, or to
+  /// now while running); jobs that never started are left out: the job
+  /// list's minDuration and maxDuration.
+  std::optional<double> min_seconds, max_seconds;
 };
 
 class JobStore {
@@ -109,6 +117,13 @@ extern const char* const kJobColumns;
 extern const char* const kStatusChangeSet;
 /// " WHERE …" for `filter` ("" when it takes every job), its values
 /// appended to `params` as $N from N = params.size() + 1.
-std::string filter_sql(const JobFilter& filter, std::vector<std::string>& params);
+/// `seconds_between(later, earlier)` is the store's SQL for the seconds
+/// between two RFC 3339 texts.
+std::string filter_sql(const JobFilter& filter, std::vector<std::string>& params,
+                       const std::function<std::string(const std::string&, const std::string&)>& seconds_between);
+/// A client's RFC 3339 date-time ("2026-11-28T10:00:00+01:00", any
+/// fraction) as now_rfc3339() writes it (UTC, milliseconds); nullopt when it
+/// is not one.
+std::optional<std::string> normalized_rfc3339(const std::string& text);
 
 }  // namespace lsm::serve

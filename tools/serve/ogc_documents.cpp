@@ -279,7 +279,11 @@ Json open_api(const std::string& base, bool with_tokens) {
   jobs["parameters"] = Json::array(
       {limit, offset, query("processID", strings, "only jobs of these processes"),
        query("status", strings, "only jobs in these states: accepted, running, successful, failed, dismissed"),
-       query("type", strings, "only jobs of these types (every job here is of type process)")});
+       query("type", strings, "only jobs of these types (every job here is of type process)"),
+       query("datetime", {{"type", "string"}}, "only jobs created at this RFC 3339 instant or within this interval "
+                                               "(A/B, either end open: .. or empty)"),
+       query("minDuration", {{"type", "integer"}, {"minimum", 0}}, "only jobs that ran at least this many seconds"),
+       query("maxDuration", {{"type", "integer"}, {"minimum", 0}}, "only jobs that ran at most this many seconds")});
   paths["/jobs"] = {{"get", jobs}};
   Json status = op("a job's status", "getStatus", {404});
   status["parameters"] = Json::array({job_id});

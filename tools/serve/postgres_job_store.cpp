@@ -122,6 +122,11 @@ std::vector<std::string> insert_params(const JobRecord& j) {
           j.request, "", j.owner};
 }
 
+// Seconds between two RFC 3339 texts, in PostgreSQL.
+std::string seconds_between(const std::string& later, const std::string& earlier) {
+  return "EXTRACT(EPOCH FROM (CAST(" + later + " AS TIMESTAMPTZ) - CAST(" + earlier + " AS TIMESTAMPTZ)))";
+}
+
 const char* kInsert =
     "INSERT INTO lsm_jobs (id, process, status, message, progress, created, started, finished, updated, request, owner) ";
 
@@ -284,7 +289,7 @@ std::optional<JobRecord> PostgresJobStore::find(const std::string& id) const {
 
 std::vector<JobRecord> PostgresJobStore::list(const JobFilter& filter, int64_t offset, int64_t limit) const {
   std::vector<std::string> params = {text_of(limit), text_of(offset)};
-  const std::string where = filter_sql(filter, params);
+  const std::string where = filter_sql(filter, params, seconds_between);
   Lease c(*this);
   const Result r = c.run(std::string("SELECT ") + kJobColumns + " FROM lsm_jobs" + where +
                              " ORDER BY created DESC, id LIMIT CAST($1 AS BIGINT) OFFSET CAST($2 AS BIGINT)",
@@ -296,7 +301,7 @@ std::vector<JobRecord> PostgresJobStore::list(const JobFilter& filter, int64_t o
 
 int64_t PostgresJobStore::count(const JobFilter& filter) const {
   std::vector<std::string> params;
-  const std::string where = filter_sql(filter, params);
+  const std::string where = filter_sql(filter, params, seconds_between);
   Lease c(*this);
   return c.run("SELECT COUNT(*) FROM lsm_jobs" + where, params).integer(0, 0);
 }

@@ -88,8 +88,37 @@ std::string read_job_filter(const httplib::Request& req, JobFilter& filter, std:
   for (const std::string& t : values("type"))
     if (t != "process") filter.statuses = {"no such status"};  // every job here is of type process
   if (filter.processes.size() > 100 || filter.statuses.size() > 100) return "at most 100 processID and status values";
-  for (const char* name : {"processID", "status", "type"})
-    for (const std::string& v : values(name)) query += std::string("&") + name + "=" + httplib::detail::encode_query_param(v);
+  // datetime (/req/job-list/datetime-definition): an instant, or an interval
+  // A/B with either end open (".." or empty), on the jobs' created time.
+  if (req.has_param("datetime")) {
+    const std::string text = req.get_param_value("datetime");
+    const size_t slash = text.find('/');
+    const std::string from = slash == std::string::npos ? text : text.substr(0, slash);
+    const std::string to = slash == std::string::npos ? text : text.substr(slash + 1);
+    const auto bound = [](const std::string& t, std::string& out) {
+      if (t.empty() || t == "..") return true;
+      const std::optional<std::string> normal = normalized_rfc3339(t);
+      if (normal) out = *normal;
+      return normal.has_value();
+    };
+    if ((slash == std::string::npos && (from.empty() || from == "..")) || !bound(from, filter.created_from) ||
+        !bound(to, filter.created_to) || (from.empty() || from == "..") + (to.empty() || to == "..") == 2)
+      return "datetime must be an RFC 3339 date-time or an interval of them, either end open "
+             "(2026-11-28T10:00:00Z, 2026-11-28T10:00:00Z/.., ../2026-11-28T12:00:00+01:00; got '" +
+             text.substr(0, 80) + "')";
+  }
+  // minDuration, maxDuration (/req/job-list/duration-definition): whole seconds.
+  for (const char* name : {"minDuration", "maxDuration"}) {
+    if (!req.has_param(name)) continue;
+    const std::string text = req.get_param_value(name);
+    const bool digits = !text.empty() && text.size() <= 9 &&
+                        std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+    if (!digits) return std::string(name) + " must be a whole number of seconds (got '" + text.substr(0, 40) + "')";
+    (std::string(name) == "minDuration" ? filter.min_seconds : filter.max_seconds) = std::stod(text);
+  }
+  for (const char* name : {"processID", "status", "type", "datetime", "minDuration", "maxDuration"})
+    for (size_t i = 0; i < req.get_param_value_count(name); ++i)
+      query += std::string("&") + name + "=" + httplib::detail::encode_query_param(req.get_param_value(name, i));
   return "";
 }
 

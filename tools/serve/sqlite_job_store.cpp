@@ -76,6 +76,11 @@ void bind_insert(Statement& s, const JobRecord& j) {
   s.text(7, j.started).text(8, j.finished).text(9, j.updated).text(10, j.request).text(12, j.owner);
 }
 
+// Seconds between two RFC 3339 texts, in SQLite (julianday reads them, Z included).
+std::string seconds_between(const std::string& later, const std::string& earlier) {
+  return "((julianday(" + later + ") - julianday(" + earlier + ")) * 86400.0)";
+}
+
 }  // namespace
 
 SqliteJobStore::SqliteJobStore(const std::string& path) : path_(path) {
@@ -215,7 +220,7 @@ std::optional<JobRecord> SqliteJobStore::find(const std::string& id) const {
 std::vector<JobRecord> SqliteJobStore::list(const JobFilter& filter, int64_t offset, int64_t limit) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string> params = {"", ""};  // $1, $2: the limit and offset, bound as integers
-  const std::string where = filter_sql(filter, params);
+  const std::string where = filter_sql(filter, params, seconds_between);
   Statement s(db_, std::string("SELECT ") + kJobColumns + " FROM jobs" + where +
                        " ORDER BY created DESC, id LIMIT $1 OFFSET $2");
   s.integer(1, limit).integer(2, offset);
@@ -228,7 +233,7 @@ std::vector<JobRecord> SqliteJobStore::list(const JobFilter& filter, int64_t off
 int64_t SqliteJobStore::count(const JobFilter& filter) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string> params;
-  Statement s(db_, std::string("SELECT COUNT(*) FROM jobs") + filter_sql(filter, params));
+  Statement s(db_, std::string("SELECT COUNT(*) FROM jobs") + filter_sql(filter, params, seconds_between));
   for (size_t i = 0; i < params.size(); ++i) s.text(static_cast<int>(i + 1), params[i]);
   s.step();
   return s.column_integer(0);
