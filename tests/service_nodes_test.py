@@ -22,7 +22,6 @@ import concurrent.futures
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,19 +45,15 @@ class Node(st.Server):
     def start(self):
         if "-q" in self.args:
             self.args.remove("-q")  # the log names each job as it starts
-        log = open(self.log_path, "a")
-        self.process = subprocess.Popen(self.args, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                if self.process.poll() is not None:
-                    raise RuntimeError("lsm serve exited: " + open(self.log_path).read())
-                time.sleep(0.05)
-        raise RuntimeError("lsm serve did not start")
+        super().start()
+
+    def streams(self):
+        log = open(self.log_path, "a")  # the child keeps its own descriptor
+        return log, subprocess.STDOUT
+
+    def errors(self):
+        with open(self.log_path) as f:
+            return f.read()
 
     def started_jobs(self):
         with open(self.log_path) as f:

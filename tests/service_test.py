@@ -76,8 +76,18 @@ class Server:
                      "-q"] + list(extra)
         self.start()
 
+    def streams(self):
+        """Where the server's stdout and stderr go."""
+        return subprocess.DEVNULL, subprocess.PIPE
+
+    def errors(self):
+        return self.process.stderr.read().decode()
+
     def start(self):
-        self.process = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        out, err = self.streams()
+        self.process = subprocess.Popen(self.args, stdout=out, stderr=err)
+        if hasattr(out, "close"):
+            out.close()  # a log file: the server holds its own descriptor
         deadline = time.time() + 20
         while time.time() < deadline:
             try:
@@ -85,7 +95,7 @@ class Server:
                     return
             except OSError:
                 if self.process.poll() is not None:
-                    raise RuntimeError("lsm serve exited: " + self.process.stderr.read().decode())
+                    raise RuntimeError("lsm serve exited: " + self.errors())
                 time.sleep(0.05)
         raise RuntimeError("lsm serve did not start")
 
