@@ -12,10 +12,14 @@
 # the tile scheduler; "image" the pyramid/gradient/HOG benchmark
 # (pedestrian_1080p_grey.f32.gz) against OpenCV; "fuzzy" fuzzy connectedness on
 # the head-phantom CT (ct_head_512x512x140.i16.gz) against the sequential kFOE);
-# LSM_GIGA_SIDE the side of the >= 1 Gpx mosaics (default 32768, 0 = none).
+# LSM_GIGA_SIDE the side of the >= 1 Gpx mosaics (default 32768, 0 = none);
+# "guard" runs "stream" and "fullset" and compares their figures with
+# bench/device_baseline.json (bench/device_guard.py: LSM_COMMIT names the
+# commit, LSM_GUARD_RECORD=1 records the run as the new baseline).
 set -euo pipefail
 OUT=${OUT:-/tmp/lsm_out}
 STEPS=${LSM_STEPS:-tests gpu tiles metrics}
+[[ $STEPS == *guard* ]] && STEPS="$STEPS stream fullset"
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
 nproc | tee -a "$OUT/gpu.txt"
@@ -104,4 +108,9 @@ if [[ $STEPS == *fuzzy* ]]; then  # fuzzy connectedness: the full CT from one se
     --adjacency full --repeat 5 | tee -a "$OUT/fuzzy.jsonl"
   build-dev/bench/lsm_bench_fuzzy --raw-i16 /tmp/ct_head.i16 512 512 140 --seed 254,267,52 --seed 30,30,5 \
     --seed-radius 2 --repeat 3 | tee -a "$OUT/fuzzy.jsonl"
+fi
+if [[ $STEPS == *guard* ]]; then  # the figures above against the baseline, one table
+  python3 bench/device_guard.py "$OUT" --commit "${LSM_COMMIT:-unknown}" ${LSM_GUARD_RECORD:+--write-baseline} |
+    tee "$OUT/guard.md"
+  [ -z "${LSM_GUARD_RECORD:-}" ] || cp bench/device_baseline.json "$OUT/"
 fi
