@@ -78,7 +78,7 @@ if [[ $STEPS == *fullset* ]]; then  # the full FRAGSTATS set on the 47 Mpx bern_
     raster=${name%%:*} cell=${name##*:}
     [ -f ".devdata/$raster.raw.gz" ] || continue
     gunzip -c ".devdata/$raster.raw.gz" >"/tmp/$raster.raw"
-    echo "== $raster"
+    echo "== $raster" | tee -a "$OUT/fullset.log"
     build-dev/bench/lsm_bench_metrics --raw "/tmp/$raster.raw" --width 5741 --height 8190 --nodata 255 --cell "$cell" \
       --stages "${LSM_FULLSET_STAGES:-first pass,no ENN,full,ENN alone,rows alone}" --repeat "${LSM_FULLSET_REPEAT:-3}" | tee -a "$OUT/fullset.log"
   done
