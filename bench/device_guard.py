@@ -78,8 +78,8 @@ def main():
             json.dump({"commit": args.commit, "gpu": record["gpu"], "noise": 0.3, "figures_ms": figures}, f,
                       indent=1, sort_keys=True)
             f.write("\n")
-    baseline = json.load(open(args.baseline)) if os.path.exists(args.baseline) else {"figures_ms": {}, "noise": 0.25}
-    noise = baseline.get("noise", 0.25)
+    baseline = json.load(open(args.baseline)) if os.path.exists(args.baseline) else {"figures_ms": {}, "noise": 0.3}
+    noise = baseline.get("noise", 0.3)
     worse = 0
     print("commit %s on %s; baseline %s on %s (noise ±%.0f %%)" % (
         args.commit, record["gpu"], baseline.get("commit", "none"), baseline.get("gpu", "none"), noise * 100))
