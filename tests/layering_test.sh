@@ -38,7 +38,7 @@ own_headers=$(cd "$src/tools" && find . -name '*.h' -printf '%f\n' | sed 's/\./\
 while IFS= read -r line; do
   fail "$line: the front ends hold no algorithm: they include the operation layer only"
 done < <(includes $(find "$src/tools" -name '*.cpp' -o -name '*.h') |
-         grep -vE ":(${own_headers}|command_line\.h|operation_spec\.h|operations\.h|operation_json\.h|landscape_tables\.h|pybind11/.*|common_parameters\.h|error\.h|gdal_errors\.h|csv_fields\.h|atomic_output\.h|cpl_[a-z_]+\.h|gdal\.h|boost/.*|nlohmann/.*|httplib\.h|sqlite3\.h|libpq-fe\.h|unistd\.h|pthread\.h|signal\.h|sys/(file|socket)\.h|fcntl\.h|[a-z_]+)$")
+         grep -vE ":(${own_headers}|command_line\.h|operation_spec\.h|operations\.h|operation_json\.h|landscape_tables\.h|pybind11/.*|common_parameters\.h|error\.h|gdal_errors\.h|csv_fields\.h|atomic_output\.h|cpl_[a-z_]+\.h|gdal\.h|gdal_utils\.h|boost/.*|nlohmann/.*|httplib\.h|sqlite3\.h|libpq-fe\.h|unistd\.h|pthread\.h|signal\.h|sys/(file|socket)\.h|fcntl\.h|[a-z_]+)$")
 
 # The driver renders operations too: beside the operation layer only GDAL's
 # headers, the GDAL I/O helpers (environment, errors, georeferencing), the

@@ -32,6 +32,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import jsonschema
@@ -381,7 +382,7 @@ def documents(base, have_schemas):
     check("no server-side path is an input (temp-dir, out)", "temp-dir" not in metrics["inputs"]
           and "output" not in metrics["inputs"], list(metrics["inputs"]))
     status, html = request("GET", base + "/processes/metrics?f=html")[0::2]
-    check("a process as HTML", status == 200 and b"<table>" in html and b"edge-depth" in html)
+    check("a process as HTML", status == 200 and b"<form" in html and b"edge-depth" in html)
     if not have_schemas:
         skip("schemas", SCHEMAS + " missing")
 
@@ -636,6 +637,70 @@ def html_page(base, data, tmp):
     if os.environ.get("LSM_SERVICE_SCREENSHOT"):
         shutil.copy(shot, os.environ["LSM_SERVICE_SCREENSHOT"])
     wait_job(base, job)
+    pages_a_person_finishes_a_task_on(base, chromium, tmp)
+
+
+def form_post(url, fields):
+    """POST `fields` as a browser's form does (application/x-www-form-urlencoded)."""
+    body = urllib.parse.urlencode(fields).encode()
+    return request("POST", url, body, headers={"Content-Type": "application/x-www-form-urlencoded",
+                                               "Accept": "text/html"})
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args):
+        return None
+
+
+def pages_a_person_finishes_a_task_on(base, chromium, tmp):
+    """A process page's form runs the process; the job page shows its
+    results (tables, raster thumbnails) and a button that cancels or deletes
+    it; a mistake in the form is an HTML page that says what was wrong."""
+    status, html = request("GET", base + "/processes/metrics?f=html")[0::2]
+    check("a process page has a form that executes it, the required input marked",
+          status == 200 and b'<form method="post" action="/processes/metrics/execution">' in html
+          and b'title="required"' in html and b'<select id="neighbors" name="neighbors">' in html, html[:300])
+    opener = urllib.request.build_opener(NoRedirect)
+    post = urllib.request.Request(base + "/processes/metrics/execution", data=urllib.parse.urlencode(
+        {"input": "landcover/sample.tif", "level": "class,land", "metrics": "CA,PLAND,NP,SHDI", "edge-depth": "1"}).encode(),
+        method="POST", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    try:
+        opener.open(post, timeout=60)
+        location, code = "", 200
+    except urllib.error.HTTPError as e:
+        location, code = e.headers.get("Location", ""), e.code
+    check("the form's submission: 303 See Other to the job's page", code == 303 and location.endswith("?f=html"),
+          (code, location))
+    job = location.split("/jobs/")[-1].split("?")[0]
+    wait_job(base, job)
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", location],
+                         capture_output=True, text=True, timeout=120).stdout
+    check("the finished job's page shows its tables (Chromium)", "Results" in dom and "<th>PLAND</th>" in dom
+          and "<th>SHDI</th>" in dom and "Delete this job" in dom, dom[:400])
+    shot = os.path.join(tmp, "job_results.png")
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--window-size=1000,900", "--screenshot=" + shot, location], capture_output=True, timeout=120)
+    check("Chromium's screenshot of the results page", os.path.exists(shot) and os.path.getsize(shot) > 5000)
+    status, headers, body = request("POST", base + "/processes/label/execution", {"inputs": {"input": "landcover/sample.tif"}},
+                                    headers={"Prefer": "respond-async"})
+    label_job = json.loads(body)["jobID"]
+    wait_job(base, label_job)
+    html = request("GET", base + "/jobs/%s?f=html" % label_job)[2]
+    png = request("GET", base + "/jobs/%s/results/output?f=png" % label_job)
+    check("a raster result is shown as a thumbnail, a PNG GDAL renders", b'class="thumb"' in html
+          and png[0] == 200 and png[1].get("Content-Type") == "image/png" and png[2][:8] == b"\x89PNG\r\n\x1a\n",
+          (png[0], png[1].get("Content-Type")))
+    status, headers, _ = request("POST", base + "/jobs/%s/dismissal" % label_job, b"")
+    check("the page's delete button: 303 back to the page, the job dismissed",
+          get_json(base + "/jobs/" + label_job)[1]["status"] == "dismissed", status)
+    status, headers, body = form_post(base + "/processes/metrics/execution", {"input": "landcover/sample.tif",
+                                                                            "edge-depth": "deep"})
+    check("a mistake in the form: a 400 page that says what was wrong", status == 400
+          and headers.get("Content-Type", "").startswith("text/html") and b"edge-depth" in body
+          and b"whole number" in body, (status, body[:300]))
+    status, headers, body = form_post(base + "/processes/metrics/execution", {"input": "landcover/nope.tif"})
+    check("a file that is not there: a 400 page naming it", status == 400 and b"nope.tif" in body
+          and headers.get("Content-Type", "").startswith("text/html"), (status, body[:300]))
 
 
 def bad_requests(base, have_schemas):

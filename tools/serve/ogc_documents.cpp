@@ -54,24 +54,6 @@ Json input_schema(const ops::ParameterSpec& p) {
   return s;
 }
 
-std::string escape_html(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string string_of(const Json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
 }  // namespace
 
 std::vector<const ops::Operation*> service_operations() {
@@ -327,61 +309,5 @@ Json open_api(const std::string& base, bool with_tokens) {
   return doc;
 }
 
-std::string html_page(const std::string& title, const Json& document, const std::string& kind) {
-  std::string body;
-  if (kind == "job") {
-    const std::string status = string_of(document, "status");
-    const int progress = document.value("progress", 0);
-    body += "<p>Process <b>" + escape_html(string_of(document, "processID")) + "</b>, job <code>" +
-            escape_html(string_of(document, "jobID")) + "</code></p>";
-    body += "<p class=\"status\">Status: <b>" + escape_html(status) + "</b> &mdash; " + std::to_string(progress) +
-            " %</p><progress max=\"100\" value=\"" + std::to_string(progress) + "\"></progress>";
-    if (status == "failed" || status == "dismissed")  // why it ended; the other states speak for themselves
-      body += "<p>" + escape_html(string_of(document, "message")) + "</p>";
-    body += "<table><tr><th>created</th><td>" + escape_html(string_of(document, "created")) +
-            "</td></tr><tr><th>started</th><td>" + escape_html(string_of(document, "started")) +
-            "</td></tr><tr><th>finished</th><td>" + escape_html(string_of(document, "finished")) + "</td></tr></table>";
-  } else if (kind == "jobs") {
-    body += "<table><tr><th>job</th><th>process</th><th>status</th><th>progress</th><th>created</th></tr>";
-    for (const Json& job : document["jobs"]) {
-      const std::string id = string_of(job, "jobID");
-      body += "<tr><td><a href=\"jobs/" + escape_html(id) + "?f=html\">" + escape_html(id) + "</a></td><td>" +
-              escape_html(string_of(job, "processID")) + "</td><td>" + escape_html(string_of(job, "status")) +
-              "</td><td>" + std::to_string(job.value("progress", 0)) + " %</td><td>" +
-              escape_html(string_of(job, "created")) + "</td></tr>";
-    }
-    body += "</table>";
-  } else if (kind == "processes") {
-    body += "<ul>";
-    for (const Json& p : document["processes"])
-      body += "<li><a href=\"processes/" + escape_html(string_of(p, "id")) + "?f=html\">" +
-              escape_html(string_of(p, "id")) + "</a>: " + escape_html(string_of(p, "description")) + "</li>";
-    body += "</ul>";
-  } else if (kind == "process") {
-    body += "<p>" + escape_html(string_of(document, "description")) + "</p><h2>Inputs</h2><table>"
-            "<tr><th>input</th><th>title</th><th>description</th><th>schema</th></tr>";
-    for (const auto& [name, in] : document["inputs"].items())
-      body += "<tr><td><code>" + escape_html(name) + "</code></td><td>" + escape_html(string_of(in, "title")) +
-              "</td><td>" + escape_html(string_of(in, "description")) + "</td><td><code>" +
-              escape_html(in["schema"].dump()) + "</code></td></tr>";
-    body += "</table><h2>Outputs</h2><ul>";
-    for (const auto& [name, out] : document["outputs"].items())
-      body += "<li><code>" + escape_html(name) + "</code>: " + escape_html(string_of(out, "description")) + "</li>";
-    body += "</ul>";
-  } else {
-    body += "<p>" + escape_html(string_of(document, "description")) + "</p><ul>";
-    for (const Json& l : document["links"])
-      body += "<li><a href=\"" + escape_html(string_of(l, "href")) + "\">" + escape_html(string_of(l, "title")) +
-              "</a></li>";
-    body += "</ul>";
-  }
-  // A running job's page reloads itself so a person can watch the progress.
-  const bool live = kind == "job" && (string_of(document, "status") == "running" || string_of(document, "status") == "accepted");
-  return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">" +
-         std::string(live ? "<meta http-equiv=\"refresh\" content=\"2\">" : "") + "<title>" + escape_html(title) +
-         "</title><style>body{font-family:sans-serif;margin:2em;max-width:60em}td,th{padding:.2em .6em;"
-         "text-align:left;border-bottom:1px solid #ddd}progress{width:30em;height:1.5em}</style></head><body><h1>" +
-         escape_html(title) + "</h1>" + body + "<p><a href=\"/?f=html\">lsm service</a> &middot; <a href=\"/processes?f=html\">processes</a> &middot; <a href=\"/jobs?f=html\">jobs</a></p></body></html>";
-}
 
 }  // namespace lsm::serve

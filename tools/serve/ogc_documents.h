@@ -58,9 +58,5 @@ constexpr const char* kFailed = "http://www.opengis.net/def/exceptions/ogcapi-pr
 /// An RFC 7807 problem document.
 Json problem(const std::string& type, int status, const std::string& title, const std::string& detail);
 
-/// The HTML rendering of a document for a person (?f=html): landing page,
-/// process list or description, job list or job (with its progress, the page
-/// refreshing itself while the job runs).
-std::string html_page(const std::string& title, const Json& document, const std::string& kind);
 
 }  // namespace lsm::serve

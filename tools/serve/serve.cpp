@@ -1,6 +1,9 @@
 #include "serve.h"
 
 #include <gdal.h>
+#include <cpl_conv.h>
+#include <cpl_vsi.h>
+#include <gdal_utils.h>
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,6 +30,7 @@
 #include "error.h"
 #include "job_runner.h"
 #include "job_store.h"
+#include "html_pages.h"
 #include "ogc_documents.h"
 #include "users.h"
 #include "operation_json.h"
@@ -224,6 +228,7 @@ const std::vector<std::pair<std::regex, std::string>>& route_methods() {
       {std::regex("/|/conformance|/api|/processes|/processes/[^/]+|/jobs"), "GET, HEAD"},
       {std::regex("/processes/[^/]+/execution"), "POST"},
       {std::regex("/jobs/[^/]+"), "GET, HEAD, DELETE"},
+      {std::regex("/jobs/[^/]+/dismissal"), "POST"},
       {std::regex("/jobs/[^/]+/results(/[^/]+)?"), "GET, HEAD"}};
   return routes;
 }
@@ -388,6 +393,40 @@ RunnerSettings runner_settings(const Options& o, const std::string& node) {
   return s;
 }
 
+// A raster result as a PNG a page can show: its first band scaled to bytes
+// between its minimum and maximum, 480 cells wide (GDAL reads a COG's
+// overviews for it). nullopt where GDAL cannot make one.
+std::optional<std::string> png_thumbnail(const fs::path& raster) {
+  GDALDatasetH src = GDALOpen(raster.c_str(), GA_ReadOnly);
+  if (!src) return std::nullopt;
+  const char* args[] = {"-of", "PNG", "-ot", "Byte", "-b", "1", "-scale", "-outsize", "480", "0", nullptr};
+  GDALTranslateOptions* options = GDALTranslateOptionsNew(const_cast<char**>(args), nullptr);
+  const std::string out = "/vsimem/lsm_thumbnail_" + new_job_id() + ".png";
+  GDALDatasetH made = GDALTranslate(out.c_str(), src, options, nullptr);
+  GDALTranslateOptionsFree(options);
+  GDALClose(src);
+  if (!made) return std::nullopt;
+  GDALClose(made);
+  vsi_l_offset size = 0;
+  GByte* bytes = VSIGetMemFileBuffer(out.c_str(), &size, TRUE);
+  std::string png(reinterpret_cast<const char*>(bytes), static_cast<size_t>(size));
+  CPLFree(bytes);
+  return png;
+}
+
+// The first `rows` lines of a CSV table, split into cells.
+Json csv_preview(const fs::path& path, int rows) {
+  std::ifstream in(path);
+  Json out = Json::array();
+  std::string line;
+  for (int r = 0; r < rows && std::getline(in, line); ++r) {
+    Json cells = Json::array();
+    for (const std::string& cell : split_csv_line(line)) cells.push_back(cell);
+    out.push_back(cells);
+  }
+  return out;
+}
+
 class Service {
  public:
   Service(const Options& o, Users users, std::unique_ptr<JobStore> store, const std::string& node)
@@ -500,7 +539,24 @@ class Service {
     svr.Get(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = visible_job(req, req.matches[1]);
       if (!job) return no_such_job(res, req.matches[1]);
-      send_document(req, res, status_info(*job, public_url_), "job", "Job " + job->id);
+      Json doc = status_info(*job, public_url_);
+      if (wants_html(req) && job->status == "successful") {  // the page shows the results themselves
+        const std::string job_url = public_url_ + "/jobs/" + job->id;
+        doc["results"] = results_document(job->id, job_url, requested_of(*job));
+        const std::map<std::string, JobOutput> outputs = job_outputs(runner_.folder(job->id));
+        for (const auto& [id, output] : outputs)
+          if (doc["results"].contains(id) && !output.folder() && output.file.extension() == ".csv")
+            doc["previews"][id] = csv_preview(output.file, 12);
+      }
+      send_document(req, res, doc, "job", "Job " + job->id);
+    });
+    // The job page's button: a plain form cannot send DELETE.
+    svr.Post(R"(/jobs/([^/]+)/dismissal)", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::string id = req.matches[1];
+      const std::optional<JobRecord> job = visible_job(req, id);
+      if (!job || job->status == "dismissed" || !runner_.dismiss(id)) return no_such_job(res, id);
+      res.status = 303;
+      res.set_header("Location", public_url_ + "/jobs/" + id + "?f=html");
     });
     svr.Delete(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::string id = req.matches[1];
@@ -613,6 +669,12 @@ class Service {
                           "job " + job.id + " has no output '" + id + "'");
     if (req.has_param("f") && req.get_param_value("f") == "json" && file.extension() == ".csv")
       return send_json(res, 200, csv_as_json(file));
+    if (req.has_param("f") && req.get_param_value("f") == "png" && file.extension() == ".tif") {
+      const std::optional<std::string> png = png_thumbnail(file);
+      if (!png)
+        return send_problem(res, "about:blank", 500, "Internal Server Error", "no thumbnail of output '" + id + "'");
+      return res.set_content(*png, "image/png");
+    }
     serve_file(file, res);
   }
 
@@ -657,12 +719,31 @@ class Service {
     if (!op)
       return send_problem(res, exception_type::kNoSuchProcess, 404, "No such process",
                           "no process '" + std::string(req.matches[1]) + "'");
+    // A process page's form (a person in a browser): its fields become the
+    // execute request, the job runs asynchronously and the answer is its page.
+    const bool from_form =
+        req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0;
+    const auto problem = [&](const std::string& type, int status, const std::string& title, const std::string& detail) {
+      if (!from_form) return send_problem(res, type, status, title, detail);
+      res.status = status;
+      res.set_content(html_problem(status, title, detail), "text/html; charset=utf-8");
+    };
+    std::string body = req.body;
+    if (from_form) {
+      httplib::Params fields;
+      httplib::detail::parse_query_text(req.body, fields);
+      try {
+        body = execute_request_from_form(process_description(op->spec, public_url_), fields).dump();
+      } catch (const Error& e) {
+        return problem(exception_type::kInvalidParameter, 400, "Bad Request", e.what());
+      }
+    }
     const std::string id = new_job_id();
     std::optional<ops::ParameterValues> read;
     std::vector<std::string> requested;
     try {
-      read.emplace(read_execute_request(*op, req.body, roots_));
-      requested = requested_outputs(op->spec, req.body);
+      read.emplace(read_execute_request(*op, body, roots_));
+      requested = requested_outputs(op->spec, body);
       ops::ParameterValues& values = *read;
       set_outputs(values, op->spec, runner_.folder(id));
       values.check_required();
@@ -673,11 +754,11 @@ class Service {
       if (cells > options_.max_cells) {
         std::ostringstream text;
         text << "the input has " << cells << " cells, more than this server's --max-cells " << options_.max_cells;
-        return send_problem(res, exception_type::kInvalidParameter, 413, "Payload Too Large", text.str());
+        return problem(exception_type::kInvalidParameter, 413, "Payload Too Large", text.str());
       }
     } catch (const Error& e) {
-      return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request",
-                          roots_.without_server_paths(e.what(), private_folders_));
+      return problem(exception_type::kInvalidParameter, 400, "Bad Request",
+                     roots_.without_server_paths(e.what(), private_folders_));
     }
     JobRecord job;
     job.id = id;
@@ -685,15 +766,20 @@ class Service {
     job.status = "accepted";
     job.message = "queued";
     job.created = job.updated = now_rfc3339();
-    job.request = Json::parse(req.body).dump();  // read_execute_request() has parsed it
+    job.request = Json::parse(body).dump();  // read_execute_request() has parsed it
     job.owner = user_of(req).name;
     if (!store_->insert_within(job, options_.max_queue)) {
       res.set_header("Retry-After", "5");
-      return send_problem(res, "about:blank", 429, "Too Many Requests",
-                          "the queue holds --max-queue " + std::to_string(options_.max_queue) + " jobs; retry later");
+      return problem("about:blank", 429, "Too Many Requests",
+                     "the queue holds --max-queue " + std::to_string(options_.max_queue) + " jobs; retry later");
     }
     runner_.wake();
     const std::string location = public_url_ + "/jobs/" + id;
+    if (from_form) {
+      res.status = 303;  // See Other: the job's page
+      res.set_header("Location", location + "?f=html");
+      return;
+    }
     const bool async = req.get_header_value("Prefer").find("respond-async") != std::string::npos;
     // Synchronous: the request waits for the job (the queue and the workers
     // apply as for any job) and gets the results document. At most a

@@ -1,0 +1,228 @@
+#include "html_pages.h"
+
+#include <sstream>
+
+#include "error.h"
+
+namespace lsm::serve {
+
+namespace {
+
+std::string string_of(const Json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+std::string page(const std::string& title, const std::string& body, bool reload = false) {
+  return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">" +
+         std::string(reload ? "<meta http-equiv=\"refresh\" content=\"2\">" : "") + "<title>" + escape_html(title) +
+         "</title><style>body{font-family:sans-serif;margin:2em;max-width:64em}td,th{padding:.2em .6em;"
+         "text-align:left;border-bottom:1px solid #ddd}progress{width:30em;height:1.5em}label{display:block;"
+         "margin:.6em 0 .1em}.req{color:#b00}.hint{color:#555;font-size:90%}img.thumb{max-width:30em;border:1px "
+         "solid #ccc}button{padding:.3em 1em}.scroll{overflow-x:auto}</style></head><body><h1>" +
+         escape_html(title) + "</h1>" + body +
+         "<p><a href=\"/?f=html\">lsm service</a> &middot; <a href=\"/processes?f=html\">processes</a> &middot; "
+         "<a href=\"/jobs?f=html\">jobs</a></p></body></html>";
+}
+
+// A job: what runs, how far, for how long; a cancel button while it may
+// still be stopped; its results once it succeeded.
+std::string job_body(const Json& job) {
+  const std::string id = string_of(job, "jobID"), status = string_of(job, "status");
+  const int progress = job.value("progress", 0);
+  std::string body = "<p>Process <b>" + escape_html(string_of(job, "processID")) + "</b>, job <code>" +
+                     escape_html(id) + "</code></p>";
+  body += "<p class=\"status\">Status: <b>" + escape_html(status) + "</b> &mdash; " + std::to_string(progress) +
+          " %</p><progress max=\"100\" value=\"" + std::to_string(progress) + "\"></progress>";
+  if (status == "failed" || status == "dismissed")  // why it ended; the other states speak for themselves
+    body += "<p>" + escape_html(string_of(job, "message")) + "</p>";
+  body += "<table><tr><th>created</th><td>" + escape_html(string_of(job, "created")) + "</td></tr><tr><th>started</th><td>" +
+          escape_html(string_of(job, "started")) + "</td></tr><tr><th>finished</th><td>" +
+          escape_html(string_of(job, "finished")) + "</td></tr></table>";
+  if (status != "dismissed") {
+    const bool active = status == "accepted" || status == "running";
+    body += "<form method=\"post\" action=\"/jobs/" + escape_html(id) + "/dismissal\"><p><button type=\"submit\">" +
+            std::string(active ? "Cancel this job" : "Delete this job and its results") + "</button></p></form>";
+  }
+  if (!job.contains("results")) return body;
+  body += "<h2>Results</h2>";
+  for (const auto& [output, link] : job["results"].items()) {
+    const std::string href = string_of(link, "href"), type = string_of(link, "type");
+    body += "<h3><a href=\"" + escape_html(href) + "\">" + escape_html(output) + "</a> <span class=\"hint\">" +
+            escape_html(type) + "</span></h3>";
+    if (type.rfind("image/tiff", 0) == 0)
+      body += "<p><img class=\"thumb\" alt=\"" + escape_html(output) + "\" src=\"" + escape_html(href) +
+              "?f=png\"></p>";
+    if (job.contains("previews") && job["previews"].contains(output)) {
+      const Json& rows = job["previews"][output];
+      body += "<div class=\"scroll\"><table>";
+      for (size_t r = 0; r < rows.size(); ++r) {
+        body += "<tr>";
+        for (const Json& cell : rows[r])
+          body += (r == 0 ? "<th>" : "<td>") + escape_html(cell.get<std::string>()) + (r == 0 ? "</th>" : "</td>");
+        body += "</tr>";
+      }
+      body += "</table></div><p class=\"hint\"><a href=\"" + escape_html(href) + "\">the whole table (CSV)</a>, <a href=\"" +
+              escape_html(href) + "?f=json\">as JSON</a></p>";
+    }
+  }
+  return body;
+}
+
+// The job list: a status filter and the page links the document carries.
+std::string jobs_body(const Json& list) {
+  std::string body =
+      "<form method=\"get\" action=\"/jobs\"><input type=\"hidden\" name=\"f\" value=\"html\"><p>Show "
+      "<select name=\"status\"><option value=\"\">every status</option>";
+  for (const char* s : {"accepted", "running", "successful", "failed", "dismissed"})
+    body += std::string("<option>") + s + "</option>";
+  body += "</select> <button type=\"submit\">Filter</button></p></form>";
+  body += "<table><tr><th>job</th><th>process</th><th>status</th><th>progress</th><th>created</th></tr>";
+  for (const Json& job : list["jobs"]) {
+    const std::string id = string_of(job, "jobID");
+    body += "<tr><td><a href=\"/jobs/" + escape_html(id) + "?f=html\">" + escape_html(id) + "</a></td><td>" +
+            escape_html(string_of(job, "processID")) + "</td><td>" + escape_html(string_of(job, "status")) + "</td><td>" +
+            std::to_string(job.value("progress", 0)) + " %</td><td>" + escape_html(string_of(job, "created")) +
+            "</td></tr>";
+  }
+  body += "</table><p>";
+  for (const Json& l : list["links"]) {
+    const std::string rel = string_of(l, "rel");
+    if (rel == "prev" || rel == "next")
+      body += "<a href=\"" + escape_html(string_of(l, "href")) + "&amp;f=html\">" +
+              (rel == "prev" ? "&larr; newer" : "older &rarr;") + "</a> ";
+  }
+  return body + "</p>";
+}
+
+// A process: what it does, a form that executes it (required inputs
+// marked, defaults filled in, choices as lists), and its outputs.
+std::string process_body(const Json& process) {
+  const std::string id = string_of(process, "id");
+  std::string body = "<p>" + escape_html(string_of(process, "description")) + "</p><h2>Run it</h2>";
+  body += "<form method=\"post\" action=\"/processes/" + escape_html(id) + "/execution\">";
+  for (const auto& [name, in] : process["inputs"].items()) {
+    const Json& schema = in.contains("schema") ? in["schema"] : Json::object();
+    const std::string type = string_of(schema, "type");
+    const bool required = in.value("minOccurs", 0) > 0;
+    const std::string field = escape_html(name);
+    body += "<label for=\"" + field + "\"><code>" + field + "</code>" +
+            (required ? " <span class=\"req\" title=\"required\">*</span>" : "") + " <span class=\"hint\">" +
+            escape_html(string_of(in, "description")) + "</span></label>";
+    const std::string shown_default =
+        schema.contains("default") ? (schema["default"].is_string() ? schema["default"].get<std::string>()
+                                                                    : schema["default"].dump())
+                                   : "";
+    if (schema.contains("enum")) {
+      body += "<select id=\"" + field + "\" name=\"" + field + "\">";
+      if (!required && !schema.contains("default")) body += "<option value=\"\"></option>";
+      for (const Json& choice : schema["enum"]) {
+        const std::string c = choice.is_string() ? choice.get<std::string>() : choice.dump();
+        body += "<option" + std::string(c == shown_default ? " selected" : "") + ">" + escape_html(c) + "</option>";
+      }
+      body += "</select>";
+    } else if (type == "boolean") {
+      body += "<input type=\"checkbox\" id=\"" + field + "\" name=\"" + field + "\" value=\"true\"" +
+              (shown_default == "true" ? " checked" : "") + ">";
+    } else {
+      const bool number = type == "number" || type == "integer";
+      body += "<input id=\"" + field + "\" name=\"" + field + "\" type=\"" + (number ? "number" : "text") + "\"" +
+              (number ? std::string(" step=\"") + (type == "integer" ? "1" : "any") + "\"" : "") +
+              (required ? " required" : "") + (shown_default.empty() ? "" : " value=\"" + escape_html(shown_default) + "\"") +
+              (schema.contains("contentMediaType") ? " placeholder=\"a file under a data root\"" : "") +
+              " size=\"40\">";
+    }
+  }
+  body += "<p><button type=\"submit\">Run " + escape_html(id) + "</button></p></form><h2>Outputs</h2><ul>";
+  for (const auto& [name, out] : process["outputs"].items())
+    body += "<li><code>" + escape_html(name) + "</code>: " + escape_html(string_of(out, "description")) + "</li>";
+  body += "</ul><p class=\"hint\">The same as JSON: <a href=\"/processes/" + escape_html(id) + "\">/processes/" +
+          escape_html(id) + "</a></p>";
+  return body;
+}
+
+}  // namespace
+
+std::string escape_html(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string html_page(const std::string& title, const Json& document, const std::string& kind) {
+  std::string body;
+  if (kind == "job") {
+    body = job_body(document);
+  } else if (kind == "jobs") {
+    body = jobs_body(document);
+  } else if (kind == "processes") {
+    body = "<p>Pick a process to see what it computes and run it.</p><ul>";
+    for (const Json& p : document["processes"])
+      body += "<li><a href=\"/processes/" + escape_html(string_of(p, "id")) + "?f=html\">" +
+              escape_html(string_of(p, "id")) + "</a>: " + escape_html(string_of(p, "description")) + "</li>";
+    body += "</ul>";
+  } else if (kind == "process") {
+    body = process_body(document);
+  } else {
+    body += "<p>" + escape_html(string_of(document, "description")) + "</p><p>Start with the <a "
+            "href=\"/processes?f=html\">processes</a>: each page has a form that runs it; follow your jobs on the <a "
+            "href=\"/jobs?f=html\">job list</a>.</p><ul>";
+    for (const Json& l : document["links"])
+      body += "<li><a href=\"" + escape_html(string_of(l, "href")) + "\">" + escape_html(string_of(l, "title")) +
+              "</a></li>";
+    body += "</ul>";
+  }
+  // A running job's page reloads itself so a person can watch the progress.
+  const std::string status = string_of(document, "status");
+  return page(title, body, kind == "job" && (status == "running" || status == "accepted"));
+}
+
+std::string html_problem(int status, const std::string& title, const std::string& detail) {
+  return page(std::to_string(status) + " " + title,
+              "<p>" + escape_html(detail) + "</p><p><a href=\"javascript:history.back()\">back</a></p>");
+}
+
+Json execute_request_from_form(const Json& process, const std::multimap<std::string, std::string>& fields) {
+  Json inputs = Json::object();
+  for (const auto& [name, value] : fields) {
+    if (value.empty() || !process["inputs"].contains(name)) continue;  // left empty: the process's default
+    const Json& schema = process["inputs"][name].value("schema", Json::object());
+    const std::string type = string_of(schema, "type");
+    try {
+      if (type == "integer") {
+        size_t used = 0;
+        const long long v = std::stoll(value, &used);
+        if (used != value.size()) throw std::invalid_argument(value);
+        inputs[name] = v;
+      } else if (type == "number") {
+        size_t used = 0;
+        const double v = std::stod(value, &used);
+        if (used != value.size()) throw std::invalid_argument(value);
+        inputs[name] = v;
+      } else if (type == "boolean") {
+        inputs[name] = value == "true" || value == "on";
+      } else if (type == "array") {
+        Json items = Json::array();
+        std::stringstream list(value);
+        for (std::string item; std::getline(list, item, ',');)
+          if (!item.empty()) items.push_back(item);
+        inputs[name] = items;
+      } else {
+        inputs[name] = value;
+      }
+    } catch (const std::logic_error&) {
+      throw Error(ErrorKind::BadInput, "input '" + name + "' must be " + (type == "integer" ? "a whole number" : "a number") +
+                                           " (got '" + value.substr(0, 40) + "')");
+    }
+  }
+  return Json{{"inputs", inputs}};
+}
+
+}  // namespace lsm::serve
