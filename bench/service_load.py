@@ -12,6 +12,12 @@ cluster:
     pg_virtualenv /usr/bin/python3 bench/service_load.py build/lsm sample_rasters/nlm_fbm_400x300.tif \
         --jobs 300 --clients 8 --workers 2 --nodes 3 --job-store postgresql://
 
+With --attacks, 40 idle connections and 10 clients sending their headers a
+byte a second are held open beside the load (issue 47's starvation attack):
+
+    /usr/bin/python3 bench/service_load.py build/lsm sample_rasters/nlm_fbm_400x300.tif \
+        --jobs 300 --clients 16 --workers 2 --attacks
+
 Prints one Markdown table row (see bench/RESULTS.md, "lsm serve under load").
 """
 import argparse
@@ -53,6 +59,7 @@ def main():
     ap.add_argument("--workers", type=int, default=2, help="per node")
     ap.add_argument("--nodes", type=int, default=1)
     ap.add_argument("--job-store", default="sqlite")
+    ap.add_argument("--attacks", action="store_true", help="hold idle and slow-header connections beside the load")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="lsm_load_")
     data = os.path.join(tmp, "data")
@@ -92,6 +99,24 @@ def main():
                     return status
                 time.sleep(0.02)
 
+        held = []
+
+        def trickle():  # a header byte a second on each slow connection
+            for i in range(100000):
+                if stop.is_set():
+                    return
+                for c in held[40:]:
+                    try:
+                        c.sendall(b"X")
+                    except OSError:
+                        pass
+                time.sleep(1)
+
+        if args.attacks:
+            held += [socket.create_connection(("127.0.0.1", ports[0]), timeout=10) for _ in range(50)]
+            for c in held[40:]:
+                c.sendall(b"GET /jobs HTTP/1.1\r\nX-Slow: ")
+            threading.Thread(target=trickle, daemon=True).start()
         poller = threading.Thread(target=poll_status)
         poller.start()
         start = time.perf_counter()
@@ -100,6 +125,8 @@ def main():
         seconds = time.perf_counter() - start
         stop.set()
         poller.join()
+        for c in held:
+            c.close()
         ok = statuses.count("successful")
         q = statistics.quantiles(latencies, n=20)
         print("| %s | %d | %d | %d | %d | %d/%d | %.1f | %.1f | %.1f | %.1f |" % (
