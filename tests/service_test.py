@@ -20,6 +20,7 @@ Usage: service_test.py LSM_BINARY SOURCE_DIR [SHARED_DIR]. Prints
 'N passed, N failed'; exits non-zero on a failure.
 """
 import concurrent.futures
+import base64
 import json
 import random
 import os
@@ -70,8 +71,8 @@ def free_port():
 
 
 class Server:
-    def __init__(self, data, work, *extra):
-        self.port = free_port()
+    def __init__(self, data, work, *extra, port=None):
+        self.port = port or free_port()
         self.base = "http://127.0.0.1:%d" % self.port
         self.args = [LSM, "serve", "--data-root", data, "--work-dir", work, "--listen", "127.0.0.1:%d" % self.port,
                      "-q"] + list(extra)
@@ -214,6 +215,9 @@ def run(tmp, have_schemas):
         section(zonal_process, base, data, tmp)
         section(batch_and_change, base, data, tmp)
         section(requested_outputs, base, data, tmp)
+        section(echo_and_values, base, have_schemas)
+        section(inline_inputs, base, data, tmp, work)
+        section(pages_for_every_document, base)
         section(html_page, base, data, tmp)
         section(bad_requests, base, have_schemas)
         section(dismiss_running, base, work)
@@ -233,6 +237,7 @@ def run(tmp, have_schemas):
     section(bad_options, data, tmp)
     section(second_instance, data, tmp)
     section(public_links, data, tmp)
+    section(remote_inputs, data, tmp)
 
 
 def full_disk(data, tmp):
@@ -286,6 +291,8 @@ def bad_options(data, tmp):
                    ["--token-file", "/dev/zero"], ["--listen", "192.0.2.1:8080", "--token-file", tokens],
                    ["--job-store", "mysql://user:secret@host/db"], ["--job-lease", "1"], ["--node-name", "a\nb"],
                    ["--http-threads", "2"], ["--http-threads", "100000"],
+                   ["--allow-remote-inputs", "ftp://data.example.org/"],
+                   ["--allow-remote-inputs", "https://user@data.example.org/"],
                    ["--job-store", "postgresql://user:secret@127.0.0.1:1/lsm"]):
         work = os.path.join(tmp, "bad_options_work")
         done = subprocess.run([LSM, "serve", "--data-root", data, "--work-dir", work] + option,
@@ -596,7 +603,6 @@ def requested_outputs(base, data, tmp):
     status, headers, body = request("GET", base + "/jobs/%s/results?outputs=patch" % job)
     check("/results?outputs= naming an output the job has not: 400", status == 400 and b"patch" in body, (status, body))
     for outputs, why in (({"nope": {}}, b"has no output 'nope' (its outputs: patch, class, land, adj, tidy)"),
-                         ({"class": {"transmissionMode": "value"}}, b"by reference only"),
                          ({"class": {"format": {"mediaType": "application/xml"}}}, b"available as text/csv only"),
                          ([], b"'outputs' must be an object")):
         status, headers, body = request("POST", base + "/processes/metrics/execution",
@@ -614,6 +620,178 @@ def requested_outputs(base, data, tmp):
     check("levels lists every level", sorted(levels)[:2] == ["level_00", "level_01"], levels)
     check("a level is served by its own name", "level_01" in levels and
           request("GET", levels["level_01"]["href"])[2][:4] == b"II*\0")
+
+
+def echo_and_values(base, have_schemas):
+    """The echo process (the conformance suite's) and outputs by value
+    (transmissionMode "value"): /req/core/process-execute-sync-raw-value-one,
+    -sync-document, job-results-async-document."""
+    _, echo = get_json(base + "/processes/echo")
+    check("echo: a process whose outputs go by value or reference",
+          echo.get("outputTransmission") == ["value", "reference"] and set(echo["outputs"]) == {"string-output", "echo"},
+          echo.get("outputTransmission"))
+    _, conformance = get_json(base + "/conformance")
+    check("the ogc-process-description conformance class is declared",
+          "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/ogc-process-description" in conformance["conformsTo"])
+    inputs = {"string-input": "teststring", "double-input": 2.25, "integer-input": [3, 1, 2], "boolean-input": True}
+    given_back = dict(inputs)
+    status, headers, body = request("POST", base + "/processes/echo/execution",
+                                    {"inputs": inputs, "outputs": {"string-output": {"transmissionMode": "value"}}})
+    check("raw, one output by value: the value itself", status == 200 and body == b"teststring"
+          and headers.get("Content-Type", "").startswith("text/plain"), (status, headers.get("Content-Type"), body[:200]))
+    status, headers, body = request("POST", base + "/processes/echo/execution",
+                                    {"inputs": inputs, "response": "document",
+                                     "outputs": {"string-output": {"transmissionMode": "value"},
+                                                 "echo": {"transmissionMode": "value"}}})
+    doc = json.loads(body) if status == 200 else {}
+    check("document, both by value: each value in the results document",
+          doc.get("string-output", {}).get("value") == "teststring" and doc.get("echo", {}).get("value") == given_back
+          and doc["echo"].get("mediaType") == "application/json", (status, body[:400]))
+    if have_schemas and doc:
+        # Only the JSON value: in 1.0's schemas a string value matches both
+        # inputValueNoObject's string and its binaryInputValue (a string of
+        # format byte), so no string value can pass their oneOf.
+        valid("results by value", {"echo": doc["echo"]}, "results.yaml")
+    status, headers, body = request("POST", base + "/processes/echo/execution",
+                                    {"inputs": inputs, "response": "document", "outputs": {"echo": {}}})
+    doc = json.loads(body) if status == 200 else {}
+    check("document, one output by reference: its link", set(doc) == {"echo"} and "href" in doc["echo"]
+          and get_json(doc["echo"]["href"])[1] == given_back, (status, body[:300]))
+    status, headers, body = request("POST", base + "/processes/echo/execution",
+                                    {"inputs": inputs, "outputs": {"echo": {"transmissionMode": "value"}}},
+                                    headers={"Prefer": "respond-async"})
+    job = json.loads(body)["jobID"] if status == 201 else ""
+    wait_job(base, job)
+    _, results = get_json(base + "/jobs/%s/results" % job)
+    check("asynchronous, by value: /results holds the value", results.get("echo", {}).get("value") == given_back,
+          results)
+    for body, why in (({"inputs": inputs, "response": "both"}, b"'response' must be 'raw' or 'document'"),
+                      ({"inputs": inputs, "outputs": {"echo": {"transmissionMode": "inline"}}},
+                       b"transmissionMode must be 'value' or 'reference'"),
+                      ({"inputs": {"double-input": 1}}, b"string-input"),
+                      ({"inputs": dict(inputs, **{"integer-input": ["x"]})}, b"integer-input")):
+        status, headers, answer = request("POST", base + "/processes/echo/execution", body)
+        check("echo %s: 400 that says why" % json.dumps(body)[:80], status == 400 and why in answer, (status, answer[:300]))
+
+
+def inline_inputs(base, data, tmp, work):
+    """Datasets inline in the request (/req/core/job-creation-input-inline,
+    -input-binary): a base64 raster and a GeoJSON zone layer give the tables
+    the same files give by reference; the stored request names the written
+    file, never a refused job's."""
+    sample = os.path.join(data, "landcover", "sample.tif")
+    with open(sample, "rb") as f:
+        encoded = base64.b64encode(f.read()).decode()
+    local = os.path.join(tmp, "inline_reference")
+    subprocess.run([LSM, "metrics", sample, "-o", local, "-q"], check=True)
+    with open(local + ".class.csv", "rb") as f:
+        class_table = f.read()
+    for name, value in (("mediaType and encoding beside the value (1.0)",
+                         {"value": encoded, "mediaType": "image/tiff; application=geotiff", "encoding": "base64"}),
+                        ("inside format (the conformance suite's form)",
+                         {"value": encoded, "format": {"mediaType": "image/tiff", "encoding": "base64"}})):
+        status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                        {"inputs": {"input": value}, "outputs": {"class": {}}})
+        check("an inline base64 raster, %s: the class table of the file" % name,
+              status == 200 and body == class_table, (status, body[:200]))
+    job = headers.get("Location", "").rsplit("/", 1)[-1]
+    check("the inline raster lies in the job's hidden .inputs folder, not among its outputs",
+          os.listdir(os.path.join(work, "jobs", job, ".inputs")) == ["input-1.tif"]
+          and set(get_json(base + "/jobs/%s/results" % job)[1]) == {"class"})
+    with open(os.path.join(data, "landcover", "zones.geojson")) as f:
+        zones = json.load(f)
+    local = os.path.join(tmp, "inline_zones")
+    subprocess.run([LSM, "zonal", sample, "--zones", os.path.join(data, "landcover", "zones.geojson"),
+                    "--zone-field", "name", "-o", local, "-q"], check=True)
+    with open(local + ".land.csv", "rb") as f:
+        land_table = f.read()
+    status, headers, body = request("POST", base + "/processes/zonal/execution",
+                                    {"inputs": {"input": "landcover/sample.tif", "zone-field": "name",
+                                                "zones": {"value": zones, "mediaType": "application/geo+json"}},
+                                     "outputs": {"land": {}}})
+    check("inline GeoJSON zones: the land table of the zone file", status == 200 and body == land_table,
+          (status, body[:200]))
+    before = set(os.listdir(os.path.join(work, "jobs")))
+    for value, why in (({"value": "not base64!", "encoding": "base64"}, b"input input: the inline value is not base64"),
+                       ({"value": base64.b64encode(b"hello").decode(), "encoding": "base64"}, b"not a raster"),
+                       ({"value": encoded, "encoding": "gzip"}, b"encoding 'gzip' is not supported"),
+                       ({"value": 12}, b"must be base64 text or a GeoJSON object"),
+                       ({"href": "job:.inputs/input-1.tif"}, b"is not an inline input of this job"),
+                       ({"href": "job:../../jobs.sqlite"}, b"is not an inline input of this job"),
+                       ({"href": "https://example.org/x.tif"}, b"this server reads no remote inputs")):
+        status, headers, body = request("POST", base + "/processes/metrics/execution", {"inputs": {"input": value}})
+        check("input %s: 400 that says why" % json.dumps(value)[:60], status == 400 and why in body, (status, body[:300]))
+    check("a refused job leaves no folder", set(os.listdir(os.path.join(work, "jobs"))) == before,
+          set(os.listdir(os.path.join(work, "jobs"))) - before)
+
+
+def remote_inputs(data, tmp):
+    """http(s) references where the operator allows them (--allow-remote-inputs
+    PREFIX, read through GDAL's /vsicurl/): a raster another job made, served
+    by this server, gives the tables the downloaded file gives; URLs outside
+    the prefix are refused, a look-alike host included."""
+    work = os.path.join(tmp, "remote_work")
+    port = free_port()
+    prefix = "http://127.0.0.1:%d/jobs/" % port
+    server = Server(data, work, "--allow-remote-inputs", prefix, port=port)
+    try:
+        base = server.base
+        status, headers, body = request("POST", base + "/processes/synth/execution",
+                                        {"inputs": {"width": 300, "height": 200, "seed": 5}})
+        check("synth made a raster to read remotely", status == 200 and body[:4] == b"II*\0", status)
+        url = headers.get("Location", "") + "/results/output"
+        downloaded = os.path.join(tmp, "remote_synth.tif")
+        with open(downloaded, "wb") as f:
+            f.write(body)
+        local = os.path.join(tmp, "remote_reference")
+        subprocess.run([LSM, "metrics", downloaded, "-o", local, "-q"], check=True)
+        with open(local + ".land.csv", "rb") as f:
+            land_table = f.read()
+        status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                        {"inputs": {"input": {"href": url}}, "outputs": {"land": {}}})
+        check("a remote raster under the prefix: the land table of the downloaded file",
+              status == 200 and body == land_table, (status, body[:300]))
+        status, headers, body = request("POST", base + "/processes/echo/execution",
+                                        {"inputs": {"string-input": "x", "raster-input": {"href": url}},
+                                         "outputs": {"echo": {"transmissionMode": "value"}}})
+        described = json.loads(body).get("raster-input", {}) if status == 200 else {}
+        check("echo describes the remote raster", described.get("width") == 300 and described.get("height") == 200,
+              (status, body[:300]))
+        for href in ("http://127.0.0.1:%d/processes" % port, "http://127.0.0.1:%d.evil.example/jobs/x.tif" % port,
+                     "https://127.0.0.1:%d/jobs/x.tif" % port):
+            status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                            {"inputs": {"input": {"href": href}}})
+            check("%s: outside the allowed prefix, 400" % href, status == 400
+                  and b"lies outside the URLs this server may read" in body, (status, body[:300]))
+        status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                        {"inputs": {"input": {"href": prefix + "no-such-job/results/output"}}})
+        check("a remote URL that answers 404: 400 naming it", status == 400 and b"no-such-job" in body,
+              (status, body[:300]))
+    finally:
+        server.stop()
+
+
+def pages_for_every_document(base):
+    """The html conformance class: /conformance, /api, results and errors
+    render for a person too (?f=html or a browser's Accept)."""
+    status, html = request("GET", base + "/conformance?f=html")[0::2]
+    check("/conformance as HTML", status == 200 and b"conf/core" in html and b"<html" in html)
+    status, html = request("GET", base + "/api?f=html")[0::2]
+    check("/api as HTML: every path with its parameters and answers",
+          status == 200 and b"GET /jobs</code>" in html and b"minDuration" in html and b"429" in html)
+    status, headers, body = request("POST", base + "/processes/echo/execution",
+                                    {"inputs": {"string-input": "<b>shown</b>"}, "response": "document",
+                                     "outputs": {"string-output": {"transmissionMode": "value"}, "echo": {}}})
+    job = headers.get("Location", "").rsplit("/", 1)[-1]
+    status, html = request("GET", base + "/jobs/%s/results?f=html" % job)[0::2]
+    check("results as HTML: a value shown (escaped), a reference linked",
+          status == 200 and b"&lt;b&gt;shown&lt;/b&gt;" in html and b"/results/echo\">download" in html, html[-600:])
+    status, headers, html = request("GET", base + "/jobs/no-such-job", headers={"Accept": "text/html"})
+    check("an error for a browser is a page", status == 404 and headers.get("Content-Type", "").startswith("text/html")
+          and b"no job 'no-such-job'" in html, (status, html[:300]))
+    status, headers, body = request("GET", base + "/jobs/no-such-job")
+    check("the same error for a client is a problem document",
+          status == 404 and headers.get("Content-Type") == "application/problem+json", headers.get("Content-Type"))
 
 
 def html_page(base, data, tmp):

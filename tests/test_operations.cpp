@@ -153,6 +153,7 @@ TEST_F(Operations, CancelledRunLeavesNoOutput) {
   for (const ops::Operation& op : ops::operations()) {
     const std::string name = op.spec.name;
     SCOPED_TRACE(name);
+    if (name == "echo") continue;  // the service's conformance process: one step, nothing to stop between
     ops::ParameterValues values(op.spec, ops::kCommandLine);
     if (op.spec.find("input")) values.set("input", sample());
     if (op.spec.find("output") && name != "metrics" && name != "pyramid" && name != "zonal" && name != "change")

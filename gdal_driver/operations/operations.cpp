@@ -26,6 +26,7 @@ const std::vector<Operation>& operations() {
       size_checked(window_operation()),  size_checked(zonal_operation()),  size_checked(change_operation()),
       size_checked(synth_operation()),   size_checked(kmeans_operation()),  size_checked(gradient_operation()),
       size_checked(pyramid_operation()), size_checked(hog_operation()),     size_checked(fuzzy_operation()),
+      size_checked(echo_operation()),
   };
   return all;
 }

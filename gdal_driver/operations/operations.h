@@ -21,6 +21,7 @@ Operation window_operation();       ///< moving-window metric rasters
 Operation zonal_operation();        ///< tables of every zone as a landscape
 Operation change_operation();       ///< metrics of two dates and their change
 Operation fuzzy_operation();        ///< fuzzy connectedness
+Operation echo_operation();         ///< gives back its inputs (the service's conformance process)
 
 /// Every operation, in the order front ends list them.
 const std::vector<Operation>& operations();

@@ -15,19 +15,32 @@ namespace {
 using Json = nlohmann::json;
 
 // Sets one input of an execute request through the operation's validator.
-void set_input(ops::ParameterValues& values, const ops::ParameterSpec& p, const Json& v, const DataRoots& roots) {
-  if (v.is_object() && v.contains("value")) return set_input(values, p, v["value"], roots);  // qualified value
-  if (v.is_array()) {
-    if (!p.repeatable) throw Error(ErrorKind::BadInput, "input " + p.name + " takes one value, not a list");
-    for (const Json& item : v) set_input(values, p, item, roots);
-    return;
-  }
-  if (p.is_input()) {  // a raster or vector dataset under a data root
+struct Sources {
+  const InputSources& inputs;
+  const std::string& job_folder;
+};
+
+void set_input(ops::ParameterValues& values, const ops::ParameterSpec& p, const Json& v, const Sources& sources) {
+  if (p.is_input()) {  // a raster or vector dataset: by reference (inline values were written as job: references)
+    if (v.is_array()) {
+      if (!p.repeatable) throw Error(ErrorKind::BadInput, "input " + p.name + " takes one dataset, not a list");
+      for (const Json& item : v) set_input(values, p, item, sources);
+      return;
+    }
     std::string reference;
     if (v.is_object() && v.contains("href") && v["href"].is_string()) reference = v["href"].get<std::string>();
     else if (v.is_string()) reference = v.get<std::string>();
-    else throw Error(ErrorKind::BadInput, "input " + p.name + " must be a file reference {\"href\": \"file:...\"}");
-    values.set(p.name, roots.resolve(reference));
+    else
+      throw Error(ErrorKind::BadInput, "input " + p.name +
+                                           " must be a reference {\"href\": \"file:...\"} or an inline value "
+                                           "{\"value\": BASE64, \"encoding\": \"base64\"}");
+    values.set(p.name, sources.inputs.resolve(reference, sources.job_folder));
+    return;
+  }
+  if (v.is_object() && v.contains("value")) return set_input(values, p, v["value"], sources);  // qualified value
+  if (v.is_array()) {
+    if (!p.repeatable) throw Error(ErrorKind::BadInput, "input " + p.name + " takes one value, not a list");
+    for (const Json& item : v) set_input(values, p, item, sources);
     return;
   }
   if (v.is_boolean()) {
@@ -84,8 +97,7 @@ class DepthCheck : public nlohmann::json_sax<Json> {
 
 }  // namespace
 
-ops::ParameterValues read_execute_request(const ops::Operation& operation, const std::string& body_text,
-                                          const DataRoots& roots) {
+Json parse_execute_request(const std::string& body_text) {
   DepthCheck depth;
   Json::sax_parse(body_text, &depth);  // a syntax error is left to the parse below, which names it
   if (depth.too_deep)
@@ -97,6 +109,12 @@ ops::ParameterValues read_execute_request(const ops::Operation& operation, const
   } catch (const std::exception& e) {
     throw Error(ErrorKind::BadInput, std::string("the request body is not JSON: ") + e.what());
   }
+  return body;
+}
+
+ops::ParameterValues read_execute_request(const ops::Operation& operation, const std::string& body_text,
+                                          const InputSources& sources, const std::string& job_folder) {
+  const Json body = parse_execute_request(body_text);
   if (!body.is_object() || (body.contains("inputs") && !body["inputs"].is_object()))
     throw Error(ErrorKind::BadInput, "the request body must be an object with an object 'inputs'");
   // The members of execute.yaml, and the drafts' response and mode. Any
@@ -115,18 +133,18 @@ ops::ParameterValues read_execute_request(const ops::Operation& operation, const
                                              " names a path on the server, which this server chooses itself");
       if (!p || !p->shown_in(ops::kService) || p->is_output())
         throw Error(ErrorKind::BadInput, "process " + operation.spec.name + " has no input '" + name.substr(0, 64) + "'");
-      set_input(values, *p, value, roots);
+      set_input(values, *p, value, Sources{sources, job_folder});
     }
   return values;
 }
 
-std::vector<std::string> requested_outputs(const ops::OperationSpec& spec, const std::string& body_text) {
+std::vector<RequestedOutput> requested_outputs(const ops::OperationSpec& spec, const std::string& body_text) {
   std::vector<ops::DeclaredFile> declared;
   for (const ops::ParameterSpec& p : spec.parameters)
     if (p.is_output() && p.shown_in(ops::kService))
       for (const ops::DeclaredFile& f : p.files_made()) declared.push_back(f);
-  std::vector<std::string> all;
-  for (const ops::DeclaredFile& f : declared) all.push_back(f.id);
+  std::vector<RequestedOutput> all;
+  for (const ops::DeclaredFile& f : declared) all.push_back({f.id, false});
   Json body;
   try {
     body = Json::parse(body_text);
@@ -137,28 +155,46 @@ std::vector<std::string> requested_outputs(const ops::OperationSpec& spec, const
   const Json& outputs = body["outputs"];
   if (!outputs.is_object()) throw Error(ErrorKind::BadInput, "'outputs' must be an object of output IDs");
   if (outputs.empty()) return all;
-  std::vector<std::string> asked;
+  std::vector<RequestedOutput> asked;
   for (const ops::DeclaredFile& f : declared) {
     if (!outputs.contains(f.id)) continue;
     const Json& how = outputs[f.id];
     if (!how.is_object()) throw Error(ErrorKind::BadInput, "output '" + f.id + "' must be described by an object");
-    if (how.contains("transmissionMode") && how["transmissionMode"] != "reference")
-      throw Error(ErrorKind::BadInput, "output '" + f.id + "' is sent by reference only (transmissionMode 'reference')");
+    RequestedOutput output{f.id, false};
+    if (how.contains("transmissionMode")) {
+      const Json& mode = how["transmissionMode"];
+      if (mode != "value" && mode != "reference")
+        throw Error(ErrorKind::BadInput, "output '" + f.id + "': transmissionMode must be 'value' or 'reference'");
+      output.by_value = mode == "value";
+    }
     if (how.contains("format")) {
       const Json& format = how["format"];
       if (!format.is_object() || (format.contains("mediaType") && format["mediaType"] != f.media_type))
         throw Error(ErrorKind::BadInput, "output '" + f.id + "' is available as " + f.media_type + " only");
     }
-    asked.push_back(f.id);
+    asked.push_back(output);
   }
   for (const auto& [id, how] : outputs.items())
-    if (std::find(all.begin(), all.end(), id) == all.end()) {
+    if (std::none_of(all.begin(), all.end(), [&id = id](const RequestedOutput& o) { return o.id == id; })) {
       std::string names;
-      for (const std::string& a : all) names += (names.empty() ? "" : ", ") + a;
+      for (const RequestedOutput& a : all) names += (names.empty() ? "" : ", ") + a.id;
       throw Error(ErrorKind::BadInput,
                   "process " + spec.name + " has no output '" + id.substr(0, 64) + "' (its outputs: " + names + ")");
     }
   return asked;
+}
+
+bool wants_document(const std::string& body_text) {
+  Json body;
+  try {
+    body = Json::parse(body_text);
+  } catch (const std::exception&) {
+    return false;  // read_execute_request() refuses it
+  }
+  if (!body.is_object() || !body.contains("response")) return false;
+  if (body["response"] == "document") return true;
+  if (body["response"] == "raw") return false;
+  throw Error(ErrorKind::BadInput, "'response' must be 'raw' or 'document'");
 }
 
 }  // namespace lsm::serve

@@ -156,9 +156,73 @@ std::string escape_html(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// The conformance classes, each a link to its definition.
+std::string conformance_body(const Json& conformance) {
+  std::string body = "<p>The parts of OGC API &ndash; Processes &ndash; Part 1: Core 1.0 this service implements:</p><ul>";
+  for (const Json& c : conformance["conformsTo"])
+    if (c.is_string())
+      body += "<li><a href=\"" + escape_html(c.get<std::string>()) + "\">" + escape_html(c.get<std::string>()) + "</a></li>";
+  return body + "</ul>";
+}
+
+// The OpenAPI document as a person reads it: each path's operations with
+// their parameters and answers.
+std::string api_body(const Json& api) {
+  std::string body = "<p>" + escape_html(api["info"].value("title", "")) +
+                     ". The same as JSON: <a href=\"/api?f=json\">/api?f=json</a> (OpenAPI 3.0).</p>";
+  if (api.contains("components") && api["components"].contains("securitySchemes"))
+    body += "<p>Every request carries a bearer token: <code>Authorization: Bearer TOKEN</code>.</p>";
+  for (const auto& [path, methods] : api["paths"].items())
+    for (const auto& [method, operation] : methods.items()) {
+      std::string upper = method;
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      body += "<h2><code>" + escape_html(upper + " " + path) + "</code></h2><p>" +
+              escape_html(operation.value("summary", "")) + "</p>";
+      if (operation.contains("parameters") && !operation["parameters"].empty()) {
+        body += "<table><tr><th>parameter</th><th>in</th><th>what it does</th></tr>";
+        for (const Json& p : operation["parameters"])
+          body += "<tr><td><code>" + escape_html(p.value("name", "")) + "</code></td><td>" + escape_html(p.value("in", "")) +
+                  "</td><td>" + escape_html(p.value("description", "")) + "</td></tr>";
+        body += "</table>";
+      }
+      body += "<table><tr><th>answer</th><th>when</th></tr>";
+      for (const auto& [code, response] : operation["responses"].items())
+        body += "<tr><td>" + escape_html(code) + "</td><td>" + escape_html(response.value("description", "")) + "</td></tr>";
+      body += "</table>";
+    }
+  return body;
+}
+
+// A results document: each output's link, or its value where it was sent so.
+std::string results_body(const Json& results) {
+  std::string body = "<table><tr><th>output</th><th>media type</th><th>result</th></tr>";
+  for (const auto& [id, output] : results.items()) {
+    const std::string type = output.contains("type") ? string_of(output, "type") : string_of(output, "mediaType");
+    std::string shown;
+    if (output.contains("href")) {
+      shown = "<a href=\"" + escape_html(string_of(output, "href")) + "\">download</a>";
+    } else if (output.contains("value")) {
+      const std::string value = output["value"].is_string() ? output["value"].get<std::string>() : output["value"].dump(2);
+      shown = "<pre>" + escape_html(value.substr(0, 4000)) + (value.size() > 4000 ? "\n..." : "") + "</pre>";
+    }
+    body += "<tr><td>" + escape_html(id) + "</td><td>" + escape_html(type) + "</td><td>" + shown + "</td></tr>";
+  }
+  return body + "</table>";
+}
+
+}  // namespace
+
 std::string html_page(const std::string& title, const Json& document, const std::string& kind) {
   std::string body;
-  if (kind == "job") {
+  if (kind == "conformance") {
+    body = conformance_body(document);
+  } else if (kind == "api") {
+    body = api_body(document);
+  } else if (kind == "results") {
+    body = results_body(document);
+  } else if (kind == "job") {
     body = job_body(document);
   } else if (kind == "jobs") {
     body = jobs_body(document);

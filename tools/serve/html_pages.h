@@ -17,8 +17,8 @@ using Json = nlohmann::ordered_json;  // as ogc_documents.h: members in their or
 /// `text` with <, >, & and " escaped for HTML.
 std::string escape_html(const std::string& text);
 
-/// The HTML rendering of `document` (kind: landing, processes, process,
-/// jobs, job) titled `title`. A job's document may carry "results" (the
+/// The HTML rendering of `document` (kind: landing, conformance, api,
+/// processes, process, jobs, job, results) titled `title`. A job's document may carry "results" (the
 /// results document) and "previews" (output ID -> rows of cells: the first
 /// rows of a table); a running job's page reloads itself every two seconds.
 std::string html_page(const std::string& title, const Json& document, const std::string& kind);

@@ -25,14 +25,16 @@ Json link(const std::string& href, const std::string& rel, const std::string& ty
 Json input_schema(const ops::ParameterSpec& p) {
   Json s;
   if (p.role == ops::ParameterRole::InputRaster) {
-    // By reference: {"href": "file:..."} or a path under a data root.
+    // By reference ({"href": "file:..."}, a path under a data root, an
+    // allowed URL) or inline in base64 (input_sources.h).
     s["type"] = "string";
     s["contentMediaType"] = "image/tiff; application=geotiff";
     s["contentEncoding"] = "binary";
     return s;
   }
   if (p.role == ops::ParameterRole::InputVector) {
-    // By reference too: a vector dataset OGR opens (GeoPackage, GeoJSON, Shapefile ...).
+    // By reference too (GeoPackage, GeoJSON, Shapefile ...), or inline (a
+    // GeoJSON object, a base64 GeoPackage: input_sources.h).
     s["type"] = "string";
     s["contentMediaType"] = "application/geopackage+sqlite3";
     return s;
@@ -103,7 +105,8 @@ Json conformance() {
                                  "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/html",
                                  "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/oas30",
                                  "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/job-list",
-                                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/dismiss"});
+                                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/dismiss",
+                                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/ogc-process-description"});
   return j;
 }
 
@@ -114,7 +117,7 @@ Json process_summary(const ops::OperationSpec& spec, const std::string& base) {
   j["description"] = spec.summary;
   j["version"] = LSM_VERSION;
   j["jobControlOptions"] = Json::array({"sync-execute", "async-execute", "dismiss"});
-  j["outputTransmission"] = Json::array({"reference"});
+  j["outputTransmission"] = Json::array({"value", "reference"});
   j["links"] = Json::array({link(base + "/processes/" + spec.name, "self", "application/json", "process description"),
                             link(base + "/processes/" + spec.name + "/execution",
                                  "http://www.opengis.net/def/rel/ogc/1.0/execute", "application/json", "execute")});

@@ -2,6 +2,7 @@
 
 #include <gdal.h>
 #include <cpl_conv.h>
+#include <cpl_string.h>
 #include <cpl_vsi.h>
 #include <gdal_utils.h>
 #include <httplib.h>
@@ -27,6 +28,7 @@
 #include "csv_fields.h"
 #include "data_roots.h"
 #include "execute_request.h"
+#include "input_sources.h"
 #include "error.h"
 #include "job_runner.h"
 #include "job_store.h"
@@ -148,6 +150,7 @@ struct Options {
   int http_threads = 64;
   std::string node_name;
   double job_lease = 30;
+  std::vector<std::string> remote_inputs;  // --allow-remote-inputs prefixes
   bool quiet = false;
 };
 
@@ -164,6 +167,9 @@ po::options_description options_of(Options& o) {
       ("listen", po::value(&o.listen)->default_value(o.listen), "HOST:PORT to listen on (loopback by default)")
       ("data-root", po::value(&o.data_roots)->composing(), "folder inputs may come from (repeatable; required)")
       ("work-dir", po::value(&o.work_dir), "folder of the job store and the jobs' outputs (required)")
+      ("allow-remote-inputs", po::value(&o.remote_inputs)->composing(),
+       "URL prefix (http:// or https://) whose datasets inputs may reference, read through GDAL's /vsicurl/ "
+       "(repeatable; none: only files under the data roots and inline values)")
       ("workers", po::value(&o.workers)->default_value(o.workers), "jobs run at once (a GPU runs one at a time)")
       ("max-queue", po::value(&o.max_queue)->default_value(o.max_queue), "accepted jobs waiting at most; more get 429")
       ("max-cells", po::value(&o.max_cells)->default_value(o.max_cells), "largest raster a job may take, in cells")
@@ -331,6 +337,7 @@ std::string media_type_of(const fs::path& path) {
   if (ext == ".json") return "application/json";
   if (ext == ".tif") return "image/tiff; application=geotiff; profile=cloud-optimized";
   if (ext == ".gpkg") return "application/geopackage+sqlite3";
+  if (ext == ".txt") return "text/plain; charset=utf-8";
   return "application/octet-stream";
 }
 
@@ -434,6 +441,7 @@ class Service {
         public_url_(public_url_of(o)),
         users_(std::move(users)),
         roots_(o.data_roots),
+        sources_(roots_, o.remote_inputs),
         store_(std::move(store)),
         runner_(*store_, [this](const JobRecord& job) { return prepare(job); }, runner_settings(o, node)) {
     std::error_code ec;
@@ -487,6 +495,21 @@ class Service {
       const std::string detail = res.status == 413 ? "the request body is larger than --max-body" : title;
       send_problem(res, "about:blank", res.status, title, detail);
     });
+    // A problem answered to a person's browser is a page, wherever it was
+    // made (handlers, the error handler, the pre-routing checks).
+    svr.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+      if (res.status < 400 || !wants_html(req) || res.get_header_value("Content-Type") != "application/problem+json")
+        return;
+      const Json doc = Json::parse(res.body, nullptr, false);
+      if (!doc.is_object()) return;
+      res.headers.erase("Content-Type");
+      res.set_content(html_problem(res.status, doc.value("title", "Error"), doc.value("detail", "")),
+                      "text/html; charset=utf-8");
+      if (res.has_header("Content-Length")) {  // cpp-httplib has counted the problem document's bytes
+        res.headers.erase("Content-Length");
+        res.set_header("Content-Length", std::to_string(res.body.size()));
+      }
+    });
     svr.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr e) {
       std::string what = "internal error";
       try {
@@ -501,11 +524,13 @@ class Service {
     svr.Get("/", [this](const httplib::Request& req, httplib::Response& res) {
       send_document(req, res, landing_page(public_url_), "landing", "lsm: landscape metrics");
     });
-    svr.Get("/conformance", [](const httplib::Request&, httplib::Response& res) {
-      send_json(res, 200, conformance());
+    svr.Get("/conformance", [](const httplib::Request& req, httplib::Response& res) {
+      send_document(req, res, conformance(), "conformance", "Conformance");
     });
-    svr.Get("/api", [this](const httplib::Request&, httplib::Response& res) {
-      send_json(res, 200, open_api(public_url_, users_.enabled()), "application/vnd.oai.openapi+json;version=3.0");
+    svr.Get("/api", [this](const httplib::Request& req, httplib::Response& res) {
+      const Json api = open_api(public_url_, users_.enabled());
+      if (wants_html(req)) return send_document(req, res, api, "api", "API");
+      send_json(res, 200, api, "application/vnd.oai.openapi+json;version=3.0");
     });
     svr.Get("/processes", [this](const httplib::Request& req, httplib::Response& res) {
       Paging page{0, 1000};
@@ -542,7 +567,9 @@ class Service {
       Json doc = status_info(*job, public_url_);
       if (wants_html(req) && job->status == "successful") {  // the page shows the results themselves
         const std::string job_url = public_url_ + "/jobs/" + job->id;
-        doc["results"] = results_document(job->id, job_url, requested_of(*job));
+        std::vector<RequestedOutput> linked = requested_of(*job);
+        for (RequestedOutput& o : linked) o.by_value = false;  // the page links to them
+        doc["results"] = results_document(job->id, job_url, linked);
         const std::map<std::string, JobOutput> outputs = job_outputs(runner_.folder(job->id));
         for (const auto& [id, output] : outputs)
           if (doc["results"].contains(id) && !output.folder() && output.file.extension() == ".csv")
@@ -568,14 +595,20 @@ class Service {
       const std::optional<JobRecord> job = finished_job(req, res, req.matches[1]);
       if (!job) return;
       // /req/core/job-results-param-outputs: only the outputs named, each one the job has.
-      std::vector<std::string> ids = requested_of(*job);
+      std::vector<RequestedOutput> outputs = requested_of(*job);
+      const std::vector<std::string> ids = ids_of(outputs);
       const std::vector<std::string> asked = outputs_param(req);
       for (const std::string& id : asked)
         if (std::find(ids.begin(), ids.end(), id) == ids.end())
           return send_problem(res, exception_type::kInvalidParameter, 400, "Bad Request",
                               "job " + job->id + " has no output '" + id + "' (outputs=)");
-      if (!asked.empty()) ids = asked;
-      send_json(res, 200, results_document(job->id, public_url_ + "/jobs/" + job->id, ids));
+      if (!asked.empty())
+        outputs.erase(std::remove_if(outputs.begin(), outputs.end(),
+                                     [&](const RequestedOutput& o) {
+                                       return std::find(asked.begin(), asked.end(), o.id) == asked.end();
+                                     }),
+                      outputs.end());
+      send_results(req, res, job->id, outputs);
     });
     svr.Get(R"(/jobs/([^/]+)/results/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       const std::optional<JobRecord> job = finished_job(req, res, req.matches[1]);
@@ -590,7 +623,13 @@ class Service {
   PreparedJob prepare(const JobRecord& job) {
     const ops::Operation* op = find_service_operation(job.process);
     if (!op) throw Error(ErrorKind::BadInput, "no process '" + job.process + "' on this node");
-    ops::ParameterValues values = read_execute_request(*op, job.request, roots_);
+    ops::ParameterValues values = read_execute_request(*op, job.request, sources_, runner_.folder(job.id));
+    // A remote input is read as it is now, not as GDAL cached it for an
+    // earlier job (its /vsicurl/ cache lives as long as the process).
+    for (const ops::ParameterSpec& p : op->spec.parameters)
+      if (p.is_input())
+        for (const std::string& dataset : values.texts(p.name))
+          if (dataset.rfind("/vsicurl/", 0) == 0) VSICurlPartialClearCache(dataset.c_str());
     set_outputs(values, op->spec, runner_.folder(job.id));
     values.check_required();
     values.set("max-cells", std::to_string(static_cast<long long>(options_.max_cells)));
@@ -625,30 +664,82 @@ class Service {
 
   // The outputs job `job` was asked for (all its process declares where
   // the request named none).
-  std::vector<std::string> requested_of(const JobRecord& job) const {
+  std::vector<RequestedOutput> requested_of(const JobRecord& job) const {
     const ops::Operation* op = find_service_operation(job.process);
-    return op ? requested_outputs(op->spec, job.request) : std::vector<std::string>{};
+    return op ? requested_outputs(op->spec, job.request) : std::vector<RequestedOutput>{};
+  }
+  static std::vector<std::string> ids_of(const std::vector<RequestedOutput>& outputs) {
+    std::vector<std::string> ids;
+    for (const RequestedOutput& o : outputs) ids.push_back(o.id);
+    return ids;
   }
 
-  // The results document of job `id` (at `job_url`): the link and media
-  // type of each of `ids` it has (a folder output's link lists its files).
-  Json results_document(const std::string& id, const std::string& job_url, const std::vector<std::string>& ids) const {
+  // The results document of job `id` (at `job_url`): each of `asked` it
+  // has, by reference (its link and media type; a folder output's link
+  // lists its files) or by value (transmissionMode "value": text as it is,
+  // JSON as JSON, other bytes in base64). Throws lsm::Error(BadInput) for a
+  // value larger than kMaxValueBytes.
+  Json results_document(const std::string& id, const std::string& job_url,
+                        const std::vector<RequestedOutput>& asked) const {
     Json results = Json::object();
     const std::map<std::string, JobOutput> outputs = job_outputs(runner_.folder(id));
-    for (const std::string& output : ids) {
-      const auto it = outputs.find(output);
+    for (const RequestedOutput& output : asked) {
+      const auto it = outputs.find(output.id);
       if (it == outputs.end()) continue;  // an output this run did not make
-      results[output] = {{"href", job_url + "/results/" + output},
-                         {"type", it->second.folder() ? "application/json" : media_type_of(it->second.file)}};
+      const std::string type = it->second.folder() ? "application/json" : media_type_of(it->second.file);
+      if (!output.by_value || it->second.folder()) {  // a folder's value would be its listing of links anyway
+        results[output.id] = {{"href", job_url + "/results/" + output.id}, {"type", type}};
+        continue;
+      }
+      results[output.id] = output_value(output.id, it->second.file, type);
     }
     return results;
+  }
+
+  // The most bytes one output is sent by value in a results document.
+  static constexpr uintmax_t kMaxValueBytes = 64u << 20;
+
+  // The results document of job `id`, or 413 where an output asked for by
+  // value is too large to be sent so.
+  void send_results(const httplib::Request& req, httplib::Response& res, const std::string& id,
+                    const std::vector<RequestedOutput>& outputs) {
+    Json doc;
+    try {
+      doc = results_document(id, public_url_ + "/jobs/" + id, outputs);
+    } catch (const Error& e) {
+      return send_problem(res, "about:blank", 413, "Payload Too Large", e.what());
+    }
+    send_document(req, res, doc, "results", "Results of job " + id);
+  }
+
+  // One output by value (qualifiedInputValue of results.yaml).
+  static Json output_value(const std::string& id, const fs::path& file, const std::string& type) {
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(file, ec);
+    if (ec || size > kMaxValueBytes)
+      throw Error(ErrorKind::BadInput, "output '" + id + "' holds " + std::to_string(ec ? 0 : size) +
+                                           " bytes, more than the 64 MiB sent by value: ask for it by reference");
+    std::ifstream in(file, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Json value = {{"mediaType", type}};
+    if (type.rfind("application/json", 0) == 0) {
+      value["value"] = Json::parse(bytes, nullptr, false);  // our own output: valid JSON
+    } else if (type.rfind("text/", 0) == 0) {
+      value["value"] = bytes;
+    } else {
+      char* encoded = CPLBase64Encode(static_cast<int>(bytes.size()), reinterpret_cast<const GByte*>(bytes.data()));
+      value["value"] = std::string(encoded);
+      CPLFree(encoded);
+      value["encoding"] = "base64";
+    }
+    return value;
   }
 
   // One output of a finished job as its own response: a file streamed (a
   // CSV as JSON with ?f=json), a folder output as the list of its files'
   // links; also each file of a folder output by its own name (level_00).
   void send_output(const httplib::Request& req, httplib::Response& res, const JobRecord& job, const std::string& id) {
-    const std::vector<std::string> ids = requested_of(job);
+    const std::vector<std::string> ids = ids_of(requested_of(job));
     const std::map<std::string, JobOutput> outputs = job_outputs(runner_.folder(job.id));
     const std::string job_url = public_url_ + "/jobs/" + job.id;
     fs::path file;
@@ -739,13 +830,35 @@ class Service {
       }
     }
     const std::string id = new_job_id();
+    const std::string folder = runner_.folder(id);
+    // Inline datasets are written to the job's folder now, and the stored
+    // request names them instead: it is all a node needs to run the job.
+    // Whatever refuses the job below takes the folder with it.
+    struct FolderUntilAccepted {
+      std::string path;
+      bool accepted = false;
+      ~FolderUntilAccepted() {
+        std::error_code ec;
+        if (!accepted) fs::remove_all(path, ec);
+      }
+    } written{folder};
     std::optional<ops::ParameterValues> read;
-    std::vector<std::string> requested;
+    std::vector<RequestedOutput> requested;
+    bool document = false;
     try {
-      read.emplace(read_execute_request(*op, body, roots_));
+      nlohmann::json request = parse_execute_request(body);
+      try {
+        sources_.write_inline_values(op->spec, request, folder);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Io) throw;
+        return problem("about:blank", 500, "Internal Server Error", "the server cannot store the job's inline inputs");
+      }
+      body = request.dump();
+      read.emplace(read_execute_request(*op, body, sources_, folder));
       requested = requested_outputs(op->spec, body);
+      document = wants_document(body);
       ops::ParameterValues& values = *read;
-      set_outputs(values, op->spec, runner_.folder(id));
+      set_outputs(values, op->spec, folder);
       values.check_required();
       ops::run_budget(values, runner_.job_context(id));  // a memory-limit above --job-memory: refused now
       const double cells = ops::cells_of_run(values);
@@ -766,13 +879,14 @@ class Service {
     job.status = "accepted";
     job.message = "queued";
     job.created = job.updated = now_rfc3339();
-    job.request = Json::parse(body).dump();  // read_execute_request() has parsed it
+    job.request = body;  // validated, inline values replaced by job: references
     job.owner = user_of(req).name;
     if (!store_->insert_within(job, options_.max_queue)) {
       res.set_header("Retry-After", "5");
       return problem("about:blank", 429, "Too Many Requests",
                      "the queue holds --max-queue " + std::to_string(options_.max_queue) + " jobs; retry later");
     }
+    written.accepted = true;
     runner_.wake();
     const std::string location = public_url_ + "/jobs/" + id;
     if (from_form) {
@@ -802,9 +916,10 @@ class Service {
     res.set_header("Link", "<" + location + ">; rel=\"monitor\"; type=\"application/json\"");
     if (done && done->status == "successful") {
       // /req/core/process-execute-sync-one: one output asked for is the
-      // response itself; several, the results document.
-      if (requested.size() == 1) return send_output(req, res, *done, requested.front());
-      return send_json(res, 200, results_document(id, location, requested));
+      // response itself (response "raw", the default); several, or
+      // response "document", the results document.
+      if (requested.size() == 1 && !document) return send_output(req, res, *done, requested.front().id);
+      return send_results(req, res, id, requested);
     }
     if (done && done->status == "failed") return send_failure(res, *done);
     send_json(res, 201, status_info(*done, public_url_));
@@ -833,6 +948,7 @@ class Service {
   std::vector<std::string> private_folders_;  // the work folder, as given and canonical: never shown to clients
   Users users_;
   DataRoots roots_;
+  InputSources sources_;  // refers to roots_
   std::unique_ptr<JobStore> store_;
   JobRunner runner_;
 };
@@ -897,6 +1013,10 @@ int run_serve(const std::vector<std::string>& args) {
     port = -1;
   }
   if (port < 0 || port > 65535) throw Error(ErrorKind::BadInput, "--listen must be HOST:PORT, not '" + o.listen + "'");
+  check_remote_prefixes(o.remote_inputs);
+  // A remote input that stops answering must not hold a worker for ever
+  // (GDAL's default is no time-out); an operator's setting wins.
+  if (!CPLGetConfigOption("GDAL_HTTP_TIMEOUT", nullptr)) CPLSetConfigOption("GDAL_HTTP_TIMEOUT", "60");
   const std::string host = o.listen.substr(0, colon);
   Users users = o.token_file.empty() ? Users() : Users(o.token_file);
   if (!users.enabled() && !loopback(host))
