@@ -879,6 +879,28 @@ def pages_a_person_finishes_a_task_on(base, chromium, tmp):
     status, headers, body = form_post(base + "/processes/metrics/execution", {"input": "landcover/nope.tif"})
     check("a file that is not there: a 400 page naming it", status == 400 and b"nope.tif" in body
           and headers.get("Content-Type", "").startswith("text/html"), (status, body[:300]))
+    status, headers, body = form_post(base + "/processes/metrics/execution", {"input": "landcover/sample.tif",
+                                                                            "edge-dept": "2"})
+    check("a field the process has no input for: a 400 page naming it", status == 400
+          and b"has no input 'edge-dept'" in body, (status, body[:300]))
+    opener = urllib.request.build_opener(NoRedirect)
+    form = urllib.parse.urlencode({"string-input": "from a form", "integer-input": "3, 1,2"}).encode()
+    try:
+        opener.open(urllib.request.Request(base + "/processes/echo/execution", form, method="POST"), timeout=60)
+        location = ""
+    except urllib.error.HTTPError as e:
+        location = e.headers.get("Location", "")
+    job = location.split("/jobs/")[-1].split("?")[0]
+    wait_job(base, job)
+    _, echoed = get_json(base + "/jobs/%s/results/echo" % job) if job else (None, {})
+    check("a list typed in one field (several integers): each a value", echoed and echoed.get("integer-input") == [3, 1, 2]
+          and echoed.get("string-input") == "from a form", (location, echoed))
+    html = request("GET", base + "/jobs/%s?f=html" % job)[2]
+    check("the job's page shows its inputs and how long it ran", b"<h2>Inputs</h2>" in html and b"from a form" in html
+          and b"<th>duration</th><td>" in html and b" s</td>" in html, html[-800:])
+    html = request("GET", base + "/processes/metrics?f=html")[2]
+    check("a process page shows a request that runs it from a script", b"From a script" in html
+          and b"/processes/metrics/execution" in html and b"file:landcover/example.tif" in html)
 
 
 def bad_requests(base, have_schemas):
@@ -1252,6 +1274,11 @@ def tokens(data, tmp):
                       for l in page["links"] if l["rel"] == "next"), page)
         _, none = get_json(server.base + "/jobs?processID=label", token="token-of-ana")
         check("a process without jobs: an empty list", none["jobs"] == [], none)
+        _, typed = get_json(server.base + "/jobs?type=process", token="token-of-ana")
+        _, other_type = get_json(server.base + "/jobs?type=wps", token="token-of-ana")
+        _, either = get_json(server.base + "/jobs?type=wps,process", token="token-of-ana")
+        check("type: every job is of type process", len(typed["jobs"]) == 2 and other_type["jobs"] == []
+              and len(either["jobs"]) == 2, (len(typed["jobs"]), other_type, len(either["jobs"])))
         _, dismissed = get_json(server.base + "/jobs?status=dismissed,successful", token="token-of-ops")
         check("statuses comma-separated", {j["status"] for j in dismissed["jobs"]} == {"dismissed", "successful"},
               dismissed)

@@ -236,6 +236,10 @@ TEST_P(JobStates, ListsAndCountsTheJobsAFilterTakesNewestFirst) {
   JobFilter nobody;
   nobody.owner = "carl";
   EXPECT_EQ(store_->count(nobody), 0);
+  JobFilter none;  // a type of job this service has not
+  none.none = true;
+  EXPECT_EQ(ids(none), "");
+  EXPECT_EQ(store_->count(none), 0);
 }
 
 TEST_P(JobStates, FiltersOnCreationTimeAndDuration) {

@@ -1,5 +1,9 @@
 #include "html_pages.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <optional>
 #include <sstream>
 
 #include "error.h"
@@ -24,8 +28,54 @@ std::string page(const std::string& title, const std::string& body, bool reload 
          "<a href=\"/jobs?f=html\">jobs</a></p></body></html>";
 }
 
+// Seconds since the epoch of an RFC 3339 UTC time as the store writes it
+// ("2026-11-28T15:18:47.302Z"); nullopt for anything else.
+std::optional<double> epoch_seconds(const std::string& text) {
+  std::tm t{};
+  int milliseconds = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &t.tm_year, &t.tm_mon, &t.tm_mday, &t.tm_hour,
+                  &t.tm_min, &t.tm_sec, &milliseconds) != 7)
+    return std::nullopt;
+  t.tm_year -= 1900;
+  t.tm_mon -= 1;
+  return static_cast<double>(timegm(&t)) + milliseconds / 1000.0;
+}
+
+// How long the job ran, or has been running ("" before it started).
+std::string duration_of(const Json& job) {
+  const std::optional<double> started = epoch_seconds(string_of(job, "started"));
+  if (!started) return "";
+  const std::optional<double> finished = epoch_seconds(string_of(job, "finished"));
+  const double seconds = (finished ? *finished : static_cast<double>(std::time(nullptr))) - *started;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f s%s", std::max(0.0, seconds), finished ? "" : " so far");
+  return text;
+}
+
+// The inputs a job was given, as its request named them (an inline
+// dataset as "inline", the file the server wrote being its own business).
+std::string inputs_table(const Json& inputs) {
+  std::string body = "<h2>Inputs</h2><table>";
+  for (const auto& [name, value] : inputs.items()) {
+    const auto shown = [](const Json& v) {
+      if (v.is_object() && v.contains("href") && v["href"].is_string()) {
+        const std::string href = v["href"].get<std::string>();
+        return href.rfind("job:", 0) == 0 ? std::string("(inline)") : href;
+      }
+      return v.is_string() ? v.get<std::string>() : v.dump();
+    };
+    std::string text;
+    if (value.is_array())
+      for (const Json& item : value) text += (text.empty() ? "" : ", ") + shown(item);
+    else
+      text = shown(value);
+    body += "<tr><th><code>" + escape_html(name) + "</code></th><td>" + escape_html(text) + "</td></tr>";
+  }
+  return body + "</table>";
+}
+
 // A job: what runs, how far, for how long; a cancel button while it may
-// still be stopped; its results once it succeeded.
+// still be stopped; its inputs; its results once it succeeded.
 std::string job_body(const Json& job) {
   const std::string id = string_of(job, "jobID"), status = string_of(job, "status");
   const int progress = job.value("progress", 0);
@@ -37,12 +87,14 @@ std::string job_body(const Json& job) {
     body += "<p>" + escape_html(string_of(job, "message")) + "</p>";
   body += "<table><tr><th>created</th><td>" + escape_html(string_of(job, "created")) + "</td></tr><tr><th>started</th><td>" +
           escape_html(string_of(job, "started")) + "</td></tr><tr><th>finished</th><td>" +
-          escape_html(string_of(job, "finished")) + "</td></tr></table>";
+          escape_html(string_of(job, "finished")) + "</td></tr><tr><th>duration</th><td>" +
+          escape_html(duration_of(job)) + "</td></tr></table>";
   if (status != "dismissed") {
     const bool active = status == "accepted" || status == "running";
     body += "<form method=\"post\" action=\"/jobs/" + escape_html(id) + "/dismissal\"><p><button type=\"submit\">" +
             std::string(active ? "Cancel this job" : "Delete this job and its results") + "</button></p></form>";
   }
+  if (job.contains("inputs") && job["inputs"].is_object() && !job["inputs"].empty()) body += inputs_table(job["inputs"]);
   if (!job.contains("results")) return body;
   body += "<h2>Results</h2>";
   for (const auto& [output, link] : job["results"].items()) {
@@ -96,6 +148,27 @@ std::string jobs_body(const Json& list) {
 
 // A process: what it does, a form that executes it (required inputs
 // marked, defaults filled in, choices as lists), and its outputs.
+// A request that runs the process from a script: its required inputs (a
+// dataset as a file reference, a value as its default or a placeholder).
+std::string example_request(const Json& process) {
+  Json inputs = Json::object();
+  for (const auto& [name, in] : process["inputs"].items()) {
+    if (in.value("minOccurs", 0) == 0) continue;
+    const Json& schema = in.contains("schema") ? in["schema"] : Json::object();
+    if (schema.contains("contentMediaType")) inputs[name] = {{"href", "file:landcover/example.tif"}};
+    else if (schema.contains("default")) inputs[name] = schema["default"];
+    else if (schema.contains("enum") && !schema["enum"].empty()) inputs[name] = schema["enum"][0];
+    else inputs[name] = string_of(schema, "type") == "string" ? Json("...") : Json(1);
+  }
+  std::string execute;
+  for (const Json& l : process.value("links", Json::array()))
+    if (string_of(l, "rel").find("/execute") != std::string::npos) execute = string_of(l, "href");
+  const std::string request = Json{{"inputs", inputs}}.dump();
+  return "<h2>From a script</h2><p class=\"hint\">The required inputs; add any other the form shows. "
+         "<code>Prefer: respond-async</code> answers at once with the job's address.</p><pre>curl -X POST '" +
+         escape_html(execute) + "' \\\n  -H 'Content-Type: application/json' \\\n  -d '" + escape_html(request) + "'</pre>";
+}
+
 std::string process_body(const Json& process) {
   const std::string id = string_of(process, "id");
   std::string body = "<p>" + escape_html(string_of(process, "description")) + "</p><h2>Run it</h2>";
@@ -132,7 +205,8 @@ std::string process_body(const Json& process) {
               " size=\"40\">";
     }
   }
-  body += "<p><button type=\"submit\">Run " + escape_html(id) + "</button></p></form><h2>Outputs</h2><ul>";
+  body += "<p><button type=\"submit\">Run " + escape_html(id) + "</button></p></form>" + example_request(process) +
+          "<h2>Outputs</h2><ul>";
   for (const auto& [name, out] : process["outputs"].items())
     body += "<li><code>" + escape_html(name) + "</code>: " + escape_html(string_of(out, "description")) + "</li>";
   body += "</ul><p class=\"hint\">The same as JSON: <a href=\"/processes/" + escape_html(id) + "\">/processes/" +
@@ -256,34 +330,43 @@ std::string html_problem(int status, const std::string& title, const std::string
 Json execute_request_from_form(const Json& process, const std::multimap<std::string, std::string>& fields) {
   Json inputs = Json::object();
   for (const auto& [name, value] : fields) {
-    if (value.empty() || !process["inputs"].contains(name)) continue;  // left empty: the process's default
-    const Json& schema = process["inputs"][name].value("schema", Json::object());
+    // A field the page does not have is a mistake (a misspelt name in a
+    // hand-made form), refused as the JSON path refuses an unknown input.
+    if (!process["inputs"].contains(name))
+      throw Error(ErrorKind::BadInput, "process " + string_of(process, "id") + " has no input '" + name.substr(0, 64) + "'");
+    if (value.empty()) continue;  // left empty: the process's default
+    const Json& input = process["inputs"][name];
+    const Json& schema = input.value("schema", Json::object());
     const std::string type = string_of(schema, "type");
-    try {
-      if (type == "integer") {
+    const auto typed = [&](const std::string& text) -> Json {
+      try {
         size_t used = 0;
-        const long long v = std::stoll(value, &used);
-        if (used != value.size()) throw std::invalid_argument(value);
-        inputs[name] = v;
-      } else if (type == "number") {
-        size_t used = 0;
-        const double v = std::stod(value, &used);
-        if (used != value.size()) throw std::invalid_argument(value);
-        inputs[name] = v;
-      } else if (type == "boolean") {
-        inputs[name] = value == "true" || value == "on";
-      } else if (type == "array") {
-        Json items = Json::array();
-        std::stringstream list(value);
-        for (std::string item; std::getline(list, item, ',');)
-          if (!item.empty()) items.push_back(item);
-        inputs[name] = items;
-      } else {
-        inputs[name] = value;
+        if (type == "integer") {
+          const long long v = std::stoll(text, &used);
+          if (used == text.size()) return v;
+        } else if (type == "number") {
+          const double v = std::stod(text, &used);
+          if (used == text.size()) return v;
+        } else if (type == "boolean") {
+          return text == "true" || text == "on";
+        } else {
+          return text;
+        }
+      } catch (const std::logic_error&) {
       }
-    } catch (const std::logic_error&) {
       throw Error(ErrorKind::BadInput, "input '" + name + "' must be " + (type == "integer" ? "a whole number" : "a number") +
-                                           " (got '" + value.substr(0, 40) + "')");
+                                           " (got '" + text.substr(0, 40) + "')");
+    };
+    // An input taking several values (maxOccurs unbounded) is typed as a
+    // comma-separated list in its one field.
+    if (input.contains("maxOccurs") && input["maxOccurs"] == "unbounded" && type != "boolean") {
+      Json items = Json::array();
+      std::stringstream list(value);
+      for (std::string item; std::getline(list, item, ',');)
+        if (!item.empty()) items.push_back(typed(item));
+      inputs[name] = items;
+    } else {
+      inputs[name] = typed(value);
     }
   }
   return Json{{"inputs", inputs}};

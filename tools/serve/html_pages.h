@@ -29,9 +29,9 @@ std::string html_problem(int status, const std::string& title, const std::string
 /// The execute request a process page's form makes (its fields as
 /// application/x-www-form-urlencoded sends them; empty fields left out),
 /// each value typed by the process description's schema (numbers and
-/// integers as numbers, booleans from a checkbox, arrays from
-/// comma-separated text). Throws lsm::Error(BadInput) for a value that is
-/// not of its type.
+/// integers as numbers, booleans from a checkbox; an input of several values
+/// from comma-separated text). Throws lsm::Error(BadInput) for a field the
+/// process has no input for, or a value that is not of its type.
 Json execute_request_from_form(const Json& process_description, const std::multimap<std::string, std::string>& fields);
 
 }  // namespace lsm::serve

@@ -46,6 +46,7 @@ std::string filter_sql(const JobFilter& filter, std::vector<std::string>& params
     params.push_back(value);
     return "$" + std::to_string(params.size());
   };
+  if (filter.none) terms.push_back("1 = 0");
   if (filter.owner) terms.push_back("owner = " + next(*filter.owner));
   const auto any_of = [&](const char* column, const std::vector<std::string>& values) {
     if (values.empty()) return;

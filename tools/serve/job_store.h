@@ -48,6 +48,9 @@ struct JobFilter {
   /// now while running); jobs that never started are left out: the job
   /// list's minDuration and maxDuration.
   std::optional<double> min_seconds, max_seconds;
+  /// No job matches (the job list's type, where it names only types other
+  /// than "process", the one type of job here).
+  bool none = false;
 };
 
 class JobStore {

@@ -252,8 +252,10 @@ Json open_api(const std::string& base, bool with_tokens) {
   Json describe = op("a process's description", "getProcessDescription", {404});
   describe["parameters"] = Json::array({process_id});
   paths["/processes/{processId}"] = {{"get", describe}};
-  Json execute = op("execute a process: synchronously (one output requested: the output itself; several: the "
-                    "results document), or asynchronously with Prefer: respond-async (201, Location)",
+  Json execute = op("execute a process: synchronously (one output requested: the output itself; several, or "
+                    "response document: the results document, each output by reference or, with transmissionMode "
+                    "value, its value), or asynchronously with Prefer: respond-async (201, Location). Datasets by "
+                    "reference (a file under a data root, an allowed http(s) URL) or inline (base64, GeoJSON)",
                     "execute", {400, 404, 411, 413, 429});
   execute["parameters"] = Json::array({process_id});
   execute["requestBody"] = {{"required", true},
@@ -303,7 +305,14 @@ Json open_api(const std::string& base, bool with_tokens) {
        {{"type", "object"},
         {"properties",
          {{"inputs", {{"type", "object"}, {"additionalProperties", true}}},
-          {"outputs", {{"type", "object"}, {"additionalProperties", object}}},
+          {"outputs",
+           {{"type", "object"},
+            {"additionalProperties",
+             {{"type", "object"},
+              {"properties",
+               {{"transmissionMode", {{"type", "string"}, {"enum", Json::array({"value", "reference"})}}},
+                {"format", object}}}}}}},
+          {"response", {{"type", "string"}, {"enum", Json::array({"raw", "document"})}}},
           {"subscriber", object}}}}}};
   if (with_tokens) {
     doc["components"]["securitySchemes"] = {{"bearer", {{"type", "http"}, {"scheme", "bearer"}}}};

@@ -91,8 +91,8 @@ std::string read_job_filter(const httplib::Request& req, JobFilter& filter, std:
   for (const std::string& s : filter.statuses)
     if (std::find(statuses.begin(), statuses.end(), s) == statuses.end())
       return "status must be accepted, running, successful, failed or dismissed (got '" + s.substr(0, 40) + "')";
-  for (const std::string& t : values("type"))
-    if (t != "process") filter.statuses = {"no such status"};  // every job here is of type process
+  const std::vector<std::string> types = values("type");
+  filter.none = !types.empty() && std::find(types.begin(), types.end(), "process") == types.end();
   if (filter.processes.size() > 100 || filter.statuses.size() > 100) return "at most 100 processID and status values";
   // datetime (/req/job-list/datetime-definition): an instant, or an interval
   // A/B with either end open (".." or empty), on the jobs' created time.
@@ -565,6 +565,10 @@ class Service {
       const std::optional<JobRecord> job = visible_job(req, req.matches[1]);
       if (!job) return no_such_job(res, req.matches[1]);
       Json doc = status_info(*job, public_url_);
+      if (wants_html(req)) {  // the page shows what the job was given
+        const Json request = Json::parse(job->request, nullptr, false);
+        if (request.is_object() && request.contains("inputs")) doc["inputs"] = request["inputs"];
+      }
       if (wants_html(req) && job->status == "successful") {  // the page shows the results themselves
         const std::string job_url = public_url_ + "/jobs/" + job->id;
         std::vector<RequestedOutput> linked = requested_of(*job);
