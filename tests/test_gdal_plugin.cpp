@@ -128,8 +128,8 @@ TEST_F(GdalPlugin, KMeansClassesEqualLsmKmeans) {
   EXPECT_NE(missing.err.find("needs the option k=K"), std::string::npos) << missing.err;
 }
 
-// LSM:window runs the operation when the dataset opens: the same bands and
-// cells as lsm window, NaN where undefined included.
+// LSM:window gives the same bands and cells as lsm window, NaN where
+// undefined included.
 TEST_F(GdalPlugin, WindowBandsEqualLsmWindow) {
   ASSERT_EQ(gdal("gdal_translate -q LSM:window:metrics=SHDI,PLAND,NP:window_cells=5:window_shape=circle:" + sample() + " " +
                  path("drv.tif")).code, 0);
@@ -143,6 +143,24 @@ TEST_F(GdalPlugin, WindowBandsEqualLsmWindow) {
   const CliRun even = gdal("gdalinfo LSM:window:metrics=SHDI:window_cells=4:" + sample());
   EXPECT_NE(even.code, 0);
   EXPECT_NE(even.err.find("option window_cells must be odd for a square window"), std::string::npos) << even.err;
+}
+
+// LSM:window is served strip by strip: the classes are read when the
+// dataset opens, each strip of rows when a block of it is first read. A part
+// read alone (rows far down, columns in the middle) equals the same part of
+// lsm window's raster, also with strips of a few rows (a small memory limit).
+TEST_F(GdalPlugin, WindowStripsReadOnDemandEqualLsmWindow) {
+  ASSERT_EQ(run_lsm("window " + sample() + " " + path("cli.tif") + " --metrics AREA_MN,SHDI,NP --window-cells 7 -q").code, 0);
+  ASSERT_EQ(gdal("gdal_translate -q -srcwin 100 230 120 50 " + path("cli.tif") + " " + path("cli_part.tif")).code, 0);
+  for (const std::string limit : {"", ":memory_limit=2M"}) {
+    SCOPED_TRACE(limit);
+    const std::string source = "LSM:window:metrics=AREA_MN,SHDI,NP:window_cells=7" + limit + ":" + sample();
+    ASSERT_EQ(gdal("gdal_translate -q -srcwin 100 230 120 50 " + source + " " + path("drv_part.tif")).code, 0);
+    EXPECT_TRUE(same_bits(read(path("cli_part.tif")), read(path("drv_part.tif"))));
+    const CliRun info = gdal("gdalinfo " + source);
+    // 13 bands of 400 cells a row (20 800 bytes): a quarter of 2 MiB holds 25 rows.
+    EXPECT_NE(info.out.find(limit.empty() ? "Block=256x256" : "Block=256x25"), std::string::npos) << info.out;
+  }
 }
 
 TEST_F(GdalPlugin, PyramidLevelEqualsLsmPyramid) {

@@ -147,6 +147,41 @@ TEST(WindowJob, EveryValueEqualsTheWindowCutOutAsItsOwnLandscape) {
   }
 }
 
+// The patch distributions and PAFRAC in windows busy enough that PAFRAC is
+// defined (10 patches or more): every value equals the cut-out window's,
+// under both neighbour rules, with background and with a circular window.
+TEST(WindowJob, DistributionsAndPafracOfBusyWindowsEqualTheCutOutWindows) {
+  std::mt19937 rng(4810);
+  std::uniform_int_distribution<int> pick(1, 5), percent(0, 99);
+  const int64_t width = 16, height = 13;
+  std::vector<int32_t> cells(static_cast<size_t>(width * height));
+  for (int64_t i = 0; i < width * height; ++i) {
+    const int64_t x = i % width;
+    cells[static_cast<size_t>(i)] = percent(rng) < 30 && x > 0 ? cells[static_cast<size_t>(i - 1)] : pick(rng);
+    if (percent(rng) < 4) cells[static_cast<size_t>(i)] = kNoClass;
+  }
+  for (int trial = 0; trial < 3; ++trial) {
+    WindowJobOptions o;
+    for (const std::string& m : window_class_metrics())
+      if (m.find('_') != std::string::npos || m == "PAFRAC") o.class_metrics.push_back(m);
+    o.landscape_metrics = o.class_metrics;
+    o.shape = trial == 2 ? circular_window(4.2 * 10, 10, 10) : square_window(3);
+    o.rule = trial == 1 ? NeighbourRule::Four : NeighbourRule::Eight;
+    if (trial == 2) o.background = {5};
+    expect_equal_to_cut_out_windows(cells, width, height, 10, o, "busy trial " + std::to_string(trial));
+    // PAFRAC was defined somewhere (the windows hold 10 patches or more).
+    MemoryClassRaster raster(width, height, cells, 10, 10);
+    WindowPlan plan;
+    const KeptRows kept = run(raster, o, &plan);
+    bool defined = false;
+    for (size_t b = 0; b < plan.bands.size(); ++b)
+      if (plan.bands[b].metric == "PAFRAC" && !plan.bands[b].class_code)
+        for (int64_t y = 0; y < height; ++y)
+          for (int64_t x = 0; x < width; ++x) defined = defined || std::isfinite(kept.at(x, y, b));
+    EXPECT_TRUE(defined) << "trial " << trial;
+  }
+}
+
 // Worked by hand: a 5 x 3 grid, 3 x 3 window at the centre.
 //   1 1 2 2 2
 //   1 1 2 2 2      window around (2,1): columns 1..3 = 1 2 2 / 1 2 2 / 1 2 2
@@ -212,11 +247,11 @@ TEST(WindowJob, BadOptionsAreRefusedWithTheReason) {
   WindowJobOptions o;
   o.shape = square_window(1);
   EXPECT_EQ(message(o), "a moving window needs at least one metric");
-  o.landscape_metrics = {"AREA_MN"};
-  EXPECT_NE(message(o).find("AREA_MN is a landscape metric that moving windows do not compute yet"), std::string::npos)
+  o.landscape_metrics = {"GYRATE_MN"};
+  EXPECT_NE(message(o).find("GYRATE_MN is a landscape metric that moving windows do not compute yet"), std::string::npos)
       << message(o);
-  o.landscape_metrics = {"PAFRAC"};
-  EXPECT_NE(message(o).find("PAFRAC is a landscape metric that moving windows do not compute yet (they compute TA,NP,"),
+  o.landscape_metrics = {"TCA"};
+  EXPECT_NE(message(o).find("TCA is a landscape metric that moving windows do not compute yet (they compute TA,NP,"),
             std::string::npos) << message(o);
   o.landscape_metrics = {"SHDII"};
   EXPECT_EQ(message(o), "'SHDII' is not a landscape metric; did you mean SHDI?");

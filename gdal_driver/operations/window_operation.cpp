@@ -6,6 +6,8 @@
 #include <gdal_priv.h>
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -47,6 +49,30 @@ std::vector<std::string> window_metrics() {
   for (const std::string& m : window_landscape_metrics())
     if (std::find(all.begin(), all.end(), m) == all.end()) all.push_back(m);
   return all;
+}
+
+// A dialog's label and listing details of each window metric: a
+// distribution statistic (AREA_MN) as its patch metric's with the statistic
+// named ("Patch area (ha), mean").
+std::pair<std::vector<std::string>, std::vector<std::string>> window_metric_labels(const std::vector<std::string>& metrics) {
+  static const std::map<std::string, std::string> statistic_names = {
+      {"MN", "mean"}, {"AM", "area-weighted mean"}, {"MD", "median"},
+      {"RA", "range"}, {"SD", "standard deviation"}, {"CV", "coefficient of variation (%)"}};
+  std::vector<std::string> labels, details;
+  for (const std::string& m : metrics) {
+    const size_t u = m.rfind('_');
+    const auto stat = u == std::string::npos ? statistic_names.end() : statistic_names.find(m.substr(u + 1));
+    if (stat == statistic_names.end() || find_metric(m)) {
+      labels.push_back(metric_choice_labels({m}).front());
+      details.push_back(metric_choice_details({m}).front());
+      continue;
+    }
+    const std::string base = m.substr(0, u);
+    labels.push_back(metric_choice_labels({base}).front() + ", " + stat->second);
+    const std::string base_details = metric_choice_details({base}).front();
+    details.push_back("class, landscape" + base_details.substr(base_details.find(" · ")));
+  }
+  return {labels, details};
 }
 
 // The metrics asked for, at the levels asked for: each metric at every one
@@ -103,6 +129,7 @@ OperationSpec window_spec() {
   // The driver runs it when the dataset opens (its bands depend on the
   // raster's classes, known after a read) and serves the result's blocks.
   const std::vector<std::string> metrics = window_metrics();
+  const auto [metric_labels, metric_details] = window_metric_labels(metrics);
   const std::vector<ParameterSpec> patch = patch_parameters();  // band, nodata and the neighbour rule, as declared there
   auto from_patch = [&patch](const std::string& name) {
     for (const ParameterSpec& p : patch)
@@ -122,8 +149,8 @@ OperationSpec window_spec() {
           text("metrics", "FRAGSTATS acronyms, comma-separated: class and landscape metrics (--list-metrics lists "
                           "those a window computes)")
               .subset_of(metrics)
-              .labelled(metric_choice_labels(metrics))
-              .detailed(metric_choice_details(metrics))
+              .labelled(metric_labels)
+              .detailed(metric_details)
               .checked_by(check_metric_list)
               .needed(),
           text("level", "levels: any of class,land; each metric at every one where it exists")
@@ -187,8 +214,9 @@ class WindowRaster final : public WindowRowSink {
   std::vector<float> row_;
 };
 
-void run_window(const ParameterValues& v, const RunContext& context) {
-  const RasterFormat format = raster_output_format(v, context);
+// The job's options from the values, the window's shape in the source's
+// cells (`info`).
+WindowJobOptions window_job_options(const ParameterValues& v, const RunContext& context, const RasterInfo& info) {
   WindowJobOptions job;
   split_by_level(v, job);
   set_landscape_definition(v, job);
@@ -196,10 +224,6 @@ void run_window(const ParameterValues& v, const RunContext& context) {
   job.edge = v.text("window-edge") == "skip" ? WindowEdge::Skip : WindowEdge::Clip;
   job.rule = v.integer("neighbors") == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
   job.memory_limit = run_budget(v, context).memory_bytes;
-  GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
-  use_given_nodata(source, v);
-  source.require_measurable_cells();
-  const RasterInfo info = source.info();
   const bool circle = v.text("window-shape") == "circle";
   if (v.given("window-cells")) {
     const int64_t n = v.integer("window-cells");
@@ -219,6 +243,87 @@ void run_window(const ParameterValues& v, const RunContext& context) {
       job.shape = square_window(std::max<int64_t>(0, half));
     }
   }
+  return job;
+}
+
+// The GDAL driver's LSM:window: the classes are read when the dataset opens
+// (they decide the bands), then each strip of rows is computed when a block
+// of it is first read, from its rows and the window's reach above and below
+// (run_window_rows), every band at once; the last strip is kept.
+class WindowStream final : public StreamedRaster {
+ public:
+  explicit WindowStream(const ParameterValues& v) : source_(v.text("input"), static_cast<int>(v.integer("band"))) {
+    use_given_nodata(source_, v);
+    source_.require_measurable_cells();
+    const RasterInfo info = source_.info();
+    job_ = window_job_options(v, RunContext{}, info);
+    plan_ = plan_window_job(source_, job_);
+    shape.width = info.width;
+    shape.height = info.height;
+    shape.bands = static_cast<int>(plan_.bands.size());
+    shape.type = CellType::Float32;
+    shape.nodata = std::numeric_limits<double>::quiet_NaN();
+    shape.georef = georeference_of(source_.dataset());
+    for (const WindowBand& b : plan_.bands) shape.band_names.push_back(b.description());
+    // A strip holds every band's values of its rows (4 bytes each): at most
+    // a quarter of the memory limit, and at most 256 rows.
+    const double row_bytes = 4.0 * static_cast<double>(info.width) * static_cast<double>(plan_.bands.size());
+    shape.block_height = static_cast<int>(std::clamp(static_cast<double>(job_.memory_limit) / 4 / row_bytes, 1.0, 256.0));
+    shape.block_width = static_cast<int>(std::min<int64_t>(info.width, 256));
+  }
+
+  void read_block(int band, int64_t bx, int64_t by, void* out) override {
+    const int64_t width = shape.width, bw = shape.block_width, bh = shape.block_height;
+    const int64_t y0 = by * bh, rows = std::min<int64_t>(bh, shape.height - y0);
+    if (by != strip_) {
+      StripSink sink(planes_, width, rows, y0, plan_.bands.size());
+      run_window_rows(source_, job_, plan_, y0, rows, sink);
+      strip_ = by;
+    }
+    const float* plane = planes_.data() + static_cast<size_t>(band - 1) * static_cast<size_t>(rows * width);
+    const int64_t x0 = bx * bw, w = std::min<int64_t>(bw, width - x0);
+    for (int64_t r = 0; r < rows; ++r)
+      std::copy(plane + r * width + x0, plane + r * width + x0 + w, static_cast<float*>(out) + r * bw);
+  }
+
+ private:
+  // The strip's rows into one plane per band.
+  class StripSink final : public WindowRowSink {
+   public:
+    StripSink(std::vector<float>& planes, int64_t width, int64_t rows, int64_t first_row, size_t bands)
+        : planes_(planes), width_(width), rows_(rows), first_row_(first_row), bands_(bands) {
+      planes_.assign(bands * static_cast<size_t>(width * rows), std::numeric_limits<float>::quiet_NaN());
+    }
+    void begin(const WindowPlan&) override {}
+    void write_row(int64_t y, const double* values) override {
+      const int64_t r = y - first_row_;
+      for (size_t b = 0; b < bands_; ++b) {
+        float* row = planes_.data() + b * static_cast<size_t>(rows_ * width_) + static_cast<size_t>(r * width_);
+        for (int64_t x = 0; x < width_; ++x) row[x] = static_cast<float>(values[static_cast<size_t>(x) * bands_ + b]);
+      }
+    }
+
+   private:
+    std::vector<float>& planes_;
+    int64_t width_, rows_, first_row_;
+    size_t bands_;
+  };
+
+  GdalClassRaster source_;
+  WindowJobOptions job_;
+  WindowPlan plan_;
+  std::vector<float> planes_;
+  int64_t strip_ = -1;
+};
+
+void run_window(const ParameterValues& v, const RunContext& context) {
+  const RasterFormat format = raster_output_format(v, context);
+  GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
+  use_given_nodata(source, v);
+  source.require_measurable_cells();
+  const RasterInfo info = source.info();
+  const WindowJobOptions job = window_job_options(v, context, info);
+  const bool circle = v.text("window-shape") == "circle";
   const std::string window_note = "the window holds " + std::to_string(job.shape.cells()) + " cells (" +
                                   std::to_string(2 * job.shape.half_width() + 1) + " x " +
                                   std::to_string(2 * job.shape.reach() + 1) + (circle ? ", round" : "") + ")";
@@ -254,6 +359,13 @@ void run_window(const ParameterValues& v, const RunContext& context) {
 
 }  // namespace
 
-Operation window_operation() { return {window_spec(), run_window}; }
+Operation window_operation() {
+  Operation op{window_spec(), run_window};
+  // The driver serves it strip by strip (declared here, below the stream's class).
+  op.spec.serving.streamed = [](const ParameterValues& v) -> std::unique_ptr<StreamedRaster> {
+    return std::make_unique<WindowStream>(v);
+  };
+  return op;
+}
 
 }  // namespace lsm::ops

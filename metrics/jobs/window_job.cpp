@@ -12,6 +12,7 @@
 #include "families/metric_families.h"
 #include "metric_catalogue.h"
 #include "near_match.h"
+#include "patch_columns.h"
 #include "window_patches.h"
 
 namespace lsm {
@@ -58,10 +59,12 @@ class RowBand {
         reach_(reach), pad_(pad), stride_(width_ + 2 * pad),
         rows_(static_cast<size_t>(2 * reach + 1) * static_cast<size_t>(stride_), kOutside), read_(width_) {}
 
-  // Makes the band hold rows y - reach ... y + reach (called for y = 0, 1, ... in order).
+  // Makes the band hold rows y - reach ... y + reach: one row read after
+  // row y - 1, all of them otherwise (the first row of a range).
   void centre_on(int64_t y) {
-    const int64_t first_needed = y == 0 ? -reach_ : y + reach_;
+    const int64_t first_needed = centre_ && *centre_ + 1 == y ? y + reach_ : y - reach_;
     for (int64_t r = first_needed; r <= y + reach_; ++r) load(r);
+    centre_ = y;
   }
   // Class index of cell (x, y'), for x in [-pad, width + pad) and y' within the band.
   int32_t at(int64_t x, int64_t y) const { return row(y)[x]; }
@@ -88,6 +91,7 @@ class RowBand {
   ClassRasterSource& source_;
   const std::vector<int32_t>& codes_;
   int64_t width_, height_, reach_, pad_, stride_;
+  std::optional<int64_t> centre_;  // the row the band holds the windows of
   std::vector<int32_t> rows_;
   std::vector<int32_t> read_;
 };
@@ -112,6 +116,141 @@ std::vector<int32_t> class_codes_of(ClassRasterSource& source, const ProgressFn&
   return {codes.begin(), codes.end()};
 }
 
+// The patch metrics whose distributions (_MN, _AM, _MD, _RA, _SD, _CV)
+// windows compute: those the patch table's formulas take from a patch's
+// cells, perimeter sides and corner pairs alone (GYRATE and CIRCLE need the
+// cells' coordinates, CORE the edge depth: not yet).
+const std::vector<std::string>& window_distributed_metrics() {
+  static const std::vector<std::string> metrics{"AREA", "SHAPE", "FRAC", "PARA", "CONTIG"};
+  return metrics;
+}
+
+// The bands of a plan taken from the window's patch values rather than its
+// sums: the distributions above and PAFRAC. Per window, each such band's
+// value from the patches through the patch table's formulas
+// (patch_columns.h) and the landscape job's distribution(), each class's
+// patches in first-cell order and the landscape's class by class, as the
+// landscape job replays them.
+class WindowDistributions {
+ public:
+  WindowDistributions(const WindowPlan& plan, const std::set<int32_t>& background, double cw, double ch)
+      : cw_(cw), ch_(ch) {
+    const std::vector<std::string>& stats = distribution_statistics();
+    for (size_t b = 0; b < plan.bands.size(); ++b) {
+      const WindowBand& band = plan.bands[b];
+      Band d;
+      d.band = b;
+      d.class_code = band.class_code;
+      if (band.metric == "PAFRAC") {
+        d.pafrac = true;
+      } else {
+        const size_t u = band.metric.rfind('_');
+        if (u == std::string::npos) continue;
+        const std::string base = band.metric.substr(0, u);
+        const auto stat = std::find(stats.begin(), stats.end(), band.metric.substr(u + 1));
+        const auto& distributed = window_distributed_metrics();
+        if (stat == stats.end() || std::find(distributed.begin(), distributed.end(), base) == distributed.end()) continue;
+        d.column = patch_column(base);
+        d.statistic = static_cast<size_t>(stat - stats.begin());
+      }
+      bands_.push_back(d);
+    }
+    for (size_t k = 0; k < plan.class_codes.size(); ++k) background_.push_back(background.count(plan.class_codes[k]) > 0);
+    class_codes_ = plan.class_codes;
+    area_ = patch_column("AREA");
+    perim_ = patch_column("PERIM");
+  }
+
+  bool empty() const { return bands_.empty(); }
+  size_t size() const { return bands_.size(); }
+  bool covers(size_t band) const {
+    return std::any_of(bands_.begin(), bands_.end(), [band](const Band& b) { return b.band == band; });
+  }
+  /// The plan's band of value i.
+  size_t band(size_t i) const { return bands_[i].band; }
+
+  // The values of the bands, in their order, for one window's `patches`.
+  void compute(const std::vector<WindowPatch>& patches, double* values) {
+    // Each patch's columns, class by class (ascending class index), each
+    // class's patches in first-cell order: the landscape job's replay order.
+    order_.resize(patches.size());
+    for (size_t i = 0; i < patches.size(); ++i) order_[i] = i;
+    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
+      return patches[a].class_index < patches[b].class_index;
+    });
+    const std::vector<PatchFormula>& formulas = patch_column_formulas();
+    for (size_t i = 0; i < bands_.size(); ++i) {
+      const Band& band = bands_[i];
+      values_.clear();
+      weights_.clear();
+      perims_.clear();
+      for (size_t p : order_) {
+        const WindowPatch& patch = patches[p];
+        const size_t k = static_cast<size_t>(patch.class_index);
+        if (band.class_code ? class_codes_[k] != *band.class_code : background_[k]) continue;
+        PatchStats record;
+        record.cells = patch.cells;
+        record.perim_edges_h = patch.perim_h;
+        record.perim_edges_v = patch.perim_v;
+        PatchShape shape;
+        shape.diagonal_pairs = patch.diagonal_pairs;
+        PatchInputs in;
+        in.record = &record;
+        in.shape = &shape;
+        in.cell_width = cw_;
+        in.cell_height = ch_;
+        in.size = static_cast<double>(patch.cells);
+        in.unit_m2 = cw_ * ch_;
+        weights_.push_back(formulas[area_](in));
+        if (band.pafrac) perims_.push_back(formulas[perim_](in));
+        else values_.push_back(formulas[band.column](in));
+      }
+      values[i] = band.pafrac ? pafrac() : statistic(distribution(values_, weights_), band.statistic);
+    }
+  }
+
+ private:
+  struct Band {
+    size_t band = 0;
+    std::optional<int32_t> class_code;  // none: the landscape's patches (background left out)
+    bool pafrac = false;
+    size_t column = 0, statistic = 0;
+  };
+
+  static double statistic(const Distribution& d, size_t i) {
+    const double v[] = {d.mn, d.am, d.md, d.ra, d.sd, d.cv};
+    return v[i];
+  }
+
+  // PAFRAC as the landscape job computes it: 2 / slope of ln(area m2) on
+  // ln(perimeter m), undefined under 10 patches (weights_ hold the areas in ha).
+  double pafrac() const {
+    const size_t n_patches = perims_.size();
+    if (n_patches < 10) return std::numeric_limits<double>::quiet_NaN();
+    double sx = 0, sy = 0;
+    for (size_t i = 0; i < n_patches; ++i) {
+      sx += std::log(perims_[i]);
+      sy += std::log(weights_[i] * 10000);
+    }
+    const double n = static_cast<double>(n_patches), mx = sx / n, my = sy / n;
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < n_patches; ++i) {
+      const double dx = std::log(perims_[i]) - mx, dy = std::log(weights_[i] * 10000) - my;
+      sxy += dx * dy;
+      sxx += dx * dx;
+    }
+    return sxx > 0 && sxy != 0 ? 2 / (sxy / sxx) : std::numeric_limits<double>::quiet_NaN();
+  }
+
+  double cw_, ch_;
+  size_t area_ = 0, perim_ = 0;  // patch columns
+  std::vector<Band> bands_;
+  std::vector<bool> background_;
+  std::vector<int32_t> class_codes_;
+  std::vector<size_t> order_;
+  std::vector<double> values_, weights_, perims_;
+};
+
 // The metrics of one window through the families: the counts become the
 // class sums and the adjacency matrix the landscape job would have for the
 // window cut out as its own landscape (patch-based sums stay zero: no band
@@ -123,8 +262,10 @@ class WindowMetrics {
     metric_options_.background = options.background;
     metric_options_.boundary_edge = options.boundary_edge;
     metric_options_.max_richness = options.max_richness;
+    const WindowDistributions from_patches(plan, options.background, cw, ch);
     for (size_t b = 0; b < plan.bands.size(); ++b) {
       const WindowBand& band = plan.bands[b];
+      if (from_patches.covers(b)) continue;  // WindowDistributions' bands
       if (band.class_code) {
         class_band_[band.metric].push_back(b);
       } else {
@@ -375,22 +516,40 @@ std::string WindowBand::description() const {
   return class_code ? metric + " class " + std::to_string(*class_code) : metric;
 }
 
+namespace {
+
+// `metrics` with each distributed patch metric's statistics and PAFRAC
+// after them (FRAGSTATS' shape section).
+std::vector<std::string> with_distributions(std::vector<std::string> metrics) {
+  for (const std::string& base : window_distributed_metrics())
+    for (const std::string& stat : distribution_statistics()) metrics.push_back(base + "_" + stat);
+  metrics.push_back("PAFRAC");
+  return metrics;
+}
+
+}  // namespace
+
 const std::vector<std::string>& window_class_metrics() {
-  static const std::vector<std::string> metrics{"CA",     "PLAND",    "NP",   "PD",   "LPI",   "TE", "ED", "LSI", "CLUMPY",
-                                                "PLADJ",  "IJI",      "COHESION", "DIVISION", "MESH", "SPLIT", "AI", "NLSI"};
+  static const std::vector<std::string> metrics = with_distributions(
+      {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "CLUMPY", "PLADJ", "IJI", "COHESION", "DIVISION", "MESH",
+       "SPLIT", "AI", "NLSI"});
   return metrics;
 }
 
 bool window_metric_needs_patches(const std::string& metric) {
-  static const std::set<std::string> patch_based{"NP", "PD", "LPI", "COHESION", "DIVISION", "MESH", "SPLIT"};
-  return patch_based.count(metric) > 0;
+  static const std::set<std::string> patch_based{"NP", "PD", "LPI", "COHESION", "DIVISION", "MESH", "SPLIT", "PAFRAC"};
+  if (patch_based.count(metric) > 0) return true;
+  const size_t u = metric.rfind('_');
+  const auto& distributed = window_distributed_metrics();
+  return u != std::string::npos &&
+         std::find(distributed.begin(), distributed.end(), metric.substr(0, u)) != distributed.end();
 }
 
 const std::vector<std::string>& window_landscape_metrics() {
-  static const std::vector<std::string> metrics{"TA",   "NP",    "PD",       "LPI",      "TE",   "ED",    "LSI", "CONTAG",
-                                                "PLADJ", "IJI", "COHESION", "DIVISION", "MESH", "SPLIT", "PR",  "PRD",
-                                                "RPR",  "SHDI", "SIDI",     "MSIDI",    "SHEI", "SIEI",  "MSIEI", "AI",
-                                                "ENT",  "CONDENT", "JOINENT", "MUTINF", "RELMUTINF"};
+  static const std::vector<std::string> metrics = with_distributions(
+      {"TA", "NP", "PD", "LPI", "TE", "ED", "LSI", "CONTAG", "PLADJ", "IJI", "COHESION", "DIVISION", "MESH", "SPLIT",
+       "PR", "PRD", "RPR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI", "AI", "ENT", "CONDENT", "JOINENT",
+       "MUTINF", "RELMUTINF"});
   return metrics;
 }
 
@@ -465,15 +624,31 @@ WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>&
   return plan;
 }
 
-WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& options, WindowRowSink& sink,
-                          const ProgressFn& progress) {
+WindowPlan plan_window_job(ClassRasterSource& source, const WindowJobOptions& options, const ProgressFn& progress) {
   const RasterInfo info = source.info();
   WindowJobOptions before_reading = options;  // every check but the classes', before the first read
   before_reading.classes.clear();
   plan_window_job(info, {}, before_reading);
   const std::vector<int32_t> codes = class_codes_of(source, progress);
-  const WindowPlan plan = plan_window_job(info, codes, options);
+  return plan_window_job(info, codes, options);
+}
+
+WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& options, WindowRowSink& sink,
+                          const ProgressFn& progress) {
+  const WindowPlan plan = plan_window_job(source, options, progress);
   sink.begin(plan);
+  const ProgressFn rows_progress = progress ? ProgressFn([&progress](double f) { return progress(0.1 + 0.9 * f); })
+                                            : ProgressFn();
+  run_window_rows(source, options, plan, 0, source.info().height, sink, rows_progress);
+  return plan;
+}
+
+void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options, const WindowPlan& plan,
+                     int64_t first_row, int64_t rows, WindowRowSink& sink, const ProgressFn& progress) {
+  const RasterInfo info = source.info();
+  if (first_row < 0 || rows < 0 || first_row + rows > info.height)
+    throw Error(ErrorKind::Internal, "window rows beyond the raster");
+  const std::vector<int32_t>& codes = plan.class_codes;
   const WindowShape& shape = options.shape;
   const int64_t reach = shape.reach(), half = shape.half_width();
   RowBand band(source, codes, reach, half + 1);
@@ -484,15 +659,22 @@ WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& opt
   std::vector<double> row(static_cast<size_t>(info.width) * n_bands);
   bool needs_patches = false;
   for (const WindowBand& b : plan.bands) needs_patches = needs_patches || window_metric_needs_patches(b.metric);
+  // The distribution bands, computed where each window is labeled (one
+  // scratch per thread): a row of their values, not of the windows' patches.
+  std::vector<WindowDistributions> distributions;
+  const WindowDistributions from_patches(plan, options.background, info.cell_width, info.cell_height);
+  const size_t n_distribution = from_patches.size();
+  std::vector<double> distribution_row(static_cast<size_t>(info.width) * n_distribution);
   // Per focal cell of a row, its window's patches (labeled in parallel:
   // windows are independent), each thread with its own scratch.
   std::vector<std::vector<WindowClassPatches>> row_patches(needs_patches ? static_cast<size_t>(info.width) : 0);
   const std::vector<WindowClassPatches> no_patches;
   const int threads = std::max(1, omp_get_max_threads());
   std::vector<WindowPatchLabeler> labelers(needs_patches ? static_cast<size_t>(threads) : 0);
+  if (n_distribution > 0) distributions.assign(static_cast<size_t>(threads), from_patches);
   std::vector<std::vector<int32_t>> grids(labelers.size());
   const int64_t grid_rows = 2 * reach + 1, grid_columns = 2 * half + 1;
-  for (int64_t y = 0; y < info.height; ++y) {
+  for (int64_t y = first_row; y < first_row + rows; ++y) {
     band.centre_on(y);
     if (needs_patches) {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
@@ -508,6 +690,8 @@ WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& opt
             std::copy(from - h, from + h + 1, grid.begin() + (i * grid_columns + half - h));
           }
         row_patches[static_cast<size_t>(x)] = labelers[t].label(grid, grid_rows, grid_columns, options.rule);
+        if (n_distribution > 0)
+          distributions[t].compute(labelers[t].patches(), &distribution_row[static_cast<size_t>(x) * n_distribution]);
       }
     }
     slider.start_row(y);
@@ -521,12 +705,13 @@ WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& opt
         continue;
       }
       metrics.compute(counts, needs_patches ? row_patches[static_cast<size_t>(x)] : no_patches, out);
+      for (size_t i = 0; i < n_distribution; ++i)
+        out[from_patches.band(i)] = distribution_row[static_cast<size_t>(x) * n_distribution + i];
     }
     sink.write_row(y, row.data());
-    if (progress && !progress(0.1 + 0.9 * static_cast<double>(y + 1) / static_cast<double>(info.height)))
+    if (progress && !progress(static_cast<double>(y + 1 - first_row) / static_cast<double>(rows)))
       throw Error(ErrorKind::Io, "interrupted");
   }
-  return plan;
 }
 
 }  // namespace lsm

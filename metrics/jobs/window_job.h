@@ -16,10 +16,12 @@
 // adjacencies between classes, kept as the window slides — and, for NP, PD,
 // LPI, COHESION, DIVISION, MESH and SPLIT, from the window's patches
 // (window_patches.h), through the families' formulas
-// (metrics/fragstats/families), so that every value equals `lsm metrics` on
-// the window cut out as its own landscape (docs/WINDOW.md). The patch
-// distributions (AREA_MN ...), shape, core and isolation metrics are
-// refused with a message that says so.
+// (metrics/fragstats/families); the AREA, SHAPE, FRAC, PARA and CONTIG
+// distributions (AREA_MN ... CONTIG_CV) and PAFRAC from the window's patches
+// through the patch table's formulas (patch_columns.h). Every value equals
+// `lsm metrics` on the window cut out as its own landscape (docs/WINDOW.md).
+// GYRATE and CIRCLE distributions, core and isolation metrics are refused
+// with a message that says so.
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -128,6 +130,19 @@ void check_window_metric(const std::string& metric, unsigned level);
 /// degrees are not supported yet), or a band of rows over memory_limit.
 WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>& class_codes,
                            const WindowJobOptions& options);
+
+/// Reads `source` once for its class codes (progress 0 to 0.1) and plans the
+/// bands; throws as plan_window_job() above does.
+WindowPlan plan_window_job(ClassRasterSource& source, const WindowJobOptions& options, const ProgressFn& progress = {});
+
+/// Rows [first_row, first_row + rows) of the job planned as `plan` (from
+/// plan_window_job() with the same options and source) to `sink`, whose
+/// begin() it does not call: the values of those rows as the whole run
+/// gives them (the band of rows above and below is read as needed), so a
+/// raster can be served strip by strip (the GDAL driver). Progress goes from
+/// 0 to 1 over the rows; throws lsm::Error(Io) for reads and "interrupted".
+void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options, const WindowPlan& plan,
+                     int64_t first_row, int64_t rows, WindowRowSink& sink, const ProgressFn& progress = {});
 
 /// Runs the moving window over `source`: one read for the class codes, one
 /// for the windows. Progress goes from 0 to 1 over both; throws as

@@ -42,9 +42,7 @@ const std::vector<WindowClassPatches>& WindowPatchLabeler::label(const std::vect
   // window cut out alone); each one's cells and perimeter (sides not shared
   // with a cell of its class: another class, or outside the window).
   order_.assign(n, -1);
-  cells_.clear();
-  perimeter_.clear();
-  class_of_.clear();
+  patches_.clear();
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < columns; ++c) {
       const size_t i = static_cast<size_t>(r * columns + c);
@@ -52,34 +50,43 @@ const std::vector<WindowClassPatches>& WindowPatchLabeler::label(const std::vect
       if (k < 0) continue;
       const size_t root = static_cast<size_t>(find(static_cast<int32_t>(i)));
       if (order_[root] < 0) {
-        order_[root] = static_cast<int32_t>(cells_.size());
-        cells_.push_back(0);
-        perimeter_.push_back(0);
-        class_of_.push_back(k);
+        order_[root] = static_cast<int32_t>(patches_.size());
+        patches_.push_back(WindowPatch{});
+        patches_.back().class_index = k;
       }
-      const size_t p = static_cast<size_t>(order_[root]);
-      ++cells_[p];
-      int like = 0;
-      if (c > 0 && cells[i - 1] == k) ++like;
-      if (c + 1 < columns && cells[i + 1] == k) ++like;
-      if (r > 0 && cells[i - static_cast<size_t>(columns)] == k) ++like;
-      if (r + 1 < rows && cells[i + static_cast<size_t>(columns)] == k) ++like;
-      perimeter_[p] += static_cast<uint64_t>(4 - like);
+      WindowPatch& patch = patches_[static_cast<size_t>(order_[root])];
+      ++patch.cells;
+      int like_h = 0, like_v = 0;  // neighbours of the class above/below, left/right
+      if (c > 0 && cells[i - 1] == k) ++like_v;
+      if (c + 1 < columns && cells[i + 1] == k) ++like_v;
+      if (r > 0 && cells[i - static_cast<size_t>(columns)] == k) ++like_h;
+      if (r + 1 < rows && cells[i + static_cast<size_t>(columns)] == k) ++like_h;
+      patch.perim_h += static_cast<uint64_t>(2 - like_h);
+      patch.perim_v += static_cast<uint64_t>(2 - like_v);
+      // Corner neighbours below (each pair once) of the same patch: under
+      // the 4-cell rule a corner-touching cell of the class may be another patch.
+      if (r + 1 < rows) {
+        const size_t down = i + static_cast<size_t>(columns);
+        if (c > 0 && cells[down - 1] == k && find(static_cast<int32_t>(down - 1)) == static_cast<int32_t>(root))
+          ++patch.diagonal_pairs;
+        if (c + 1 < columns && cells[down + 1] == k && find(static_cast<int32_t>(down + 1)) == static_cast<int32_t>(root))
+          ++patch.diagonal_pairs;
+      }
     }
   // Each class's sums, its patches added in patch order.
   by_class_.clear();
-  for (size_t p = 0; p < cells_.size(); ++p) {
-    const size_t k = static_cast<size_t>(class_of_[p]);
+  for (const WindowPatch& patch : patches_) {
+    const size_t k = static_cast<size_t>(patch.class_index);
     if (k >= slot_.size()) slot_.resize(k + 1, -1);
     if (slot_[k] < 0) {
       slot_[k] = static_cast<int32_t>(by_class_.size());
       by_class_.push_back(WindowClassPatches{});
-      by_class_.back().class_index = class_of_[p];
+      by_class_.back().class_index = patch.class_index;
     }
     WindowClassPatches& s = by_class_[static_cast<size_t>(slot_[k])];
-    const double size = static_cast<double>(cells_[p]), perim = static_cast<double>(perimeter_[p]);
+    const double size = static_cast<double>(patch.cells), perim = static_cast<double>(patch.perim_h + patch.perim_v);
     ++s.patches;
-    s.largest = std::max(s.largest, cells_[p]);
+    s.largest = std::max(s.largest, patch.cells);
     s.sp += perim;
     s.spa += perim * std::sqrt(size);
     s.sa2 += size * size;

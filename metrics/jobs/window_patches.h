@@ -24,6 +24,15 @@ struct WindowClassPatches {
   double sa2 = 0;            ///< sum of squared sizes (cells^2)
 };
 
+/// One patch of a window, in first-cell order: what the patch table's
+/// formulas of AREA, PARA, SHAPE, FRAC and CONTIG read (patch_columns.h).
+struct WindowPatch {
+  int32_t class_index = -1;
+  uint64_t cells = 0;
+  uint64_t perim_h = 0, perim_v = 0;  ///< top/bottom and left/right sides not shared with the patch
+  uint64_t diagonal_pairs = 0;        ///< corner-touching cell pairs of the patch, each once
+};
+
 /// Labels windows; keeps its scratch between calls (one per thread).
 class WindowPatchLabeler {
  public:
@@ -32,13 +41,14 @@ class WindowPatchLabeler {
   /// every class with a patch, ascending class index.
   const std::vector<WindowClassPatches>& label(const std::vector<int32_t>& cells, int64_t rows, int64_t columns,
                                                NeighbourRule rule);
+  /// The patches of the last label() call, in first-cell order.
+  const std::vector<WindowPatch>& patches() const { return patches_; }
 
  private:
   int32_t find(int32_t i);
   std::vector<int32_t> parent_;
   std::vector<int32_t> order_;      // per root: its patch's number in first-cell order, -1 before
-  std::vector<uint64_t> cells_, perimeter_;
-  std::vector<int32_t> class_of_;
+  std::vector<WindowPatch> patches_;
   std::vector<WindowClassPatches> by_class_;
   std::vector<int32_t> slot_;       // class index -> entry of by_class_ (-1: none)
 };

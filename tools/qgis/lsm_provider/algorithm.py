@@ -163,15 +163,25 @@ def help_text(command, catalogue):
     if outputs:
         parts.append("<p><b>Outputs</b></p><ul>{}</ul>".format(
             "".join("<li><i>{}</i>: {}</li>".format(field_title(o), o["help"]) for o in outputs)))
-    # The option whose choices are the catalogue's acronyms: a list of them
-    # (every level), or one patch metric.
+    # The option whose choices are the catalogue's acronyms, or distribution
+    # statistics of its distributed metrics (AREA_MN): a list of them (every
+    # level), or one patch metric.
     acronyms = {m["acronym"] for m in catalogue or []}
-    metric_option = next((o for o in command["parameters"] if o["choices"] and set(o["choices"]) <= acronyms), None)
+    statistics = ("MN", "AM", "MD", "RA", "SD", "CV")
+    distributions = {m["acronym"] + "_" + s for m in catalogue or [] if m.get("distribution") for s in statistics}
+    metric_option = next((o for o in command["parameters"]
+                          if o["choices"] and set(o["choices"]) <= acronyms | distributions), None)
     if metric_option and catalogue:
         offered = set(metric_option["choices"])  # the command's own choices (a window offers fewer)
-        rows = ["<li><b>{}</b> {} ({}; {})</li>".format(m["acronym"], m["name"], m["unit"] or "no unit",
-                                                       ", ".join(m["levels"]))
-                for m in catalogue if m["acronym"] in offered]
+        rows = []
+        for m in catalogue:
+            stats = [s for s in statistics if m["acronym"] + "_" + s in offered]
+            if m["acronym"] in offered:
+                rows.append("<li><b>{}</b> {} ({}; {})</li>".format(m["acronym"], m["name"], m["unit"] or "no unit",
+                                                                   ", ".join(m["levels"])))
+            if stats:  # a distribution at class and landscape level, where only those are offered
+                rows.append("<li><b>{}</b>{} {} ({}; class, landscape)</li>".format(
+                    m["acronym"], " ".join("_" + s for s in stats), m["name"], m["unit"] or "no unit"))
         parts.append("<p><b>Metrics</b> (FRAGSTATS 4.2 acronyms and units)</p><ul>{}</ul>".format("".join(rows)))
     parts.append("<p><b>Command line</b>: <code>{}</code></p>".format(command["usage"].replace("usage: ", "")))
     return "".join(parts)
