@@ -247,8 +247,8 @@ TEST(WindowJob, BadOptionsAreRefusedWithTheReason) {
   WindowJobOptions o;
   o.shape = square_window(1);
   EXPECT_EQ(message(o), "a moving window needs at least one metric");
-  o.landscape_metrics = {"GYRATE_MN"};
-  EXPECT_NE(message(o).find("GYRATE_MN is a landscape metric that moving windows do not compute yet"), std::string::npos)
+  o.landscape_metrics = {"CORE_MN"};
+  EXPECT_NE(message(o).find("CORE_MN is a landscape metric that moving windows do not compute yet"), std::string::npos)
       << message(o);
   o.landscape_metrics = {"TCA"};
   EXPECT_NE(message(o).find("TCA is a landscape metric that moving windows do not compute yet (they compute TA,NP,"),

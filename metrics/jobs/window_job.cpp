@@ -11,6 +11,9 @@
 #include "error.h"
 #include "families/metric_families.h"
 #include "metric_catalogue.h"
+#include "cell_geometry.h"
+#include "enclosing_circle.h"
+#include "fragstats_gyrate.h"
 #include "near_match.h"
 #include "patch_columns.h"
 #include "window_patches.h"
@@ -117,12 +120,37 @@ std::vector<int32_t> class_codes_of(ClassRasterSource& source, const ProgressFn&
 }
 
 // The patch metrics whose distributions (_MN, _AM, _MD, _RA, _SD, _CV)
-// windows compute: those the patch table's formulas take from a patch's
-// cells, perimeter sides and corner pairs alone (GYRATE and CIRCLE need the
-// cells' coordinates, CORE the edge depth: not yet).
+// windows compute, in FRAGSTATS' order: the area, edge and shape metrics
+// (CORE needs the edge depth, ENN other patches: not yet).
 const std::vector<std::string>& window_distributed_metrics() {
-  static const std::vector<std::string> metrics{"AREA", "SHAPE", "FRAC", "PARA", "CONTIG"};
+  static const std::vector<std::string> metrics{"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG"};
   return metrics;
+}
+
+// CIRCLE's radius (m) of a patch from its runs, as the landscape job takes
+// it: the corners of its convex hull in a plane whose east origin is the
+// first cell of its last row.
+double window_circle_radius_m(const CellRun* begin, const CellRun* end, const CellGeometry& geometry) {
+  thread_local RowConvexHull hull;
+  thread_local std::vector<std::pair<int64_t, int64_t>> corners;
+  thread_local std::vector<std::pair<double, double>> points;
+  hull.reset();
+  int64_t x_ref = 0;
+  for (const CellRun* r = begin; r != end;) {
+    int64_t first = r->x0, last = r->x1;
+    const int32_t row = r->row;
+    for (++r; r != end && r->row == row; ++r) last = std::max<int64_t>(last, r->x1);
+    hull.add_row(row, first, last);
+    x_ref = first;
+  }
+  hull.points(corners);
+  points.clear();
+  for (const auto& [x, y] : corners) {
+    double east, south;
+    geometry.corner_m(static_cast<double>(x), static_cast<double>(y), static_cast<double>(x_ref), east, south);
+    points.emplace_back(east, south);
+  }
+  return half_diameter(points);
 }
 
 // The bands of a plan taken from the window's patch values rather than its
@@ -133,8 +161,11 @@ const std::vector<std::string>& window_distributed_metrics() {
 // landscape job replays them.
 class WindowDistributions {
  public:
-  WindowDistributions(const WindowPlan& plan, const std::set<int32_t>& background, double cw, double ch)
-      : cw_(cw), ch_(ch) {
+  WindowDistributions(const WindowPlan& plan, const WindowJobOptions& options, double cw, double ch)
+      : cw_(cw), ch_(ch), geometry_(grid_info(options.shape, cw, ch)) {
+    const RasterInfo grid = grid_info(options.shape, cw, ch);
+    fixed_exponent_ = gyrate_fixed_exponent(grid.width, grid.height, cw, ch);
+    const std::set<int32_t>& background = options.background;
     const std::vector<std::string>& stats = distribution_statistics();
     for (size_t b = 0; b < plan.bands.size(); ++b) {
       const WindowBand& band = plan.bands[b];
@@ -152,6 +183,8 @@ class WindowDistributions {
         if (stat == stats.end() || std::find(distributed.begin(), distributed.end(), base) == distributed.end()) continue;
         d.column = patch_column(base);
         d.statistic = static_cast<size_t>(stat - stats.begin());
+        needs_gyrate_ = needs_gyrate_ || base == "GYRATE";
+        needs_circle_ = needs_circle_ || base == "CIRCLE";
       }
       bands_.push_back(d);
     }
@@ -168,9 +201,26 @@ class WindowDistributions {
   }
   /// The plan's band of value i.
   size_t band(size_t i) const { return bands_[i].band; }
+  /// Whether the bands need each patch's runs of cells (GYRATE, CIRCLE).
+  bool needs_runs() const { return needs_gyrate_ || needs_circle_; }
 
-  // The values of the bands, in their order, for one window's `patches`.
-  void compute(const std::vector<WindowPatch>& patches, double* values) {
+  // The values of the bands, in their order, for the window `labeler` has
+  // just labeled (with runs where needs_runs()).
+  void compute(const WindowPatchLabeler& labeler, double* values) {
+    const std::vector<WindowPatch>& patches = labeler.patches();
+    // Each patch's second-pass values: its corner pairs, and where asked
+    // its GYRATE (FRAGSTATS' rule) and CIRCLE's radius from its runs.
+    shapes_.assign(patches.size(), PatchShape{});
+    for (size_t p = 0; p < patches.size(); ++p) {
+      shapes_[p].diagonal_pairs = patches[p].diagonal_pairs;
+      if (!needs_runs()) continue;
+      const auto [begin, end] = labeler.runs(p);
+      if (needs_gyrate_) {
+        runs_.assign(begin, end);
+        shapes_[p].gyrate_m = fragstats_gyrate_m(runs_, geometry_, fixed_exponent_);
+      }
+      if (needs_circle_) shapes_[p].circle_radius_m = window_circle_radius_m(begin, end, geometry_);
+    }
     // Each patch's columns, class by class (ascending class index), each
     // class's patches in first-cell order: the landscape job's replay order.
     order_.resize(patches.size());
@@ -192,11 +242,9 @@ class WindowDistributions {
         record.cells = patch.cells;
         record.perim_edges_h = patch.perim_h;
         record.perim_edges_v = patch.perim_v;
-        PatchShape shape;
-        shape.diagonal_pairs = patch.diagonal_pairs;
         PatchInputs in;
         in.record = &record;
-        in.shape = &shape;
+        in.shape = &shapes_[p];
         in.cell_width = cw_;
         in.cell_height = ch_;
         in.size = static_cast<double>(patch.cells);
@@ -242,7 +290,23 @@ class WindowDistributions {
     return sxx > 0 && sxy != 0 ? 2 / (sxy / sxx) : std::numeric_limits<double>::quiet_NaN();
   }
 
+  // A raster of the window's bounding box: the plane GYRATE and CIRCLE
+  // measure in (distances do not depend on where it lies).
+  static RasterInfo grid_info(const WindowShape& shape, double cw, double ch) {
+    RasterInfo info;
+    info.width = 2 * shape.half_width() + 1;
+    info.height = 2 * shape.reach() + 1;
+    info.cell_width = cw;
+    info.cell_height = ch;
+    return info;
+  }
+
   double cw_, ch_;
+  CellGeometry geometry_;
+  int fixed_exponent_ = 0;
+  bool needs_gyrate_ = false, needs_circle_ = false;
+  std::vector<PatchShape> shapes_;
+  std::vector<CellRun> runs_;
   size_t area_ = 0, perim_ = 0;  // patch columns
   std::vector<Band> bands_;
   std::vector<bool> background_;
@@ -262,7 +326,7 @@ class WindowMetrics {
     metric_options_.background = options.background;
     metric_options_.boundary_edge = options.boundary_edge;
     metric_options_.max_richness = options.max_richness;
-    const WindowDistributions from_patches(plan, options.background, cw, ch);
+    const WindowDistributions from_patches(plan, options, cw, ch);
     for (size_t b = 0; b < plan.bands.size(); ++b) {
       const WindowBand& band = plan.bands[b];
       if (from_patches.covers(b)) continue;  // WindowDistributions' bands
@@ -662,7 +726,7 @@ void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options,
   // The distribution bands, computed where each window is labeled (one
   // scratch per thread): a row of their values, not of the windows' patches.
   std::vector<WindowDistributions> distributions;
-  const WindowDistributions from_patches(plan, options.background, info.cell_width, info.cell_height);
+  const WindowDistributions from_patches(plan, options, info.cell_width, info.cell_height);
   const size_t n_distribution = from_patches.size();
   std::vector<double> distribution_row(static_cast<size_t>(info.width) * n_distribution);
   // Per focal cell of a row, its window's patches (labeled in parallel:
@@ -689,9 +753,10 @@ void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options,
             const int32_t* from = band.row(y + i - reach) + x;
             std::copy(from - h, from + h + 1, grid.begin() + (i * grid_columns + half - h));
           }
-        row_patches[static_cast<size_t>(x)] = labelers[t].label(grid, grid_rows, grid_columns, options.rule);
+        row_patches[static_cast<size_t>(x)] =
+            labelers[t].label(grid, grid_rows, grid_columns, options.rule, from_patches.needs_runs());
         if (n_distribution > 0)
-          distributions[t].compute(labelers[t].patches(), &distribution_row[static_cast<size_t>(x) * n_distribution]);
+          distributions[t].compute(labelers[t], &distribution_row[static_cast<size_t>(x) * n_distribution]);
       }
     }
     slider.start_row(y);

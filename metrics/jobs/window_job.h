@@ -16,12 +16,12 @@
 // adjacencies between classes, kept as the window slides — and, for NP, PD,
 // LPI, COHESION, DIVISION, MESH and SPLIT, from the window's patches
 // (window_patches.h), through the families' formulas
-// (metrics/fragstats/families); the AREA, SHAPE, FRAC, PARA and CONTIG
-// distributions (AREA_MN ... CONTIG_CV) and PAFRAC from the window's patches
-// through the patch table's formulas (patch_columns.h). Every value equals
-// `lsm metrics` on the window cut out as its own landscape (docs/WINDOW.md).
-// GYRATE and CIRCLE distributions, core and isolation metrics are refused
-// with a message that says so.
+// (metrics/fragstats/families); the AREA, GYRATE, SHAPE, FRAC, PARA, CIRCLE
+// and CONTIG distributions (AREA_MN ... CONTIG_CV) and PAFRAC from the
+// window's patches through the patch table's formulas (patch_columns.h).
+// Every value equals `lsm metrics` on the window cut out as its own
+// landscape (docs/WINDOW.md). Core and isolation metrics are refused with a
+// message that says so.
 #include <cstdint>
 #include <optional>
 #include <set>

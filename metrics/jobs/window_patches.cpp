@@ -14,7 +14,7 @@ int32_t WindowPatchLabeler::find(int32_t i) {
 }
 
 const std::vector<WindowClassPatches>& WindowPatchLabeler::label(const std::vector<int32_t>& cells, int64_t rows,
-                                                                 int64_t columns, NeighbourRule rule) {
+                                                                 int64_t columns, NeighbourRule rule, bool with_runs) {
   const size_t n = static_cast<size_t>(rows * columns);
   parent_.resize(n);
   for (size_t i = 0; i < n; ++i) parent_[i] = static_cast<int32_t>(i);
@@ -73,6 +73,33 @@ const std::vector<WindowClassPatches>& WindowPatchLabeler::label(const std::vect
           ++patch.diagonal_pairs;
       }
     }
+  // Each patch's runs (GYRATE, CIRCLE): found in raster order, then
+  // grouped by patch with a counting sort, which keeps that order.
+  if (with_runs) {
+    raster_runs_.clear();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < columns;) {
+        const size_t i = static_cast<size_t>(r * columns + c);
+        if (cells[i] < 0) {
+          ++c;
+          continue;
+        }
+        const int32_t p = order_[static_cast<size_t>(find(static_cast<int32_t>(i)))];
+        int64_t end = c;
+        while (end + 1 < columns && cells[i + static_cast<size_t>(end + 1 - c)] >= 0 &&
+               order_[static_cast<size_t>(find(static_cast<int32_t>(i + static_cast<size_t>(end + 1 - c))))] == p)
+          ++end;
+        raster_runs_.push_back({p, CellRun{static_cast<int32_t>(r), static_cast<int32_t>(c), static_cast<int32_t>(end)}});
+        c = end + 1;
+      }
+    run_offsets_.assign(patches_.size() + 1, 0);
+    for (const auto& [p, run] : raster_runs_) ++run_offsets_[static_cast<size_t>(p) + 1];
+    for (size_t p = 0; p < patches_.size(); ++p) run_offsets_[p + 1] += run_offsets_[p];
+    run_cells_.resize(raster_runs_.size());
+    std::vector<size_t>& next = scratch_offsets_;
+    next.assign(run_offsets_.begin(), run_offsets_.end() - 1);
+    for (const auto& [p, run] : raster_runs_) run_cells_[next[static_cast<size_t>(p)]++] = run;
+  }
   // Each class's sums, its patches added in patch order.
   by_class_.clear();
   for (const WindowPatch& patch : patches_) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "open_patch_runs.h"
 #include "patch_stats.h"
 
 namespace lsm {
@@ -39,16 +40,26 @@ class WindowPatchLabeler {
   /// `cells`: the window's class indices, row-major, `rows` x `columns`,
   /// -1 for cells outside the window or the landscape. Returns the sums of
   /// every class with a patch, ascending class index.
+  /// With `with_runs`, each patch's runs of cells are kept too (runs()).
   const std::vector<WindowClassPatches>& label(const std::vector<int32_t>& cells, int64_t rows, int64_t columns,
-                                               NeighbourRule rule);
+                                               NeighbourRule rule, bool with_runs = false);
   /// The patches of the last label() call, in first-cell order.
   const std::vector<WindowPatch>& patches() const { return patches_; }
+  /// Patch p's runs of cells (row, first and last column in the window), in
+  /// raster order, as [begin, end) of the last label() call with runs.
+  std::pair<const CellRun*, const CellRun*> runs(size_t p) const {
+    return {run_cells_.data() + run_offsets_[p], run_cells_.data() + run_offsets_[p + 1]};
+  }
 
  private:
   int32_t find(int32_t i);
   std::vector<int32_t> parent_;
   std::vector<int32_t> order_;      // per root: its patch's number in first-cell order, -1 before
   std::vector<WindowPatch> patches_;
+  std::vector<std::pair<int32_t, CellRun>> raster_runs_;  // (patch, run) in raster order
+  std::vector<CellRun> run_cells_;                       // by patch, each in raster order
+  std::vector<size_t> run_offsets_;                       // patch p's runs: [run_offsets_[p], run_offsets_[p + 1])
+  std::vector<size_t> scratch_offsets_;
   std::vector<WindowClassPatches> by_class_;
   std::vector<int32_t> slot_;       // class index -> entry of by_class_ (-1: none)
 };
