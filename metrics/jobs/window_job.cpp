@@ -337,6 +337,15 @@ class WindowMetrics {
       }
     }
     for (const auto& [metric, bands] : class_band_) class_metric_bands_.push_back({metric, bands});
+    level_.options = &metric_options_;
+    level_.adjacency = &adjacency_;
+    level_.sums = &sums_;
+    level_.cw = cw_;
+    level_.ch = ch_;
+    // The distributions and PAFRAC are WindowDistributions' bands: the families' calls of them give nothing read.
+    level_.distributions = [](families::RowBuilder&, const std::vector<size_t>&, bool) {};
+    level_.enn_distribution = [](families::RowBuilder&, const std::vector<size_t>&) {};
+    level_.pafrac = [](const std::vector<size_t>&) { return families::kNaN; };
   }
 
   // Values of every band for `counts` and the window's `patches` (every
@@ -390,10 +399,11 @@ class WindowMetrics {
       s.spa = p.spa;
       s.sa2 = p.sa2;
     }
-    families::LevelContext level;
-    level.options = &metric_options_;
-    level.adjacency = &adjacency_;
-    level.sums = &sums_;
+    // One context, refilled window after window (its vectors keep their memory).
+    families::LevelContext& level = level_;
+    level.classes.clear();
+    level.class_total = 0;
+    level.class_cells = 0;
     level.background.assign(m, false);
     for (size_t i = 0; i < m; ++i) {
       level.background[i] = metric_options_.background.count(adjacency_.class_codes[i]) > 0;
@@ -409,11 +419,6 @@ class WindowMetrics {
       level.class_cells += sums_[i].cells;
     }
     level.landscape_boundary_sides = boundary;
-    level.cw = cw_;
-    level.ch = ch_;
-    level.distributions = [](families::RowBuilder&, const std::vector<size_t>&, bool) {};
-    level.enn_distribution = [](families::RowBuilder&, const std::vector<size_t>&) {};
-    level.pafrac = [](const std::vector<size_t>&) { return families::kNaN; };
 
     std::fill(out, out + plan_.bands.size(), families::kNaN);
     // A class absent from the window covers none of it and has no patch or
@@ -423,38 +428,83 @@ class WindowMetrics {
       if (metric == "CA" || metric == "PLAND" || metric == "NP" || metric == "PD" || metric == "LPI" || metric == "TE" ||
           metric == "ED")
         for (size_t b : bands) out[b] = 0;
-    if (!class_metric_bands_.empty())
+    if (!class_metric_bands_.empty() && !level.classes.empty()) {
+      if (!class_families_found_) find_class_families(level);
       for (size_t i : level.classes) {
-        families::RowBuilder row;
-        row.record_names = class_columns_.empty();
-        families::add_class_area_edge(row, level, i);
-        families::add_class_aggregation(row, level, i);
-        if (row.record_names) class_columns_ = row.names;
         const int32_t code = adjacency_.class_codes[i];
-        for (const auto& [metric, bands] : class_metric_bands_) {
-          const double v = row.values[column(class_columns_, metric)];
-          for (size_t b : bands)
-            if (*plan_.bands[b].class_code == code) out[b] = v;
+        for (const ClassFamily& family : class_families_) {
+          row_.values.clear();
+          family.add(row_, level, i);
+          for (const auto& [column, bands] : family.wanted) {
+            const double v = row_.values[column];
+            for (size_t b : *bands)
+              if (*plan_.bands[b].class_code == code) out[b] = v;
+          }
         }
       }
+    }
     if (!land_bands_.empty()) {
-      families::RowBuilder row;
-      row.record_names = land_columns_.empty();
-      families::add_landscape_area_edge(row, level);
-      families::add_landscape_aggregation(row, level);
-      families::add_landscape_diversity(row, level);
-      families::add_landscape_ai(row, level);
-      families::add_landscape_information(row, level);
-      if (row.record_names) land_columns_ = row.names;
-      for (const auto& [metric, b] : land_bands_) out[b] = row.values[column(land_columns_, metric)];
+      if (!land_families_found_) find_land_families(level);
+      for (const LandFamily& family : land_families_) {
+        row_.values.clear();
+        family.add(row_, level);
+        for (const auto& [column, band] : family.wanted) out[band] = row_.values[column];
+      }
     }
   }
 
  private:
-  static size_t column(const std::vector<std::string>& names, const std::string& metric) {
-    const auto it = std::find(names.begin(), names.end(), metric);
-    if (it == names.end()) throw Error(ErrorKind::Internal, "the families give no column " + metric);
-    return static_cast<size_t>(it - names.begin());
+  // The families the bands need, found on the first window that has a
+  // class: each family fills its own row, whose columns are always the same
+  // names; a family no band reads is never called again (a window's SHDI
+  // does not compute its CONTAG, IJI and entropies).
+  struct ClassFamily {
+    void (*add)(families::RowBuilder&, const families::LevelContext&, size_t);
+    std::vector<std::pair<size_t, const std::vector<size_t>*>> wanted;  // (column, the metric's bands)
+  };
+  struct LandFamily {
+    void (*add)(families::RowBuilder&, const families::LevelContext&);
+    std::vector<std::pair<size_t, size_t>> wanted;  // (column, band)
+  };
+
+  void find_class_families(const families::LevelContext& level) {
+    std::set<std::string> found;
+    for (auto add : {&families::add_class_area_edge, &families::add_class_aggregation}) {
+      families::RowBuilder names;
+      add(names, level, level.classes.front());
+      ClassFamily family{add, {}};
+      for (const auto& [metric, bands] : class_metric_bands_)
+        if (const auto it = std::find(names.names.begin(), names.names.end(), metric); it != names.names.end()) {
+          family.wanted.push_back({static_cast<size_t>(it - names.names.begin()), &bands});
+          found.insert(metric);
+        }
+      if (!family.wanted.empty()) class_families_.push_back(family);
+    }
+    for (const auto& [metric, bands] : class_metric_bands_)
+      if (!found.count(metric)) throw Error(ErrorKind::Internal, "the families give no column " + metric);
+    class_families_found_ = true;
+    row_.record_names = false;
+  }
+
+  void find_land_families(const families::LevelContext& level) {
+    std::set<std::string> found;
+    for (auto add : {&families::add_landscape_area_edge, &families::add_landscape_aggregation,
+                     &families::add_landscape_diversity, &families::add_landscape_ai,
+                     &families::add_landscape_information}) {
+      families::RowBuilder names;
+      add(names, level);
+      LandFamily family{add, {}};
+      for (const auto& [metric, band] : land_bands_)
+        if (const auto it = std::find(names.names.begin(), names.names.end(), metric); it != names.names.end()) {
+          family.wanted.push_back({static_cast<size_t>(it - names.names.begin()), band});
+          found.insert(metric);
+        }
+      if (!family.wanted.empty()) land_families_.push_back(family);
+    }
+    for (const auto& [metric, band] : land_bands_)
+      if (!found.count(metric)) throw Error(ErrorKind::Internal, "the families give no column " + metric);
+    land_families_found_ = true;
+    row_.record_names = false;
   }
 
   const WindowPlan& plan_;
@@ -463,7 +513,11 @@ class WindowMetrics {
   std::map<std::string, std::vector<size_t>> class_band_;
   std::vector<std::pair<std::string, std::vector<size_t>>> class_metric_bands_;
   std::vector<std::pair<std::string, size_t>> land_bands_;
-  std::vector<std::string> class_columns_, land_columns_;
+  std::vector<ClassFamily> class_families_;
+  std::vector<LandFamily> land_families_;
+  bool class_families_found_ = false, land_families_found_ = false;
+  families::RowBuilder row_;  // one family's values, reused window after window
+  families::LevelContext level_;
   std::vector<size_t> present_;
   ClassAdjacency adjacency_;
   std::vector<families::ClassSums> sums_;
