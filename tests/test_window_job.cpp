@@ -100,6 +100,8 @@ void expect_equal_to_cut_out_windows(const std::vector<int32_t>& cells, int64_t 
       lo.background = o.background;
       lo.boundary_edge = o.boundary_edge;
       lo.max_richness = o.max_richness;
+      lo.edge_depth = o.edge_depth;
+      lo.core_areas = o.core_areas;
       const LandscapeResults ref = run_landscape_job(window, lo);
       for (size_t b = 0; b < plan.bands.size(); ++b) {
         const double expected = reference_value(ref.metrics.cls, ref.metrics.land, plan.bands[b]);
@@ -182,6 +184,50 @@ TEST(WindowJob, DistributionsAndPafracOfBusyWindowsEqualTheCutOutWindows) {
   }
 }
 
+// The core area metrics in windows with room for core: clumps of three
+// classes, edge depths 1 to 3, both ways of counting disjunct core areas,
+// both neighbour rules, background; every value equals the cut-out window's,
+// and some window had core (TCA above 0).
+TEST(WindowJob, CoreAreaMetricsEqualTheCutOutWindows) {
+  std::mt19937 rng(4811);
+  std::uniform_int_distribution<int> pick(1, 3), percent(0, 99);
+  const int64_t width = 17, height = 15;
+  std::vector<int32_t> cells(static_cast<size_t>(width * height));
+  for (int64_t i = 0; i < width * height; ++i) {
+    const int64_t x = i % width;
+    cells[static_cast<size_t>(i)] = percent(rng) < 75 && x > 0 ? cells[static_cast<size_t>(i - 1)]
+                                    : percent(rng) < 75 && i >= width ? cells[static_cast<size_t>(i - width)]
+                                                                      : pick(rng);
+    if (percent(rng) < 2) cells[static_cast<size_t>(i)] = kNoClass;
+  }
+  for (int trial = 0; trial < 4; ++trial) {
+    WindowJobOptions o;
+    for (const std::string& m : window_class_metrics())
+      if (m == "TCA" || m == "CPLAND" || m == "NDCA" || m == "DCAD" || m.rfind("CORE_", 0) == 0 ||
+          m.rfind("DCORE_", 0) == 0 || m.rfind("CAI_", 0) == 0)
+        o.class_metrics.push_back(m);
+    for (const std::string& m : window_landscape_metrics())
+      if (m == "TCA" || m == "NDCA" || m == "DCAD" || m.rfind("CORE_", 0) == 0 || m.rfind("DCORE_", 0) == 0 ||
+          m.rfind("CAI_", 0) == 0)
+        o.landscape_metrics.push_back(m);
+    o.edge_depth = 1 + trial % 3;
+    o.core_areas = trial % 2 ? CoreAreaRule::All : CoreAreaRule::Fragstats;
+    o.rule = trial == 2 ? NeighbourRule::Four : NeighbourRule::Eight;
+    if (trial == 3) o.background = {3};
+    o.shape = trial == 1 ? circular_window(5.5 * 10, 10, 10) : square_window(5);
+    expect_equal_to_cut_out_windows(cells, width, height, 10, o, "core trial " + std::to_string(trial));
+    MemoryClassRaster raster(width, height, cells, 10, 10);
+    WindowPlan plan;
+    const KeptRows kept = run(raster, o, &plan);
+    bool core = false;
+    for (size_t b = 0; b < plan.bands.size(); ++b)
+      if (plan.bands[b].metric == "TCA" && !plan.bands[b].class_code)
+        for (int64_t y = 0; y < height; ++y)
+          for (int64_t x = 0; x < width; ++x) core = core || kept.at(x, y, b) > 0;
+    EXPECT_TRUE(core) << "trial " << trial << ": no window had core";
+  }
+}
+
 // Worked by hand: a 5 x 3 grid, 3 x 3 window at the centre.
 //   1 1 2 2 2
 //   1 1 2 2 2      window around (2,1): columns 1..3 = 1 2 2 / 1 2 2 / 1 2 2
@@ -247,12 +293,16 @@ TEST(WindowJob, BadOptionsAreRefusedWithTheReason) {
   WindowJobOptions o;
   o.shape = square_window(1);
   EXPECT_EQ(message(o), "a moving window needs at least one metric");
-  o.landscape_metrics = {"CORE_MN"};
-  EXPECT_NE(message(o).find("CORE_MN is a landscape metric that moving windows do not compute yet"), std::string::npos)
+  o.landscape_metrics = {"ENN_MN"};
+  EXPECT_NE(message(o).find("ENN_MN is a landscape metric that moving windows do not compute yet"), std::string::npos)
       << message(o);
-  o.landscape_metrics = {"TCA"};
-  EXPECT_NE(message(o).find("TCA is a landscape metric that moving windows do not compute yet (they compute TA,NP,"),
+  o.landscape_metrics = {"ENN_CV"};
+  EXPECT_NE(message(o).find("ENN_CV is a landscape metric that moving windows do not compute yet (they compute TA,NP,"),
             std::string::npos) << message(o);
+  o.landscape_metrics = {"TCA"};
+  o.edge_depth = 0;
+  EXPECT_EQ(message(o), "the edge depth must be at least 1 cell");
+  o.edge_depth = 1;
   o.landscape_metrics = {"SHDII"};
   EXPECT_EQ(message(o), "'SHDII' is not a landscape metric; did you mean SHDI?");
   o.landscape_metrics = {"SHDI"};

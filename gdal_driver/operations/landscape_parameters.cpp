@@ -61,6 +61,27 @@ ParameterSpec edge_distance_parameter() {
       .titled("Edge depth as a distance");
 }
 
+ParameterSpec core_areas_parameter() {
+  return text("core-areas", "disjunct core areas, which NCORE, CORE, CAI and the class/landscape core metrics count")
+      .one_of_labelled({{"fragstats", "as FRAGSTATS counts them, missing some"},
+                        {"all", "every 8-connected core area, the documented definition"}})
+      .with_default("fragstats");
+}
+
+void set_edge_depth(const ParameterValues& values, LandscapeJobOptions& job) {
+  if (values.spec().find("edge-depth")) job.edge_depth = static_cast<int>(values.integer("edge-depth"));
+  if (values.spec().find("edge-distance") && values.given("edge-distance")) {
+    // A depth left at its default gives way to the distance (a dialog sends
+    // every field it shows); another depth contradicts it.
+    const ParameterSpec* depth = values.spec().find("edge-depth");
+    if (depth && values.given("edge-depth") && depth->default_value &&
+        values.integer("edge-depth") != std::stoll(*depth->default_value))
+      throw Error(ErrorKind::BadInput, values.spelled("edge-depth") + " and " + values.spelled("edge-distance") +
+                                           " exclude each other");
+    job.edge_distance = values.number("edge-distance");
+  }
+}
+
 std::vector<ParameterSpec> table_analysis_parameters() {
   return joined(
       joined({metrics_parameter(), edge_depth_parameter(), edge_distance_parameter(),
@@ -69,10 +90,7 @@ std::vector<ParameterSpec> table_analysis_parameters() {
                                     {"centroid", "to the centroid, the documented definition"}})
                   .titled("GYRATE rule")
                   .with_default("fragstats"),
-              text("core-areas", "disjunct core areas, which NCORE, CORE, CAI and the class/landscape core metrics count")
-                  .one_of_labelled({{"fragstats", "as FRAGSTATS counts them, missing some"},
-                                    {"all", "every 8-connected core area, the documented definition"}})
-                  .with_default("fragstats")},
+              core_areas_parameter()},
              landscape_definition_parameters()),
       {integer("max-classes", "refuse rasters with more classes than this")
            .with_default("1000")
@@ -123,17 +141,7 @@ LandscapeJobOptions landscape_job_options(const ParameterValues& values, const R
   job.tile_height = scan.tile_height;
   job.backend = parse_backend(values.text("backend"));
   job.budget = run_budget(values, context);
-  if (values.spec().find("edge-depth")) job.edge_depth = static_cast<int>(values.integer("edge-depth"));
-  if (values.spec().find("edge-distance") && values.given("edge-distance")) {
-    // A depth left at its default gives way to the distance (a dialog sends
-    // every field it shows); another depth contradicts it.
-    const ParameterSpec* depth = values.spec().find("edge-depth");
-    if (depth && values.given("edge-depth") && depth->default_value &&
-        values.integer("edge-depth") != std::stoll(*depth->default_value))
-      throw Error(ErrorKind::BadInput, values.spelled("edge-depth") + " and " + values.spelled("edge-distance") +
-                                           " exclude each other");
-    job.edge_distance = values.number("edge-distance");
-  }
+  set_edge_depth(values, job);
   return job;
 }
 

@@ -41,6 +41,12 @@ ParameterSpec edge_depth_parameter();
 /// beside edge-depth: landscape_job_options() refuses the two together
 /// unless the depth is its default (which dialogs send).
 ParameterSpec edge_distance_parameter();
+/// core-areas: how disjunct core areas are counted (fragstats, all).
+ParameterSpec core_areas_parameter();
+/// The edge depth of edge-depth and edge-distance, where declared, in a
+/// landscape job's options (edge_depth, edge_distance): both given, the
+/// depth not its default, is lsm::Error(BadInput) ("exclude each other").
+void set_edge_depth(const ParameterValues& values, LandscapeJobOptions& job);
 /// What the tables of a landscape are computed with: metrics, edge-depth,
 /// edge-distance, gyrate, core-areas, background, boundary-edge,
 /// max-richness, max-classes (in that order). `metrics` and the in-memory landscape

@@ -17,6 +17,7 @@
 #include "common_parameters.h"
 #include "error.h"
 #include "gdal_class_raster.h"
+#include "fragstats_core_areas.h"
 #include "geotiff_output.h"
 #include "landscape_parameters.h"
 #include "metric_catalogue.h"
@@ -182,6 +183,9 @@ OperationSpec window_spec() {
               }),
       },
       landscape_definition_parameters()), {
+          edge_depth_parameter(),
+          edge_distance_parameter(),
+          core_areas_parameter(),
           from_patch("band"),
           from_patch("nodata"),
           from_patch("neighbors"),
@@ -224,6 +228,10 @@ WindowJobOptions window_job_options(const ParameterValues& v, const RunContext& 
   job.edge = v.text("window-edge") == "skip" ? WindowEdge::Skip : WindowEdge::Clip;
   job.rule = v.integer("neighbors") == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
   job.memory_limit = run_budget(v, context).memory_bytes;
+  LandscapeJobOptions depth;  // the edge depth as the landscape job takes it: cells, or a distance in them
+  set_edge_depth(v, depth);
+  job.edge_depth = edge_depth_cells(info, depth);
+  job.core_areas = parse_core_area_rule(v.text("core-areas"));
   const bool circle = v.text("window-shape") == "circle";
   if (v.given("window-cells")) {
     const int64_t n = v.integer("window-cells");

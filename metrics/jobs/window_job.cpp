@@ -120,10 +120,11 @@ std::vector<int32_t> class_codes_of(ClassRasterSource& source, const ProgressFn&
 }
 
 // The patch metrics whose distributions (_MN, _AM, _MD, _RA, _SD, _CV)
-// windows compute, in FRAGSTATS' order: the area, edge and shape metrics
-// (CORE needs the edge depth, ENN other patches: not yet).
+// windows compute, in FRAGSTATS' order: the area, edge, shape and core area
+// metrics (ENN, which needs other patches: not yet).
 const std::vector<std::string>& window_distributed_metrics() {
-  static const std::vector<std::string> metrics{"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG"};
+  static const std::vector<std::string> metrics{"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG",
+                                                "CORE", "DCORE", "CAI"};
   return metrics;
 }
 
@@ -174,6 +175,12 @@ class WindowDistributions {
       d.class_code = band.class_code;
       if (band.metric == "PAFRAC") {
         d.pafrac = true;
+      } else if (band.metric.rfind("DCORE_", 0) == 0) {  // the disjunct core areas, not a patch column
+        const auto stat = std::find(stats.begin(), stats.end(), band.metric.substr(6));
+        if (stat == stats.end()) continue;
+        d.dcore = true;
+        d.statistic = static_cast<size_t>(stat - stats.begin());
+        needs_core_ = true;
       } else {
         const size_t u = band.metric.rfind('_');
         if (u == std::string::npos) continue;
@@ -184,6 +191,7 @@ class WindowDistributions {
         d.column = patch_column(base);
         d.statistic = static_cast<size_t>(stat - stats.begin());
         needs_gyrate_ = needs_gyrate_ || base == "GYRATE";
+        needs_core_ = needs_core_ || base == "CORE" || base == "CAI";
         needs_circle_ = needs_circle_ || base == "CIRCLE";
       }
       bands_.push_back(d);
@@ -203,6 +211,8 @@ class WindowDistributions {
   size_t band(size_t i) const { return bands_[i].band; }
   /// Whether the bands need each patch's runs of cells (GYRATE, CIRCLE).
   bool needs_runs() const { return needs_gyrate_ || needs_circle_; }
+  /// Whether the bands need the windows' core areas (CORE, DCORE, CAI).
+  bool needs_core() const { return needs_core_; }
 
   // The values of the bands, in their order, for the window `labeler` has
   // just labeled (with runs where needs_runs()).
@@ -213,6 +223,8 @@ class WindowDistributions {
     shapes_.assign(patches.size(), PatchShape{});
     for (size_t p = 0; p < patches.size(); ++p) {
       shapes_[p].diagonal_pairs = patches[p].diagonal_pairs;
+      shapes_[p].core_cells = patches[p].core_cells;
+      shapes_[p].core_areas = patches[p].core_areas;
       if (!needs_runs()) continue;
       const auto [begin, end] = labeler.runs(p);
       if (needs_gyrate_) {
@@ -234,6 +246,19 @@ class WindowDistributions {
       values_.clear();
       weights_.clear();
       perims_.clear();
+      if (band.dcore) {  // each counted core area (ha), weighted by itself, class by class
+        for (size_t k = 0; k < class_codes_.size(); ++k) {
+          if (band.class_code ? class_codes_[k] != *band.class_code : background_[k]) continue;
+          for (const auto& [p, cells] : labeler.core_area_cells())
+            if (static_cast<size_t>(patches[static_cast<size_t>(p)].class_index) == k) {
+              const double ha = static_cast<double>(cells) * cw_ * ch_ / 10000;
+              values_.push_back(ha);
+              weights_.push_back(ha);
+            }
+        }
+        values[i] = statistic(distribution(values_, weights_), band.statistic);
+        continue;
+      }
       for (size_t p : order_) {
         const WindowPatch& patch = patches[p];
         const size_t k = static_cast<size_t>(patch.class_index);
@@ -261,7 +286,7 @@ class WindowDistributions {
   struct Band {
     size_t band = 0;
     std::optional<int32_t> class_code;  // none: the landscape's patches (background left out)
-    bool pafrac = false;
+    bool pafrac = false, dcore = false;
     size_t column = 0, statistic = 0;
   };
 
@@ -304,7 +329,7 @@ class WindowDistributions {
   double cw_, ch_;
   CellGeometry geometry_;
   int fixed_exponent_ = 0;
-  bool needs_gyrate_ = false, needs_circle_ = false;
+  bool needs_gyrate_ = false, needs_circle_ = false, needs_core_ = false;
   std::vector<PatchShape> shapes_;
   std::vector<CellRun> runs_;
   size_t area_ = 0, perim_ = 0;  // patch columns
@@ -398,6 +423,8 @@ class WindowMetrics {
       s.sp = p.sp;
       s.spa = p.spa;
       s.sa2 = p.sa2;
+      s.core_ha = static_cast<double>(p.core_cells) * cw_ * ch_ / 10000;
+      s.ncore = static_cast<double>(p.core_areas);
     }
     // One context, refilled window after window (its vectors keep their memory).
     families::LevelContext& level = level_;
@@ -469,7 +496,7 @@ class WindowMetrics {
 
   void find_class_families(const families::LevelContext& level) {
     std::set<std::string> found;
-    for (auto add : {&families::add_class_area_edge, &families::add_class_aggregation}) {
+    for (auto add : {&families::add_class_area_edge, &families::add_class_core_area, &families::add_class_aggregation}) {
       families::RowBuilder names;
       add(names, level, level.classes.front());
       ClassFamily family{add, {}};
@@ -488,7 +515,7 @@ class WindowMetrics {
 
   void find_land_families(const families::LevelContext& level) {
     std::set<std::string> found;
-    for (auto add : {&families::add_landscape_area_edge, &families::add_landscape_aggregation,
+    for (auto add : {&families::add_landscape_area_edge, &families::add_landscape_core_area, &families::add_landscape_aggregation,
                      &families::add_landscape_diversity, &families::add_landscape_ai,
                      &families::add_landscape_information}) {
       families::RowBuilder names;
@@ -649,13 +676,14 @@ std::vector<std::string> with_distributions(std::vector<std::string> metrics) {
 
 const std::vector<std::string>& window_class_metrics() {
   static const std::vector<std::string> metrics = with_distributions(
-      {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "CLUMPY", "PLADJ", "IJI", "COHESION", "DIVISION", "MESH",
-       "SPLIT", "AI", "NLSI"});
+      {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "TCA", "CPLAND", "NDCA", "DCAD", "CLUMPY", "PLADJ", "IJI",
+       "COHESION", "DIVISION", "MESH", "SPLIT", "AI", "NLSI"});
   return metrics;
 }
 
 bool window_metric_needs_patches(const std::string& metric) {
-  static const std::set<std::string> patch_based{"NP", "PD", "LPI", "COHESION", "DIVISION", "MESH", "SPLIT", "PAFRAC"};
+  static const std::set<std::string> patch_based{"NP",   "PD",     "LPI",  "COHESION", "DIVISION", "MESH",
+                                                 "SPLIT", "PAFRAC", "TCA", "CPLAND",   "NDCA",     "DCAD"};
   if (patch_based.count(metric) > 0) return true;
   const size_t u = metric.rfind('_');
   const auto& distributed = window_distributed_metrics();
@@ -665,7 +693,8 @@ bool window_metric_needs_patches(const std::string& metric) {
 
 const std::vector<std::string>& window_landscape_metrics() {
   static const std::vector<std::string> metrics = with_distributions(
-      {"TA", "NP", "PD", "LPI", "TE", "ED", "LSI", "CONTAG", "PLADJ", "IJI", "COHESION", "DIVISION", "MESH", "SPLIT",
+      {"TA", "NP", "PD", "LPI", "TE", "ED", "LSI", "TCA", "NDCA", "DCAD", "CONTAG", "PLADJ", "IJI", "COHESION",
+       "DIVISION", "MESH", "SPLIT",
        "PR", "PRD", "RPR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI", "AI", "ENT", "CONDENT", "JOINENT",
        "MUTINF", "RELMUTINF"});
   return metrics;
@@ -702,6 +731,7 @@ WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>&
   for (const std::string& m : options.landscape_metrics) check_window_metric(m, kLandscapeLevel);
   if (!(options.boundary_edge >= 0 && options.boundary_edge <= 1))
     throw Error(ErrorKind::BadInput, "boundary edge proportion must be between 0 and 1");
+  if (options.edge_depth < 1) throw Error(ErrorKind::BadInput, "the edge depth must be at least 1 cell");
   if (raster.geodesic)
     throw Error(ErrorKind::BadInput, "moving windows on a geographic raster (cells in degrees) are not supported yet: "
                                      "reproject it to a projected CRS (gdalwarp -t_srs)");
@@ -790,6 +820,11 @@ void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options,
   const int threads = std::max(1, omp_get_max_threads());
   std::vector<WindowPatchLabeler> labelers(needs_patches ? static_cast<size_t>(threads) : 0);
   if (n_distribution > 0) distributions.assign(static_cast<size_t>(threads), from_patches);
+  // The core areas, where a band reads them.
+  bool needs_core = from_patches.needs_core();
+  for (const WindowBand& b : plan.bands)
+    needs_core = needs_core || b.metric == "TCA" || b.metric == "CPLAND" || b.metric == "NDCA" || b.metric == "DCAD";
+  const WindowCoreRule core_rule{needs_core ? options.edge_depth : 0, options.core_areas};
   std::vector<std::vector<int32_t>> grids(labelers.size());
   const int64_t grid_rows = 2 * reach + 1, grid_columns = 2 * half + 1;
   for (int64_t y = first_row; y < first_row + rows; ++y) {
@@ -808,7 +843,7 @@ void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options,
             std::copy(from - h, from + h + 1, grid.begin() + (i * grid_columns + half - h));
           }
         row_patches[static_cast<size_t>(x)] =
-            labelers[t].label(grid, grid_rows, grid_columns, options.rule, from_patches.needs_runs());
+            labelers[t].label(grid, grid_rows, grid_columns, options.rule, from_patches.needs_runs(), core_rule);
         if (n_distribution > 0)
           distributions[t].compute(labelers[t], &distribution_row[static_cast<size_t>(x) * n_distribution]);
       }

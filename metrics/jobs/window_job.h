@@ -16,18 +16,19 @@
 // adjacencies between classes, kept as the window slides — and, for NP, PD,
 // LPI, COHESION, DIVISION, MESH and SPLIT, from the window's patches
 // (window_patches.h), through the families' formulas
-// (metrics/fragstats/families); the AREA, GYRATE, SHAPE, FRAC, PARA, CIRCLE
-// and CONTIG distributions (AREA_MN ... CONTIG_CV) and PAFRAC from the
-// window's patches through the patch table's formulas (patch_columns.h).
-// Every value equals `lsm metrics` on the window cut out as its own
-// landscape (docs/WINDOW.md). Core and isolation metrics are refused with a
-// message that says so.
+// (metrics/fragstats/families), with TCA, CPLAND, NDCA and DCAD from the
+// window's core areas; the AREA ... CONTIG, CORE, DCORE and CAI
+// distributions and PAFRAC from the window's patches through the patch
+// table's formulas (patch_columns.h). Every value equals `lsm metrics` on the
+// window cut out as its own landscape (docs/WINDOW.md). ENN is refused with
+// a message that says so.
 #include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "fragstats_core_areas.h"
 #include "patch_stats.h"
 #include "progress.h"
 #include "raster.h"
@@ -75,6 +76,10 @@ struct WindowJobOptions {
   std::set<int32_t> background;     ///< FRAGSTATS background classes (as in LandscapeJobOptions)
   double boundary_edge = 0;         ///< share (0..1) of boundary and background edge counted in TE/ED
   std::optional<int> max_richness;  ///< for RPR; none: RPR undefined
+  /// The core metrics' edge depth (cells, >= 1) and how disjunct core areas
+  /// are counted, as the landscape job takes them (core_area.h).
+  int edge_depth = 1;
+  CoreAreaRule core_areas = CoreAreaRule::Fragstats;
   /// Memory the job may hold (bytes): the band of rows and the counts.
   uint64_t memory_limit = uint64_t(1) << 30;
 };

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+
+#include "cell_neighbourhood.h"
 
 namespace lsm {
 
@@ -14,7 +17,8 @@ int32_t WindowPatchLabeler::find(int32_t i) {
 }
 
 const std::vector<WindowClassPatches>& WindowPatchLabeler::label(const std::vector<int32_t>& cells, int64_t rows,
-                                                                 int64_t columns, NeighbourRule rule, bool with_runs) {
+                                                                 int64_t columns, NeighbourRule rule, bool with_runs,
+                                                                 const WindowCoreRule& core) {
   const size_t n = static_cast<size_t>(rows * columns);
   parent_.resize(n);
   for (size_t i = 0; i < n; ++i) parent_[i] = static_cast<int32_t>(i);
@@ -100,6 +104,7 @@ const std::vector<WindowClassPatches>& WindowPatchLabeler::label(const std::vect
     next.assign(run_offsets_.begin(), run_offsets_.end() - 1);
     for (const auto& [p, run] : raster_runs_) run_cells_[next[static_cast<size_t>(p)]++] = run;
   }
+  if (core.depth > 0) count_core_areas(cells, rows, columns, core);
   // Each class's sums, its patches added in patch order.
   by_class_.clear();
   for (const WindowPatch& patch : patches_) {
@@ -117,11 +122,108 @@ const std::vector<WindowClassPatches>& WindowPatchLabeler::label(const std::vect
     s.sp += perim;
     s.spa += perim * std::sqrt(size);
     s.sa2 += size * size;
+    s.core_cells += patch.core_cells;
+    s.core_areas += patch.core_areas;
   }
   for (const WindowClassPatches& s : by_class_) slot_[static_cast<size_t>(s.class_index)] = -1;
   std::sort(by_class_.begin(), by_class_.end(),
             [](const WindowClassPatches& a, const WindowClassPatches& b) { return a.class_index < b.class_index; });
   return by_class_;
+}
+
+void WindowPatchLabeler::count_core_areas(const std::vector<int32_t>& cells, int64_t rows, int64_t columns,
+                                          const WindowCoreRule& core) {
+  const size_t n = static_cast<size_t>(rows * columns);
+  // Each cell's patch (-1 outside the window or the landscape).
+  core_parent_.assign(n, -1);
+  std::vector<int32_t>& patch_of = core_parent_;
+  for (size_t i = 0; i < n; ++i)
+    if (cells[i] >= 0) patch_of[i] = order_[static_cast<size_t>(find(static_cast<int32_t>(i)))];
+  // Core cells: the edge-depth disc around the cell inside the window and its patch.
+  const std::vector<int32_t> reach = edge_depth_reach(core.depth);
+  const int64_t depth = core.depth;
+  core_.assign(n, 0);
+  for (int64_t r = depth; r + depth < rows; ++r)
+    for (int64_t c = 0; c < columns; ++c) {
+      const size_t i = static_cast<size_t>(r * columns + c);
+      const int32_t p = patch_of[i];
+      if (p < 0) continue;
+      bool is_core = true;
+      for (int64_t dy = -depth; dy <= depth && is_core; ++dy) {
+        const int64_t h = reach[static_cast<size_t>(std::abs(dy))];
+        if (c - h < 0 || c + h >= columns) {
+          is_core = false;
+          break;
+        }
+        const int32_t* row = &patch_of[static_cast<size_t>((r + dy) * columns)];
+        for (int64_t dx = -h; dx <= h; ++dx)
+          if (row[c + dx] != p) {
+            is_core = false;
+            break;
+          }
+      }
+      core_[i] = is_core;
+    }
+  core_area_cells_.clear();
+  const auto count = [&](int32_t p, uint64_t area_cells) {
+    core_area_cells_.push_back({p, area_cells});
+    patches_[static_cast<size_t>(p)].core_cells += area_cells;
+    ++patches_[static_cast<size_t>(p)].core_areas;
+  };
+  if (core.rule == CoreAreaRule::Fragstats) {
+    // Each patch's core runs in raster order, through FRAGSTATS' scan.
+    core_runs_by_patch_.resize(patches_.size());
+    for (std::vector<CellRun>& runs : core_runs_by_patch_) runs.clear();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < columns;) {
+        const size_t i = static_cast<size_t>(r * columns + c);
+        if (!core_[i]) {
+          ++c;
+          continue;
+        }
+        int64_t end = c;
+        while (end + 1 < columns && core_[i + static_cast<size_t>(end + 1 - c)] &&
+               patch_of[i + static_cast<size_t>(end + 1 - c)] == patch_of[i])
+          ++end;
+        core_runs_by_patch_[static_cast<size_t>(patch_of[i])].push_back(
+            CellRun{static_cast<int32_t>(r), static_cast<int32_t>(c), static_cast<int32_t>(end)});
+        c = end + 1;
+      }
+    for (size_t p = 0; p < patches_.size(); ++p)
+      if (!core_runs_by_patch_[p].empty())
+        for (const CountedCoreArea& a : fragstats_core_areas(core_runs_by_patch_[p], nullptr))
+          count(static_cast<int32_t>(p), a.cells);
+    return;
+  }
+  // Every 8-connected component of core cells is a core area (it lies in one
+  // patch: two core cells that touch share their patch's neighbours).
+  std::vector<int32_t> parent(n, -1);
+  const auto root = [&parent](int32_t i) {
+    while (parent[static_cast<size_t>(i)] != i) i = parent[static_cast<size_t>(i)] = parent[static_cast<size_t>(parent[static_cast<size_t>(i)])];
+    return i;
+  };
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < columns; ++c) {
+      const size_t i = static_cast<size_t>(r * columns + c);
+      if (!core_[i]) continue;
+      parent[i] = static_cast<int32_t>(i);
+      const auto join = [&](int64_t rr, int64_t cc) {
+        if (rr < 0 || cc < 0 || cc >= columns) return;
+        const size_t j = static_cast<size_t>(rr * columns + cc);
+        if (!core_[j]) return;
+        const int32_t a = root(static_cast<int32_t>(i)), b = root(static_cast<int32_t>(j));
+        if (a != b) parent[static_cast<size_t>(std::max(a, b))] = std::min(a, b);
+      };
+      join(r, c - 1);
+      join(r - 1, c - 1);
+      join(r - 1, c);
+      join(r - 1, c + 1);
+    }
+  std::vector<uint64_t> size(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (core_[i]) ++size[static_cast<size_t>(root(static_cast<int32_t>(i)))];
+  for (size_t i = 0; i < n; ++i)  // areas in the order of their first cell
+    if (core_[i] && root(static_cast<int32_t>(i)) == static_cast<int32_t>(i)) count(patch_of[i], size[i]);
 }
 
 }  // namespace lsm

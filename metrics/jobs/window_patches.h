@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "fragstats_core_areas.h"
 #include "open_patch_runs.h"
 #include "patch_stats.h"
 
@@ -23,6 +24,18 @@ struct WindowClassPatches {
   double sp = 0;             ///< sum of perimeters (cell sides)
   double spa = 0;            ///< sum of perimeter x sqrt(cells)
   double sa2 = 0;            ///< sum of squared sizes (cells^2)
+  uint64_t core_cells = 0;   ///< core cells its patches' counted core areas hold (with a core depth)
+  uint64_t core_areas = 0;   ///< disjunct core areas counted
+};
+
+/// How a window's core areas are found (FRAGSTATS 4.2, "Core area
+/// metrics"), as the landscape job finds them: the core cells farther than
+/// `depth` cells from the patch's edge (core_area.h: every cell whose centre
+/// lies within `depth` of the cell's is of its patch and inside the window),
+/// and the disjunct core areas counted by `rule` (fragstats_core_areas.h).
+struct WindowCoreRule {
+  int depth = 0;  ///< 0: no core areas
+  CoreAreaRule rule = CoreAreaRule::Fragstats;
 };
 
 /// One patch of a window, in first-cell order: what the patch table's
@@ -32,6 +45,8 @@ struct WindowPatch {
   uint64_t cells = 0;
   uint64_t perim_h = 0, perim_v = 0;  ///< top/bottom and left/right sides not shared with the patch
   uint64_t diagonal_pairs = 0;        ///< corner-touching cell pairs of the patch, each once
+  uint64_t core_cells = 0;            ///< cells of its counted core areas
+  uint64_t core_areas = 0;            ///< its counted disjunct core areas (NCORE)
 };
 
 /// Labels windows; keeps its scratch between calls (one per thread).
@@ -41,8 +56,11 @@ class WindowPatchLabeler {
   /// -1 for cells outside the window or the landscape. Returns the sums of
   /// every class with a patch, ascending class index.
   /// With `with_runs`, each patch's runs of cells are kept too (runs()).
+  /// With a core rule's depth, each patch's core areas are counted too
+  /// (core_area_cells()).
   const std::vector<WindowClassPatches>& label(const std::vector<int32_t>& cells, int64_t rows, int64_t columns,
-                                               NeighbourRule rule, bool with_runs = false);
+                                               NeighbourRule rule, bool with_runs = false,
+                                               const WindowCoreRule& core = {});
   /// The patches of the last label() call, in first-cell order.
   const std::vector<WindowPatch>& patches() const { return patches_; }
   /// Patch p's runs of cells (row, first and last column in the window), in
@@ -50,6 +68,10 @@ class WindowPatchLabeler {
   std::pair<const CellRun*, const CellRun*> runs(size_t p) const {
     return {run_cells_.data() + run_offsets_[p], run_cells_.data() + run_offsets_[p + 1]};
   }
+  /// The cells of each counted core area of the last label() call with a
+  /// core depth, by patch (first-cell order), each patch's in the order its
+  /// rule counts them: (patch, cells).
+  const std::vector<std::pair<int32_t, uint64_t>>& core_area_cells() const { return core_area_cells_; }
 
  private:
   int32_t find(int32_t i);
@@ -60,6 +82,12 @@ class WindowPatchLabeler {
   std::vector<CellRun> run_cells_;                       // by patch, each in raster order
   std::vector<size_t> run_offsets_;                       // patch p's runs: [run_offsets_[p], run_offsets_[p + 1])
   std::vector<size_t> scratch_offsets_;
+  void count_core_areas(const std::vector<int32_t>& cells, int64_t rows, int64_t columns, const WindowCoreRule& core);
+  std::vector<uint8_t> core_;                                   // core cells of the window
+  std::vector<int32_t> core_parent_;                            // union-find of core cells (rule All)
+  std::vector<CellRun> core_runs_;
+  std::vector<std::vector<CellRun>> core_runs_by_patch_;
+  std::vector<std::pair<int32_t, uint64_t>> core_area_cells_;
   std::vector<WindowClassPatches> by_class_;
   std::vector<int32_t> slot_;       // class index -> entry of by_class_ (-1: none)
 };
