@@ -160,9 +160,10 @@ check("the band fields list the input's bands (metrics, label, gradient, hog, fu
 check("the metrics help lists the metrics with their units",
       "SHDI" in metrics_alg.shortHelpString() and "ha" in metrics_alg.shortHelpString())
 window_help = QgsApplication.processingRegistry().algorithmById("lsm:window").shortHelpString()
-check("the moving-window help lists the metrics a window computes, and only those",
+check("the moving-window help lists the metrics a window computes (every class and landscape one), and only those",
       "<b>SHDI</b>" in window_help and "<b>NP</b>" in window_help and "<b>AREA</b>_MN _AM _MD _RA _SD _CV" in window_help
-      and "<b>GYRATE</b>_MN" in window_help and "<b>CORE</b>_MN" in window_help and "<b>ENN</b>" not in window_help,
+      and "<b>GYRATE</b>_MN" in window_help and "<b>CORE</b>_MN" in window_help and "<b>ENN</b>_MN" in window_help
+      and "<b>PERIM</b>" not in window_help and "<b>NCORE</b>" not in window_help,
       window_help[:300])
 
 # The provider's page of the Processing options says where lsm is; a path set

@@ -120,11 +120,11 @@ std::vector<int32_t> class_codes_of(ClassRasterSource& source, const ProgressFn&
 }
 
 // The patch metrics whose distributions (_MN, _AM, _MD, _RA, _SD, _CV)
-// windows compute, in FRAGSTATS' order: the area, edge, shape and core area
-// metrics (ENN, which needs other patches: not yet).
+// windows compute, in FRAGSTATS' order: the area, edge, shape, core area
+// and isolation metrics.
 const std::vector<std::string>& window_distributed_metrics() {
   static const std::vector<std::string> metrics{"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG",
-                                                "CORE", "DCORE", "CAI"};
+                                                "CORE", "DCORE", "CAI", "ENN"};
   return metrics;
 }
 
@@ -191,6 +191,8 @@ class WindowDistributions {
         d.column = patch_column(base);
         d.statistic = static_cast<size_t>(stat - stats.begin());
         needs_gyrate_ = needs_gyrate_ || base == "GYRATE";
+        needs_enn_ = needs_enn_ || base == "ENN";
+        d.skip_nan = base == "ENN";  // a patch alone in its class has none, and is left out (as the landscape job does)
         needs_core_ = needs_core_ || base == "CORE" || base == "CAI";
         needs_circle_ = needs_circle_ || base == "CIRCLE";
       }
@@ -210,7 +212,7 @@ class WindowDistributions {
   /// The plan's band of value i.
   size_t band(size_t i) const { return bands_[i].band; }
   /// Whether the bands need each patch's runs of cells (GYRATE, CIRCLE).
-  bool needs_runs() const { return needs_gyrate_ || needs_circle_; }
+  bool needs_runs() const { return needs_gyrate_ || needs_circle_ || needs_enn_; }
   /// Whether the bands need the windows' core areas (CORE, DCORE, CAI).
   bool needs_core() const { return needs_core_; }
 
@@ -233,6 +235,7 @@ class WindowDistributions {
       }
       if (needs_circle_) shapes_[p].circle_radius_m = window_circle_radius_m(begin, end, geometry_);
     }
+    if (needs_enn_) nearest_neighbours(labeler, patches);
     // Each patch's columns, class by class (ascending class index), each
     // class's patches in first-cell order: the landscape job's replay order.
     order_.resize(patches.size());
@@ -274,9 +277,11 @@ class WindowDistributions {
         in.cell_height = ch_;
         in.size = static_cast<double>(patch.cells);
         in.unit_m2 = cw_ * ch_;
+        const double value = band.pafrac ? 0 : formulas[band.column](in);
+        if (band.skip_nan && std::isnan(value)) continue;
         weights_.push_back(formulas[area_](in));
         if (band.pafrac) perims_.push_back(formulas[perim_](in));
-        else values_.push_back(formulas[band.column](in));
+        else values_.push_back(value);
       }
       values[i] = band.pafrac ? pafrac() : statistic(distribution(values_, weights_), band.statistic);
     }
@@ -286,13 +291,44 @@ class WindowDistributions {
   struct Band {
     size_t band = 0;
     std::optional<int32_t> class_code;  // none: the landscape's patches (background left out)
-    bool pafrac = false, dcore = false;
+    bool pafrac = false, dcore = false, skip_nan = false;
     size_t column = 0, statistic = 0;
   };
 
   static double statistic(const Distribution& d, size_t i) {
     const double v[] = {d.mn, d.am, d.md, d.ra, d.sd, d.cv};
     return v[i];
+  }
+
+  // ENN of every patch: the shortest cell-centre distance from one of its
+  // edge cells to an edge cell of another patch of its class (NaN where its
+  // class has no other patch). Every pair of a class's edge cells: O(E^2)
+  // per class and window, E its edge cells (docs/WINDOW.md).
+  void nearest_neighbours(const WindowPatchLabeler& labeler, const std::vector<WindowPatch>& patches) {
+    for (PatchShape& shape : shapes_) shape.enn_m = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<WindowPatchLabeler::EdgeCell>& edges = labeler.edge_cells();
+    by_class_.clear();
+    for (size_t e = 0; e < edges.size(); ++e) by_class_.push_back(e);
+    std::stable_sort(by_class_.begin(), by_class_.end(), [&](size_t a, size_t b) {
+      return patches[static_cast<size_t>(edges[a].patch)].class_index < patches[static_cast<size_t>(edges[b].patch)].class_index;
+    });
+    for (size_t from = 0; from < by_class_.size();) {
+      const int32_t k = patches[static_cast<size_t>(edges[by_class_[from]].patch)].class_index;
+      size_t to = from;
+      while (to < by_class_.size() && patches[static_cast<size_t>(edges[by_class_[to]].patch)].class_index == k) ++to;
+      for (size_t i = from; i < to; ++i)
+        for (size_t j = i + 1; j < to; ++j) {
+          const auto& a = edges[by_class_[i]];
+          const auto& b = edges[by_class_[j]];
+          if (a.patch == b.patch) continue;
+          const double d = geometry_.distance_m(a.column, a.row, b.column, b.row);
+          double& da = shapes_[static_cast<size_t>(a.patch)].enn_m;
+          double& db = shapes_[static_cast<size_t>(b.patch)].enn_m;
+          if (!(d >= da)) da = d;  // NaN: none yet
+          if (!(d >= db)) db = d;
+        }
+      from = to;
+    }
   }
 
   // PAFRAC as the landscape job computes it: 2 / slope of ln(area m2) on
@@ -329,7 +365,8 @@ class WindowDistributions {
   double cw_, ch_;
   CellGeometry geometry_;
   int fixed_exponent_ = 0;
-  bool needs_gyrate_ = false, needs_circle_ = false, needs_core_ = false;
+  bool needs_gyrate_ = false, needs_circle_ = false, needs_core_ = false, needs_enn_ = false;
+  std::vector<size_t> by_class_;  // edge cells, class by class
   std::vector<PatchShape> shapes_;
   std::vector<CellRun> runs_;
   size_t area_ = 0, perim_ = 0;  // patch columns
@@ -718,6 +755,9 @@ void check_window_metric(const std::string& metric, unsigned bit) {
       for (const std::string& m : computed) list += (list.empty() ? "" : ",") + m;
       return list;
     }() + ")");
+  if (const MissingMetric* missing = find_missing_metric(metric))
+    throw Error(ErrorKind::BadInput, metric + " is a " + missing->from + " metric that lsm does not compute yet" +
+                                         (*missing->needs ? std::string(" (it needs ") + missing->needs + ")" : std::string()));
   const std::string meant = near_match(metric, computed);
   throw Error(ErrorKind::BadInput, "'" + metric + "' is not a " + level + " metric" +
                                        (meant.empty() ? "" : "; did you mean " + meant + "?"));

@@ -17,11 +17,11 @@
 // LPI, COHESION, DIVISION, MESH and SPLIT, from the window's patches
 // (window_patches.h), through the families' formulas
 // (metrics/fragstats/families), with TCA, CPLAND, NDCA and DCAD from the
-// window's core areas; the AREA ... CONTIG, CORE, DCORE and CAI
+// window's core areas; the AREA ... CONTIG, CORE, DCORE, CAI and ENN
 // distributions and PAFRAC from the window's patches through the patch
 // table's formulas (patch_columns.h). Every value equals `lsm metrics` on the
-// window cut out as its own landscape (docs/WINDOW.md). ENN is refused with
-// a message that says so.
+// window cut out as its own landscape (docs/WINDOW.md): every class and
+// landscape metric of the catalogue.
 #include <cstdint>
 #include <optional>
 #include <set>

@@ -103,6 +103,21 @@ const std::vector<WindowClassPatches>& WindowPatchLabeler::label(const std::vect
     std::vector<size_t>& next = scratch_offsets_;
     next.assign(run_offsets_.begin(), run_offsets_.end() - 1);
     for (const auto& [p, run] : raster_runs_) run_cells_[next[static_cast<size_t>(p)]++] = run;
+    // The edge cells (ENN): a 4-neighbour of another patch, outside the
+    // landscape or beyond the window.
+    edge_cells_.clear();
+    const auto patch_at = [&](int64_t r, int64_t c) -> int32_t {
+      if (r < 0 || c < 0 || r >= rows || c >= columns) return -1;
+      const size_t j = static_cast<size_t>(r * columns + c);
+      return cells[j] < 0 ? -1 : order_[static_cast<size_t>(find(static_cast<int32_t>(j)))];
+    };
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < columns; ++c) {
+        const int32_t p = patch_at(r, c);
+        if (p < 0) continue;
+        if (patch_at(r - 1, c) != p || patch_at(r + 1, c) != p || patch_at(r, c - 1) != p || patch_at(r, c + 1) != p)
+          edge_cells_.push_back({p, static_cast<int32_t>(r), static_cast<int32_t>(c)});
+      }
   }
   if (core.depth > 0) count_core_areas(cells, rows, columns, core);
   // Each class's sums, its patches added in patch order.

@@ -68,6 +68,14 @@ class WindowPatchLabeler {
   std::pair<const CellRun*, const CellRun*> runs(size_t p) const {
     return {run_cells_.data() + run_offsets_[p], run_cells_.data() + run_offsets_[p + 1]};
   }
+  /// The cells of the last label() call with runs that have a 4-neighbour
+  /// (in the window or beyond it) outside their patch — every cell that can
+  /// be one end of the shortest distance between two patches (ENN):
+  /// (patch, row, column) in raster order.
+  struct EdgeCell {
+    int32_t patch, row, column;
+  };
+  const std::vector<EdgeCell>& edge_cells() const { return edge_cells_; }
   /// The cells of each counted core area of the last label() call with a
   /// core depth, by patch (first-cell order), each patch's in the order its
   /// rule counts them: (patch, cells).
@@ -82,6 +90,7 @@ class WindowPatchLabeler {
   std::vector<CellRun> run_cells_;                       // by patch, each in raster order
   std::vector<size_t> run_offsets_;                       // patch p's runs: [run_offsets_[p], run_offsets_[p + 1])
   std::vector<size_t> scratch_offsets_;
+  std::vector<EdgeCell> edge_cells_;
   void count_core_areas(const std::vector<int32_t>& cells, int64_t rows, int64_t columns, const WindowCoreRule& core);
   std::vector<uint8_t> core_;                                   // core cells of the window
   std::vector<int32_t> core_parent_;                            // union-find of core cells (rule All)
