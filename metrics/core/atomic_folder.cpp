@@ -18,9 +18,12 @@ AtomicFolder::AtomicFolder(std::string final_folder) : final_(std::move(final_fo
   temp_ = final_ + ".lsm-tmp-" + std::to_string(::getpid());
   std::error_code ec;
   std::filesystem::remove_all(temp_, ec);  // left by a killed run of this same PID
-  if (!std::filesystem::create_directories(temp_, ec) || ec)
-    throw Error(ErrorKind::Io, "cannot create folder '" + final_ + "': " + (ec ? ec.message() : "it exists"));
+  // Registered before it exists, so that a signal while it is made removes it too.
   slot_ = register_temporary_folder(temp_);
+  if (!std::filesystem::create_directories(temp_, ec) || ec) {
+    unregister_temporary_folder(slot_);
+    throw Error(ErrorKind::Io, "cannot create folder '" + final_ + "': " + (ec ? ec.message() : "it exists"));
+  }
 }
 
 AtomicFolder::~AtomicFolder() {

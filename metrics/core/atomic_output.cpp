@@ -44,37 +44,45 @@ void unregister_temporary(int slot) {
   if (slot >= 0) slots[slot].state.store(kFree);
 }
 
-// The files of a temporary folder, then the folder. This runs in signal
-// handlers (the GDAL plugin's), so only system calls: opendir/readdir
-// allocate, and a signal that lands inside malloc then deadlocks on
-// malloc's lock (seen: gdal_translate hung after SIGINT). The entries are
-// read with getdents64 into a static buffer — the process ends next.
-void remove_folder_now(const char* path) {
+// The files of a temporary folder. This runs in signal handlers (the GDAL
+// plugin's), so only system calls: opendir/readdir allocate, and a signal
+// that lands inside malloc then deadlocks on malloc's lock (seen:
+// gdal_translate hung after SIGINT). The entries are read with getdents64
+// into a static buffer — the process ends next.
+void empty_folder_now(const char* path) {
   const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    static char buffer[16384];
-    // Reread from the start until only "." and ".." are left: removing
-    // entries while reading may skip some.
-    for (bool removed = true; removed;) {
-      removed = false;
-      ::lseek(fd, 0, SEEK_SET);
-      for (;;) {
-        const long n = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
-        if (n <= 0) break;
-        for (long at = 0; at < n;) {
-          // struct linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name
-          unsigned short length;
-          std::memcpy(&length, buffer + at + 16, sizeof length);
-          const char* name = buffer + at + 19;
-          if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0 && ::unlinkat(fd, name, 0) == 0)
-            removed = true;
-          at += length;
-        }
+  if (fd < 0) return;
+  static char buffer[16384];
+  // Reread from the start until only "." and ".." are left: removing
+  // entries while reading may skip some.
+  for (bool removed = true; removed;) {
+    removed = false;
+    ::lseek(fd, 0, SEEK_SET);
+    for (;;) {
+      const long n = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+      if (n <= 0) break;
+      for (long at = 0; at < n;) {
+        // struct linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name
+        unsigned short length;
+        std::memcpy(&length, buffer + at + 16, sizeof length);
+        const char* name = buffer + at + 19;
+        if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0 && ::unlinkat(fd, name, 0) == 0)
+          removed = true;
+        at += length;
       }
     }
-    ::close(fd);
   }
-  ::rmdir(path);
+  ::close(fd);
+}
+
+// The folder and its files. Other threads of the run may still write into
+// it while a signal handler empties it: a file made after the scan keeps
+// rmdir from succeeding, so it scans again, a bounded number of times.
+void remove_folder_now(const char* path) {
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    empty_folder_now(path);
+    if (::rmdir(path) == 0 || errno != ENOTEMPTY) return;
+  }
 }
 
 }  // namespace
