@@ -114,7 +114,9 @@ InputSources::InputSources(const DataRoots& roots, std::vector<std::string> remo
 
 void InputSources::write_inline_values(const ops::OperationSpec& spec, Json& body, const std::string& job_folder) const {
   if (!body.is_object() || !body.contains("inputs") || !body["inputs"].is_object()) return;
-  for (auto& [name, value] : body["inputs"].items()) {
+  for (auto& input : body["inputs"].items()) {
+    const std::string name = input.key();  // a named copy: lambdas may not capture structured bindings (C++17)
+    Json& value = input.value();
     const ops::ParameterSpec* p = spec.find_spelled(name);
     if (!p || !p->is_input()) continue;  // values, and inputs read_execute_request() refuses
     int count = 0;
