@@ -4,7 +4,10 @@
 // nodata, background, both window shapes, both edge rules and a boundary
 // edge share; a hand grid with values worked out by hand; the window
 // shapes; bad options.
+#include <omp.h>
+
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "error.h"
@@ -40,6 +43,103 @@ TEST(WindowJob, EveryValueEqualsTheWindowCutOutAsItsOwnLandscape) {
     o.edge = trial % 3 == 1 ? WindowEdge::Skip : WindowEdge::Clip;
     o.rule = trial % 2 ? NeighbourRule::Four : NeighbourRule::Eight;
     expect_equal_to_cut_out_windows(cells, width, height, 30, o, "trial " + std::to_string(trial));
+  }
+}
+
+// Rows are computed a block at a time, the block's rows shared among
+// threads: the values are the same bits with one thread or several, with
+// blocks of one row (a memory limit that allows no more) or many, and when
+// the rows are asked for strip by strip (the GDAL driver's way).
+TEST(WindowJob, ValuesDoNotDependOnThreadsBlocksOrStrips) {
+  std::mt19937 rng(4848);
+  const int64_t width = 31, height = 29;
+  std::vector<int32_t> cells(static_cast<size_t>(width * height));
+  std::uniform_int_distribution<int> pick(1, 5), percent(0, 99);
+  for (int64_t i = 0; i < width * height; ++i) {
+    cells[static_cast<size_t>(i)] = percent(rng) < 60 && i % width > 0 ? cells[static_cast<size_t>(i - 1)] : pick(rng);
+    if (percent(rng) < 4) cells[static_cast<size_t>(i)] = kNoClass;
+  }
+  MemoryClassRaster raster(width, height, cells);
+  WindowJobOptions o = every_metric();
+  o.shape = circular_window(3 * 30, 30, 30);
+  const auto bits = [](const KeptRows& kept) {
+    std::vector<uint64_t> out;
+    for (const std::vector<double>& row : kept.rows)
+      for (double v : row) {
+        uint64_t b = 0;
+        std::memcpy(&b, &v, sizeof b);
+        out.push_back(std::isnan(v) ? 1 : b);
+      }
+    return out;
+  };
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const KeptRows one = run(raster, o);
+  omp_set_num_threads(4);
+  const KeptRows four = run(raster, o);
+  const WindowPlan plan = plan_window_job(raster, o);
+  WindowJobOptions single_rows = o;
+  // Room for the band of rows and one row of values, not for two.
+  single_rows.memory_limit = static_cast<uint64_t>(1.5 * static_cast<double>(width) * static_cast<double>(plan.bands.size()) * 8) + 20000;
+  const KeptRows blocks_of_one = run(raster, single_rows);
+  KeptRows strips;
+  strips.width = width;
+  strips.begin(plan);
+  for (int64_t y = 0; y < height; y += 7) run_window_rows(raster, o, plan, y, std::min<int64_t>(7, height - y), strips);
+  omp_set_num_threads(threads);
+  ASSERT_EQ(one.rows.size(), static_cast<size_t>(height));
+  EXPECT_TRUE(bits(one) == bits(four)) << "4 threads differ from 1";
+  EXPECT_TRUE(bits(one) == bits(blocks_of_one)) << "blocks of one row differ";
+  EXPECT_TRUE(bits(one) == bits(strips)) << "strips of 7 rows differ";
+}
+
+// NP, PD, LPI, DIVISION, MESH and SPLIT alone in a square window come from
+// merged column ranges, not from labeling each window
+// (window_range_patches.h): every value equals the cut-out window's, and the
+// same bits as when a band that needs the labeler (COHESION) runs beside
+// them — windows wider than the raster's blocks of columns, patches that
+// wind across range seams (both neighbour rules), background, nodata, both
+// edge rules.
+TEST(WindowJob, PatchCountsByColumnRangesEqualTheCutOutWindowsAndTheLabeler) {
+  std::mt19937 rng(4852);
+  std::uniform_int_distribution<int> pick(1, 3), percent(0, 99);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int64_t width = 17 + trial, height = 12;
+    std::vector<int32_t> cells(static_cast<size_t>(width * height));
+    for (int64_t i = 0; i < width * height; ++i) {
+      const int64_t x = i % width;
+      // Few classes, clumped along rows and columns, diagonals common: patches snake across columns.
+      cells[static_cast<size_t>(i)] = percent(rng) < 35 && x > 0 ? cells[static_cast<size_t>(i - 1)]
+                                      : percent(rng) < 35 && i > width && x > 0
+                                          ? cells[static_cast<size_t>(i - width - 1)]
+                                          : pick(rng);
+      if (percent(rng) < 5) cells[static_cast<size_t>(i)] = kNoClass;
+    }
+    WindowJobOptions o;
+    o.class_metrics = {"NP", "PD", "LPI", "DIVISION", "MESH", "SPLIT"};
+    o.landscape_metrics = o.class_metrics;
+    o.shape = square_window(1 + trial % 3 * 2);  // 3 x 3, 7 x 7, 11 x 11
+    o.rule = trial % 2 ? NeighbourRule::Four : NeighbourRule::Eight;
+    o.edge = trial == 4 ? WindowEdge::Skip : WindowEdge::Clip;
+    if (trial == 3) o.background = {3};
+    const std::string what = "range trial " + std::to_string(trial);
+    expect_equal_to_cut_out_windows(cells, width, height, 10, o, what);
+    MemoryClassRaster raster(width, height, cells, 10, 10);
+    WindowPlan plan;
+    const KeptRows ranges = run(raster, o, &plan);
+    WindowJobOptions labeled = o;
+    labeled.landscape_metrics.push_back("COHESION");
+    const KeptRows labeler = run(raster, labeled);
+    size_t compared = 0;
+    for (int64_t y = 0; y < height; ++y)
+      for (int64_t x = 0; x < width; ++x)
+        for (size_t b = 0; b < plan.bands.size(); ++b) {
+          const double a = ranges.at(x, y, b), l = labeler.at(x, y, b);
+          EXPECT_TRUE((std::isnan(a) && std::isnan(l)) || a == l)
+              << what << " " << plan.bands[b].description() << " at " << x << "," << y << ": " << a << " vs " << l;
+          compared += std::isfinite(a) ? 1 : 0;
+        }
+    EXPECT_GT(compared, static_cast<size_t>(width * height));
   }
 }
 

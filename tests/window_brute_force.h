@@ -47,10 +47,15 @@ inline KeptRows run(MemoryClassRaster& raster, const WindowJobOptions& o, Window
 // The landscape job's value of band `band` for the landscape `cells`.
 inline double reference_value(const MetricTable& cls, const MetricTable& land, const WindowBand& band) {
   const MetricTable& table = band.class_code ? cls : land;
+  // A window of background and nodata alone has no class row (and its
+  // class table no columns): the class is absent, as below.
+  const bool has_row = std::any_of(table.rows.begin(), table.rows.end(), [&](const MetricTable::Row& row) {
+    return !band.class_code || row.type == *band.class_code;
+  });
   size_t column = table.columns.size();
   for (size_t c = 0; c < table.columns.size(); ++c)
     if (table.columns[c] == band.metric) column = c;
-  if (column == table.columns.size()) {
+  if (column == table.columns.size() && has_row) {
     ADD_FAILURE() << "no column " << band.metric;
     return 0;
   }

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "error.h"
@@ -17,6 +19,7 @@
 #include "near_match.h"
 #include "patch_columns.h"
 #include "window_patches.h"
+#include "window_range_patches.h"
 
 namespace lsm {
 
@@ -52,33 +55,33 @@ struct WindowCounts {
   }
 };
 
-// The band of rows a focal row's windows cover, as class indices, with
-// `pad` columns of kOutside on each side and kOutside rows beyond the
-// raster's top and bottom: every window reads it without bounds checks.
+// The band of rows a block of focal rows' windows cover, as class indices,
+// with `pad` columns of kOutside on each side and kOutside rows beyond the
+// raster's top and bottom: every window reads it without bounds checks. Its
+// rows are a ring of `capacity` slots, so consecutive blocks read each row
+// once.
 class RowBand {
  public:
-  RowBand(ClassRasterSource& source, const std::vector<int32_t>& codes, int64_t reach, int64_t pad)
+  RowBand(ClassRasterSource& source, const std::vector<int32_t>& codes, int64_t capacity, int64_t pad)
       : source_(source), codes_(codes), width_(source.info().width), height_(source.info().height),
-        reach_(reach), pad_(pad), stride_(width_ + 2 * pad),
-        rows_(static_cast<size_t>(2 * reach + 1) * static_cast<size_t>(stride_), kOutside), read_(width_) {}
+        capacity_(capacity), pad_(pad), stride_(width_ + 2 * pad),
+        rows_(static_cast<size_t>(capacity) * static_cast<size_t>(stride_), kOutside), read_(width_) {}
 
-  // Makes the band hold rows y - reach ... y + reach: one row read after
-  // row y - 1, all of them otherwise (the first row of a range).
-  void centre_on(int64_t y) {
-    const int64_t first_needed = centre_ && *centre_ + 1 == y ? y + reach_ : y - reach_;
-    for (int64_t r = first_needed; r <= y + reach_; ++r) load(r);
-    centre_ = y;
+  // Makes the band hold rows [first, last] (last - first < capacity),
+  // reading only those it does not hold yet. Not thread-safe: called
+  // between blocks.
+  void hold(int64_t first, int64_t last) {
+    for (int64_t r = first; r <= last; ++r)
+      if (!(held_ && r >= held_->first && r <= held_->second)) load(r);
+    held_ = {first, last};
   }
-  // Class index of cell (x, y'), for x in [-pad, width + pad) and y' within the band.
+  // Class index of cell (x, y), for x in [-pad, width + pad) and y held.
   int32_t at(int64_t x, int64_t y) const { return row(y)[x]; }
-  // Row y' of the band, indexed by x in [-pad, width + pad).
+  // Row y of the band (held), indexed by x in [-pad, width + pad).
   const int32_t* row(int64_t y) const { return &rows_[slot(y) * static_cast<size_t>(stride_) + static_cast<size_t>(pad_)]; }
 
  private:
-  size_t slot(int64_t y) const {
-    const int64_t n = 2 * reach_ + 1;
-    return static_cast<size_t>(((y % n) + n) % n);
-  }
+  size_t slot(int64_t y) const { return static_cast<size_t>(((y % capacity_) + capacity_) % capacity_); }
   void load(int64_t y) {
     int32_t* row = &rows_[slot(y) * static_cast<size_t>(stride_)];
     std::fill(row, row + stride_, kOutside);
@@ -93,8 +96,8 @@ class RowBand {
 
   ClassRasterSource& source_;
   const std::vector<int32_t>& codes_;
-  int64_t width_, height_, reach_, pad_, stride_;
-  std::optional<int64_t> centre_;  // the row the band holds the windows of
+  int64_t width_, height_, capacity_, pad_, stride_;
+  std::optional<std::pair<int64_t, int64_t>> held_;  // the rows the band holds
   std::vector<int32_t> rows_;
   std::vector<int32_t> read_;
 };
@@ -831,79 +834,144 @@ WindowPlan run_window_job(ClassRasterSource& source, const WindowJobOptions& opt
   return plan;
 }
 
+namespace {
+
+// One thread's share of a block of focal rows: whole rows, each with its own
+// sliding counts, labeler and scratch (rows are independent given the band).
+class WindowRowWorker {
+ public:
+  WindowRowWorker(const WindowJobOptions& options, const WindowPlan& plan, const RowBand& band,
+                  const WindowDistributions& from_patches, double cw, double ch)
+      : options_(options), band_(band), counts_(plan.class_codes.size()), slider_(options.shape, band, counts_),
+        metrics_(plan, options, cw, ch), distributions_(from_patches), n_bands_(plan.bands.size()),
+        distribution_values_(from_patches.size()) {
+    for (const WindowBand& b : plan.bands) needs_patches_ = needs_patches_ || window_metric_needs_patches(b.metric);
+    // The core areas, where a band reads them.
+    bool needs_core = from_patches.needs_core();
+    for (const WindowBand& b : plan.bands)
+      needs_core = needs_core || b.metric == "TCA" || b.metric == "CPLAND" || b.metric == "NDCA" || b.metric == "DCAD";
+    core_rule_ = WindowCoreRule{needs_core ? options.edge_depth : 0, options.core_areas};
+    // NP, PD, LPI, DIVISION, MESH and SPLIT read only each class's patch
+    // count, largest patch and squared sizes: in a rectangular window these
+    // come from merged column ranges (window_range_patches.h), without
+    // labeling each window; the other patch bands need the labeler.
+    bool needs_labeler = !distributions_.empty() || needs_core;
+    for (const WindowBand& b : plan.bands) needs_labeler = needs_labeler || b.metric == "COHESION";
+    const std::vector<int64_t>& halves = options.shape.half_widths;
+    const bool rectangle = halves.front() >= 0 && std::all_of(halves.begin(), halves.end(),
+                                                              [&](int64_t h) { return h == halves.front(); });
+    by_ranges_ = needs_patches_ && !needs_labeler && rectangle;
+  }
+
+  // Row y's values (width x bands, cell-interleaved) into `out`; the band
+  // holds the rows its windows cover.
+  void row(int64_t y, int64_t width, int64_t height, double* out) {
+    const WindowShape& shape = options_.shape;
+    const int64_t reach = shape.reach(), half = shape.half_width();
+    const int64_t grid_rows = 2 * reach + 1, grid_columns = 2 * half + 1;
+    const bool rows_inside = y - reach >= 0 && y + reach < height;
+    slider_.start_row(y);
+    if (by_ranges_) {
+      window_rows_.resize(static_cast<size_t>(grid_rows));
+      for (int64_t i = 0; i < grid_rows; ++i) window_rows_[static_cast<size_t>(i)] = band_.row(y + i - reach);
+      ranges_.start_row(window_rows_, grid_columns, options_.rule);
+    }
+    for (int64_t x = 0; x < width; ++x) {
+      if (x > 0) slider_.step(x - 1);
+      double* values = out + static_cast<size_t>(x) * n_bands_;
+      const bool whole = rows_inside && x - half >= 0 && x + half < width;
+      if (band_.at(x, y) == kOutside || (options_.edge == WindowEdge::Skip && !whole)) {
+        std::fill(values, values + n_bands_, std::numeric_limits<double>::quiet_NaN());
+        continue;
+      }
+      if (!needs_patches_ || by_ranges_) {
+        metrics_.compute(counts_, by_ranges_ ? ranges_.at(x) : no_patches_, values);
+        continue;
+      }
+      grid_.assign(static_cast<size_t>(grid_rows * grid_columns), kOutside);
+      for (int64_t i = 0; i < grid_rows; ++i) {
+        const int64_t h = shape.half_widths[static_cast<size_t>(i)];
+        if (h < 0) continue;
+        const int32_t* from = band_.row(y + i - reach) + x;
+        std::copy(from - h, from + h + 1, grid_.begin() + (i * grid_columns + half - h));
+      }
+      const std::vector<WindowClassPatches>& patches =
+          labeler_.label(grid_, grid_rows, grid_columns, options_.rule, distributions_.needs_runs(), core_rule_);
+      if (!distributions_.empty()) distributions_.compute(labeler_, distribution_values_.data());
+      metrics_.compute(counts_, patches, values);
+      for (size_t i = 0; i < distribution_values_.size(); ++i) values[distributions_.band(i)] = distribution_values_[i];
+    }
+  }
+
+ private:
+  const WindowJobOptions& options_;
+  const RowBand& band_;
+  WindowCounts counts_;
+  WindowSlider slider_;
+  WindowMetrics metrics_;
+  WindowPatchLabeler labeler_;
+  WindowRangePatches ranges_;
+  std::vector<const int32_t*> window_rows_;
+  WindowDistributions distributions_;
+  size_t n_bands_;
+  bool needs_patches_ = false, by_ranges_ = false;
+  WindowCoreRule core_rule_;
+  std::vector<int32_t> grid_;
+  std::vector<double> distribution_values_;
+  const std::vector<WindowClassPatches> no_patches_;
+};
+
+// Focal rows per block: enough for every thread to take rows of its own, as
+// many as the memory limit allows beside the band's reach (at least one).
+int64_t rows_per_block(const WindowJobOptions& options, const WindowPlan& plan, int64_t width, int64_t rows, int threads) {
+  const WindowShape& shape = options.shape;
+  const double stride_bytes = static_cast<double>(width + 2 * shape.half_width() + 2) * 4;
+  const double k = static_cast<double>(plan.class_codes.size());
+  const double per_thread = (3 * k * k + k) * 8 + static_cast<double>(shape.cells()) * 4;
+  const double row_values = static_cast<double>(width) * static_cast<double>(plan.bands.size()) * 8;
+  int64_t block = std::min<int64_t>(rows, 4 * static_cast<int64_t>(threads));
+  while (block > 1 && static_cast<double>(2 * shape.reach() + block) * stride_bytes + threads * per_thread +
+                              static_cast<double>(block) * row_values >
+                          static_cast<double>(options.memory_limit))
+    block /= 2;
+  return std::max<int64_t>(1, block);
+}
+
+}  // namespace
+
 void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options, const WindowPlan& plan,
                      int64_t first_row, int64_t rows, WindowRowSink& sink, const ProgressFn& progress) {
   const RasterInfo info = source.info();
   if (first_row < 0 || rows < 0 || first_row + rows > info.height)
     throw Error(ErrorKind::Internal, "window rows beyond the raster");
-  const std::vector<int32_t>& codes = plan.class_codes;
   const WindowShape& shape = options.shape;
   const int64_t reach = shape.reach(), half = shape.half_width();
-  RowBand band(source, codes, reach, half + 1);
-  WindowCounts counts(codes.size());
-  WindowSlider slider(shape, band, counts);
-  WindowMetrics metrics(plan, options, info.cell_width, info.cell_height);
-  const size_t n_bands = plan.bands.size();
-  std::vector<double> row(static_cast<size_t>(info.width) * n_bands);
-  bool needs_patches = false;
-  for (const WindowBand& b : plan.bands) needs_patches = needs_patches || window_metric_needs_patches(b.metric);
-  // The distribution bands, computed where each window is labeled (one
-  // scratch per thread): a row of their values, not of the windows' patches.
-  std::vector<WindowDistributions> distributions;
-  const WindowDistributions from_patches(plan, options, info.cell_width, info.cell_height);
-  const size_t n_distribution = from_patches.size();
-  std::vector<double> distribution_row(static_cast<size_t>(info.width) * n_distribution);
-  // Per focal cell of a row, its window's patches (labeled in parallel:
-  // windows are independent), each thread with its own scratch.
-  std::vector<std::vector<WindowClassPatches>> row_patches(needs_patches ? static_cast<size_t>(info.width) : 0);
-  const std::vector<WindowClassPatches> no_patches;
   const int threads = std::max(1, omp_get_max_threads());
-  std::vector<WindowPatchLabeler> labelers(needs_patches ? static_cast<size_t>(threads) : 0);
-  if (n_distribution > 0) distributions.assign(static_cast<size_t>(threads), from_patches);
-  // The core areas, where a band reads them.
-  bool needs_core = from_patches.needs_core();
-  for (const WindowBand& b : plan.bands)
-    needs_core = needs_core || b.metric == "TCA" || b.metric == "CPLAND" || b.metric == "NDCA" || b.metric == "DCAD";
-  const WindowCoreRule core_rule{needs_core ? options.edge_depth : 0, options.core_areas};
-  std::vector<std::vector<int32_t>> grids(labelers.size());
-  const int64_t grid_rows = 2 * reach + 1, grid_columns = 2 * half + 1;
-  for (int64_t y = first_row; y < first_row + rows; ++y) {
-    band.centre_on(y);
-    if (needs_patches) {
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-      for (int64_t x = 0; x < info.width; ++x) {
-        const size_t t = static_cast<size_t>(omp_get_thread_num());
-        std::vector<int32_t>& grid = grids[t];
-        grid.assign(static_cast<size_t>(grid_rows * grid_columns), kOutside);
-        if (band.at(x, y) != kOutside)
-          for (int64_t i = 0; i < grid_rows; ++i) {
-            const int64_t h = shape.half_widths[static_cast<size_t>(i)];
-            if (h < 0) continue;
-            const int32_t* from = band.row(y + i - reach) + x;
-            std::copy(from - h, from + h + 1, grid.begin() + (i * grid_columns + half - h));
-          }
-        row_patches[static_cast<size_t>(x)] =
-            labelers[t].label(grid, grid_rows, grid_columns, options.rule, from_patches.needs_runs(), core_rule);
-        if (n_distribution > 0)
-          distributions[t].compute(labelers[t], &distribution_row[static_cast<size_t>(x) * n_distribution]);
+  const int64_t block = rows_per_block(options, plan, info.width, std::max<int64_t>(rows, 1), threads);
+  RowBand band(source, plan.class_codes, 2 * reach + block, half + 1);
+  const WindowDistributions from_patches(plan, options, info.cell_width, info.cell_height);
+  std::vector<std::unique_ptr<WindowRowWorker>> workers;
+  for (int t = 0; t < threads; ++t)
+    workers.push_back(std::make_unique<WindowRowWorker>(options, plan, band, from_patches, info.cell_width, info.cell_height));
+  const size_t row_values = static_cast<size_t>(info.width) * plan.bands.size();
+  std::vector<double> values(static_cast<size_t>(block) * row_values);
+  for (int64_t y0 = first_row; y0 < first_row + rows; y0 += block) {
+    const int64_t n = std::min(block, first_row + rows - y0);
+    band.hold(y0 - reach, y0 + n - 1 + reach);
+    std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int64_t i = 0; i < n; ++i) {
+      try {
+        workers[static_cast<size_t>(omp_get_thread_num())]->row(y0 + i, info.width, info.height,
+                                                                 &values[static_cast<size_t>(i) * row_values]);
+      } catch (...) {
+#pragma omp critical(window_failure)
+        failure = std::current_exception();
       }
     }
-    slider.start_row(y);
-    const bool rows_inside = y - reach >= 0 && y + reach < info.height;
-    for (int64_t x = 0; x < info.width; ++x) {
-      if (x > 0) slider.step(x - 1);
-      double* out = &row[static_cast<size_t>(x) * n_bands];
-      const bool whole = rows_inside && x - half >= 0 && x + half < info.width;
-      if (band.at(x, y) == kOutside || (options.edge == WindowEdge::Skip && !whole)) {
-        std::fill(out, out + n_bands, std::numeric_limits<double>::quiet_NaN());
-        continue;
-      }
-      metrics.compute(counts, needs_patches ? row_patches[static_cast<size_t>(x)] : no_patches, out);
-      for (size_t i = 0; i < n_distribution; ++i)
-        out[from_patches.band(i)] = distribution_row[static_cast<size_t>(x) * n_distribution + i];
-    }
-    sink.write_row(y, row.data());
-    if (progress && !progress(static_cast<double>(y + 1 - first_row) / static_cast<double>(rows)))
+    if (failure) std::rethrow_exception(failure);
+    for (int64_t i = 0; i < n; ++i) sink.write_row(y0 + i, &values[static_cast<size_t>(i) * row_values]);
+    if (progress && !progress(static_cast<double>(y0 + n - first_row) / static_cast<double>(rows)))
       throw Error(ErrorKind::Io, "interrupted");
   }
 }

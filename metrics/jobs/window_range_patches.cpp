@@ -1,0 +1,162 @@
+#include "window_range_patches.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace lsm {
+
+void WindowRangePatches::start_row(const std::vector<const int32_t*>& window_rows, int64_t columns, NeighbourRule rule) {
+  rows_ = window_rows;
+  columns_ = columns;
+  half_ = columns / 2;
+  rule_ = rule;
+  block_ = INT64_MIN;
+  suffixes_.resize(static_cast<size_t>(columns));
+  prefixes_.resize(static_cast<size_t>(std::max<int64_t>(1, columns - 1)));
+}
+
+// One column: its runs of a class down the window's rows are its patches,
+// all open (they touch its first and last column, itself).
+void WindowRangePatches::column(int64_t c, Range& out) const {
+  const size_t n = rows_.size();
+  out.left.resize(n);
+  out.open.clear();
+  out.closed.clear();
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t k = rows_[i][c];
+    if (k < 0) {
+      out.left[i] = -1;
+    } else if (i > 0 && rows_[i - 1][c] == k) {
+      out.left[i] = out.left[i - 1];
+      ++out.open[static_cast<size_t>(out.left[i])].cells;
+    } else {
+      out.left[i] = static_cast<int32_t>(out.open.size());
+      out.open.push_back({k, 1});
+    }
+  }
+  out.right = out.left;
+}
+
+void WindowRangePatches::add_tally(std::vector<Tally>& tallies, int32_t class_index, uint64_t patches, uint64_t largest,
+                                   double sa2) {
+  auto it = std::lower_bound(tallies.begin(), tallies.end(), class_index,
+                             [](const Tally& t, int32_t k) { return t.class_index < k; });
+  if (it == tallies.end() || it->class_index != class_index) it = tallies.insert(it, Tally{class_index, 0, 0, 0});
+  it->patches += patches;
+  it->largest = std::max(it->largest, largest);
+  it->sa2 += sa2;
+}
+
+// `a`'s last column lies left of `b`'s first: their open patches of one
+// class that touch across that seam (a side; a corner too under the 8-cell
+// rule) join, and those that then touch neither outer column close.
+// Joins the open patches of `a` (nodes 0 .. na) and `b` (na ...) that touch
+// across the seam, and sums each joined patch's cells at its root.
+void WindowRangePatches::join_across(const Range& a, const Range& b) {
+  const size_t na = a.open.size(), nb = b.open.size(), n = rows_.size();
+  parent_.resize(na + nb);
+  std::iota(parent_.begin(), parent_.end(), 0);
+  const bool eight = rule_ == NeighbourRule::Eight;
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t p = a.right[i];
+    if (p < 0) continue;
+    const int32_t k = a.open[static_cast<size_t>(p)].class_index;
+    const size_t lo = eight && i > 0 ? i - 1 : i, hi = eight && i + 1 < n ? i + 1 : i;
+    for (size_t j = lo; j <= hi; ++j) {
+      const int32_t q = b.left[j];
+      if (q < 0 || b.open[static_cast<size_t>(q)].class_index != k) continue;
+      const int32_t ra = find(p), rb = find(static_cast<int32_t>(na) + q);
+      if (ra != rb) parent_[static_cast<size_t>(std::max(ra, rb))] = std::min(ra, rb);
+    }
+  }
+  // Roots are the smaller node: one pass in node order finds them all.
+  cells_.assign(na + nb, 0);
+  for (size_t i = 0; i < na + nb; ++i) {
+    const int32_t p = parent_[i];
+    const size_t root = p == static_cast<int32_t>(i) ? i : static_cast<size_t>(parent_[i] = parent_[static_cast<size_t>(p)]);
+    cells_[root] += i < na ? a.open[i].cells : b.open[i - na].cells;
+  }
+}
+
+void WindowRangePatches::merge(const Range& a, const Range& b, Range& out) {
+  const size_t na = a.open.size(), nb = b.open.size(), n = rows_.size();
+  join_across(a, b);
+  // The patches on the outer columns stay open, numbered as they are met.
+  new_id_.assign(na + nb, -1);
+  out.open.clear();
+  out.left.resize(n);
+  out.right.resize(n);
+  const auto open_id = [&](int32_t node) {
+    const size_t root = static_cast<size_t>(find(node));
+    if (new_id_[root] < 0) {
+      new_id_[root] = static_cast<int32_t>(out.open.size());
+      out.open.push_back({root < na ? a.open[root].class_index : b.open[root - na].class_index, cells_[root]});
+    }
+    return new_id_[root];
+  };
+  for (size_t i = 0; i < n; ++i) out.left[i] = a.left[i] < 0 ? -1 : open_id(a.left[i]);
+  for (size_t i = 0; i < n; ++i) out.right[i] = b.right[i] < 0 ? -1 : open_id(static_cast<int32_t>(na) + b.right[i]);
+  out.closed = a.closed;
+  for (const Tally& t : b.closed) add_tally(out.closed, t.class_index, t.patches, t.largest, t.sa2);
+  for (size_t r = 0; r < na + nb; ++r) {
+    if (parent_[r] != static_cast<int32_t>(r) || new_id_[r] >= 0) continue;
+    const uint64_t cells = cells_[r];
+    add_tally(out.closed, r < na ? a.open[r].class_index : b.open[r - na].class_index, 1, cells,
+              static_cast<double>(cells) * static_cast<double>(cells));
+  }
+}
+
+// Windows whose focal column x has x / columns == block start in columns
+// [base, base + columns), base = block * columns - half: the block's
+// suffixes, and the prefixes of the block after it.
+void WindowRangePatches::build_block(int64_t block) {
+  const int64_t w = columns_, base = block * w - half_;
+  column(base + w - 1, suffixes_[static_cast<size_t>(w - 1)]);
+  for (int64_t t = w - 2; t >= 0; --t) {
+    column(base + t, single_);
+    merge(single_, suffixes_[static_cast<size_t>(t + 1)], suffixes_[static_cast<size_t>(t)]);
+  }
+  if (w > 1) column(base + w, prefixes_[0]);
+  for (int64_t t = 1; t <= w - 2; ++t) {
+    column(base + w + t, single_);
+    merge(prefixes_[static_cast<size_t>(t - 1)], single_, prefixes_[static_cast<size_t>(t)]);
+  }
+  block_ = block;
+}
+
+const std::vector<WindowClassPatches>& WindowRangePatches::at(int64_t x) {
+  const int64_t block = x / columns_, t = x - block * columns_;
+  if (block != block_) build_block(block);
+  // Clipped to the window, its open patches are patches too.
+  std::vector<Tally>& tallies = tallies_;
+  if (t == 0) {  // the block itself
+    tallies = suffixes_[0].closed;
+    for (const Open& o : suffixes_[0].open)
+      add_tally(tallies, o.class_index, 1, o.cells, static_cast<double>(o.cells) * static_cast<double>(o.cells));
+  } else {  // columns [base + t, base + w) and [base + w, base + w + t): joined, every patch counted
+    const Range& a = suffixes_[static_cast<size_t>(t)];
+    const Range& b = prefixes_[static_cast<size_t>(t - 1)];
+    join_across(a, b);
+    tallies = a.closed;
+    for (const Tally& c : b.closed) add_tally(tallies, c.class_index, c.patches, c.largest, c.sa2);
+    const size_t na = a.open.size();
+    for (size_t r = 0; r < parent_.size(); ++r) {
+      if (parent_[r] != static_cast<int32_t>(r)) continue;
+      const uint64_t cells = cells_[r];
+      add_tally(tallies, r < na ? a.open[r].class_index : b.open[r - na].class_index, 1, cells,
+                static_cast<double>(cells) * static_cast<double>(cells));
+    }
+  }
+  result_.resize(tallies.size());
+  for (size_t i = 0; i < tallies.size(); ++i) {
+    WindowClassPatches& p = result_[i];
+    p = WindowClassPatches{};
+    p.class_index = tallies[i].class_index;
+    p.patches = tallies[i].patches;
+    p.largest = tallies[i].largest;
+    p.sa2 = tallies[i].sa2;
+  }
+  return result_;
+}
+
+}  // namespace lsm

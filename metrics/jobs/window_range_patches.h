@@ -1,0 +1,82 @@
+#pragma once
+// The patch counts of rectangular moving windows along a row without
+// labeling each window: NP, the largest patch and the sum of squared patch
+// sizes per class (what NP, PD, LPI, DIVISION, MESH and SPLIT read), equal
+// to WindowPatchLabeler's for the same window.
+//
+// A window's columns [s, s + w) over its rows are summarised as a column
+// range: the patches that touch its first or last column (open: their class
+// and cells, and each boundary cell's patch) and per class the tallies of
+// the patches that touch neither (closed: count, largest, sum of squared
+// sizes). Two adjacent ranges merge by joining the open patches that touch
+// across the seam (a side, or a corner under the 8-cell rule): O(rows +
+// open patches + classes). Windows of width w starting in one block of w
+// columns are a suffix of that block merged with a prefix of the next one
+// (the two-stacks trick of sliding-window aggregation), and the block's
+// suffixes and the next block's prefixes are built a column at a time, so a
+// focal cell costs about three merges, O(window rows), where labeling its
+// window costs O(window cells) (docs/WINDOW.md).
+#include <cstdint>
+#include <vector>
+
+#include "patch_stats.h"
+#include "window_patches.h"
+
+namespace lsm {
+
+/// Patch counts of the windows of one focal row, for windows of `rows` x
+/// `columns` cells (the focal cell at their centre).
+class WindowRangePatches {
+ public:
+  /// `window_rows`: the window's rows of the band for the current focal
+  /// row, each indexable from -columns to width + columns (class indices,
+  /// -1 for nodata and beyond the raster).
+  void start_row(const std::vector<const int32_t*>& window_rows, int64_t columns, NeighbourRule rule);
+  /// The window around focal column x (x ascending between start_row()
+  /// calls; columns may be skipped): every class with a patch, ascending
+  /// class index, with patches, largest and sa2 set (the other sums 0).
+  const std::vector<WindowClassPatches>& at(int64_t x);
+
+ private:
+  struct Open {
+    int32_t class_index;
+    uint64_t cells;
+  };
+  struct Tally {
+    int32_t class_index;
+    uint64_t patches, largest;
+    double sa2;
+  };
+  struct Range {
+    std::vector<int32_t> left, right;  // per window row: the open patch of the range's first/last column's cell, -1 none
+    std::vector<Open> open;
+    std::vector<Tally> closed;  // ascending class index
+  };
+
+  void column(int64_t c, Range& out) const;
+  void merge(const Range& a, const Range& b, Range& out);
+  void build_block(int64_t block);
+  static void add_tally(std::vector<Tally>& tallies, int32_t class_index, uint64_t patches, uint64_t largest, double sa2);
+  void join_across(const Range& a, const Range& b);
+  int32_t find(int32_t i) {
+    while (parent_[static_cast<size_t>(i)] != i) {
+      parent_[static_cast<size_t>(i)] = parent_[static_cast<size_t>(parent_[static_cast<size_t>(i)])];
+      i = parent_[static_cast<size_t>(i)];
+    }
+    return i;
+  }
+
+  std::vector<const int32_t*> rows_;
+  int64_t columns_ = 0, half_ = 0;
+  NeighbourRule rule_ = NeighbourRule::Eight;
+  int64_t block_ = INT64_MIN;      // the block whose suffixes and next prefixes are built
+  std::vector<Range> suffixes_;    // suffixes_[t]: columns [base + t, base + columns)
+  std::vector<Range> prefixes_;    // prefixes_[t]: columns [base + columns, base + columns + t]
+  Range single_;  // one column, while a block is built
+  std::vector<int32_t> parent_, new_id_;
+  std::vector<uint64_t> cells_;
+  std::vector<Tally> tallies_;
+  std::vector<WindowClassPatches> result_;
+};
+
+}  // namespace lsm
