@@ -57,6 +57,7 @@ void WindowRangePatches::join_across(const Range& a, const Range& b) {
   parent_.resize(na + nb);
   std::iota(parent_.begin(), parent_.end(), 0);
   const bool eight = rule_ == NeighbourRule::Eight;
+  int32_t last_p = -1, last_q = -1;  // runs down the seam meet the same pair again and again: joined once
   for (size_t i = 0; i < n; ++i) {
     const int32_t p = a.right[i];
     if (p < 0) continue;
@@ -64,12 +65,15 @@ void WindowRangePatches::join_across(const Range& a, const Range& b) {
     const size_t lo = eight && i > 0 ? i - 1 : i, hi = eight && i + 1 < n ? i + 1 : i;
     for (size_t j = lo; j <= hi; ++j) {
       const int32_t q = b.left[j];
-      if (q < 0 || b.open[static_cast<size_t>(q)].class_index != k) continue;
+      if (q < 0 || (p == last_p && q == last_q) || b.open[static_cast<size_t>(q)].class_index != k) continue;
+      last_p = p;
+      last_q = q;
       const int32_t ra = find(p), rb = find(static_cast<int32_t>(na) + q);
       if (ra != rb) parent_[static_cast<size_t>(std::max(ra, rb))] = std::min(ra, rb);
     }
   }
-  // Roots are the smaller node: one pass in node order finds them all.
+  // Roots are the smaller node: one pass in node order finds them all and
+  // leaves every node pointing at its root.
   cells_.assign(na + nb, 0);
   for (size_t i = 0; i < na + nb; ++i) {
     const int32_t p = parent_[i];
@@ -87,7 +91,7 @@ void WindowRangePatches::merge(const Range& a, const Range& b, Range& out) {
   out.left.resize(n);
   out.right.resize(n);
   const auto open_id = [&](int32_t node) {
-    const size_t root = static_cast<size_t>(find(node));
+    const size_t root = static_cast<size_t>(parent_[static_cast<size_t>(node)]);  // join_across left every node on its root
     if (new_id_[root] < 0) {
       new_id_[root] = static_cast<int32_t>(out.open.size());
       out.open.push_back({root < na ? a.open[root].class_index : b.open[root - na].class_index, cells_[root]});
@@ -127,34 +131,48 @@ void WindowRangePatches::build_block(int64_t block) {
 const std::vector<WindowClassPatches>& WindowRangePatches::at(int64_t x) {
   const int64_t block = x / columns_, t = x - block * columns_;
   if (block != block_) build_block(block);
-  // Clipped to the window, its open patches are patches too.
-  std::vector<Tally>& tallies = tallies_;
+  // Clipped to the window, its open patches are patches too. Tallied by
+  // class index in place (the window's classes are few, the job's may not
+  // be), then listed ascending.
+  touched_.clear();
+  const auto add = [&](int32_t k, uint64_t patches, uint64_t largest, double sa2) {
+    if (static_cast<size_t>(k) >= by_class_.size()) by_class_.resize(static_cast<size_t>(k) + 1, Tally{-1, 0, 0, 0});
+    Tally& t = by_class_[static_cast<size_t>(k)];
+    if (t.class_index < 0) {
+      t = Tally{k, 0, 0, 0};
+      touched_.push_back(k);
+    }
+    t.patches += patches;
+    t.largest = std::max(t.largest, largest);
+    t.sa2 += sa2;
+  };
+  const auto add_open = [&](int32_t k, uint64_t cells) {
+    add(k, 1, cells, static_cast<double>(cells) * static_cast<double>(cells));
+  };
   if (t == 0) {  // the block itself
-    tallies = suffixes_[0].closed;
-    for (const Open& o : suffixes_[0].open)
-      add_tally(tallies, o.class_index, 1, o.cells, static_cast<double>(o.cells) * static_cast<double>(o.cells));
+    for (const Tally& c : suffixes_[0].closed) add(c.class_index, c.patches, c.largest, c.sa2);
+    for (const Open& o : suffixes_[0].open) add_open(o.class_index, o.cells);
   } else {  // columns [base + t, base + w) and [base + w, base + w + t): joined, every patch counted
     const Range& a = suffixes_[static_cast<size_t>(t)];
     const Range& b = prefixes_[static_cast<size_t>(t - 1)];
     join_across(a, b);
-    tallies = a.closed;
-    for (const Tally& c : b.closed) add_tally(tallies, c.class_index, c.patches, c.largest, c.sa2);
+    for (const Tally& c : a.closed) add(c.class_index, c.patches, c.largest, c.sa2);
+    for (const Tally& c : b.closed) add(c.class_index, c.patches, c.largest, c.sa2);
     const size_t na = a.open.size();
-    for (size_t r = 0; r < parent_.size(); ++r) {
-      if (parent_[r] != static_cast<int32_t>(r)) continue;
-      const uint64_t cells = cells_[r];
-      add_tally(tallies, r < na ? a.open[r].class_index : b.open[r - na].class_index, 1, cells,
-                static_cast<double>(cells) * static_cast<double>(cells));
-    }
+    for (size_t r = 0; r < parent_.size(); ++r)
+      if (parent_[r] == static_cast<int32_t>(r)) add_open(r < na ? a.open[r].class_index : b.open[r - na].class_index, cells_[r]);
   }
-  result_.resize(tallies.size());
-  for (size_t i = 0; i < tallies.size(); ++i) {
+  std::sort(touched_.begin(), touched_.end());
+  result_.resize(touched_.size());
+  for (size_t i = 0; i < touched_.size(); ++i) {
+    Tally& tally = by_class_[static_cast<size_t>(touched_[i])];
     WindowClassPatches& p = result_[i];
     p = WindowClassPatches{};
-    p.class_index = tallies[i].class_index;
-    p.patches = tallies[i].patches;
-    p.largest = tallies[i].largest;
-    p.sa2 = tallies[i].sa2;
+    p.class_index = tally.class_index;
+    p.patches = tally.patches;
+    p.largest = tally.largest;
+    p.sa2 = tally.sa2;
+    tally.class_index = -1;  // untouched for the next window
   }
   return result_;
 }

@@ -75,7 +75,8 @@ class WindowRangePatches {
   Range single_;  // one column, while a block is built
   std::vector<int32_t> parent_, new_id_;
   std::vector<uint64_t> cells_;
-  std::vector<Tally> tallies_;
+  std::vector<Tally> by_class_;   // a window's tallies by class index (class_index -1: none yet)
+  std::vector<int32_t> touched_;  // the classes tallied for the current window
   std::vector<WindowClassPatches> result_;
 };
 
