@@ -1,6 +1,7 @@
 // The lsm tool's GDAL-style conventions (issue 8): GDAL's general options,
 // --help per command, and `lsm --describe`, the JSON the QGIS provider is
 // generated from.
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -114,9 +115,42 @@ TEST_F(CliConventions, MetricsNotComputedYetAreSaidSo) {
   const auto before = files();
   expect_clean_failure(run_lsm(run + " --metrics PROX_MN"),
                        "PROX_MN is a FRAGSTATS metric that lsm does not compute yet (it needs a search radius)", before);
-  expect_clean_failure(run_lsm(run + " --metrics ca,CWED"),
-                       "CWED is a FRAGSTATS metric that lsm does not compute yet (it needs an edge contrast table)", before);
+  expect_clean_failure(run_lsm(run + " --metrics ca,ECON_MN"),
+                       "ECON_MN is a FRAGSTATS metric that lsm does not compute yet (it needs an edge contrast table)", before);
+  // A metric that needs a table asked for without it: said so, nothing written.
+  expect_clean_failure(run_lsm(run + " --metrics ca,cwed"),
+                       "CWED needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", before);
   expect_clean_failure(run_lsm(run + " --metrics PROXY"), "unknown metric 'PROXY'", before);
+}
+
+// --contrast-table: FRAGSTATS' .fce file gives CWED and TECI in the class
+// and landscape tables and in moving windows; a bad file is refused with
+// its name and line, before anything is written.
+TEST_F(CliConventions, ContrastTablesGiveCwedAndTeci) {
+  const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
+  const std::string table = path("weights.fce");
+  std::ofstream(table) << "FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2, 3, 4, 5, 999)\n0,.2,.4,.6,.8,1\n.2,0,.2,.4,.6,1\n"
+                          ".4,.2,0,.2,.4,1\n.6,.4,.2,0,.2,1\n.8,.6,.4,.2,0,1\n1,1,1,1,1,0\n";
+  const CliRun r = run_lsm("metrics " + sample + " --output " + path("c") + " --metrics TE,CWED,TECI --contrast-table " + table + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream land(path("c.land.csv"));
+  std::string header, values;
+  std::getline(land, header);
+  std::getline(land, values);
+  EXPECT_EQ(header, "TE,CWED,TECI");
+  // Neighbouring classes of this fractal landscape differ by one: mostly 0.2 contrast.
+  const double teci = std::stod(values.substr(values.rfind(',') + 1));
+  EXPECT_GT(teci, 20);
+  EXPECT_LT(teci, 30);
+  const CliRun w = run_lsm("window " + sample + " " + path("w.tif") + " --metrics TECI --level land --window-cells 5 "
+                           "--contrast-table " + table + " -q");
+  EXPECT_EQ(w.code, 0) << w.err;
+  const std::string asymmetric = path("bad.fce");
+  std::ofstream(asymmetric) << "FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2)\n0,0.5\n0.4,0\n";
+  expect_clean_failure(run_lsm("metrics " + sample + " --output " + path("d") + " --contrast-table " + asymmetric),
+                       asymmetric + ":4: the weight of classes 2 and 1 differs", files());
+  expect_clean_failure(run_lsm("window " + sample + " " + path("v.tif") + " --metrics CWED --window-cells 5"),
+                       "CWED and TECI need FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", files());
 }
 
 // `--list-metrics` prints the catalogue: one line per acronym with its name,

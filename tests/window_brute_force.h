@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "contrast_table.h"
 #include "landscape_job.h"
 #include "memory_raster.h"
 #include "window_job.h"
@@ -111,6 +114,7 @@ inline void expect_equal_to_cut_out_windows(const std::vector<int32_t>& cells, i
       lo.max_richness = o.max_richness;
       lo.edge_depth = o.edge_depth;
       lo.core_areas = o.core_areas;
+      lo.contrast = o.contrast;
       const LandscapeResults ref = run_landscape_job(window, lo);
       for (size_t b = 0; b < plan.bands.size(); ++b) {
         const double expected = reference_value(ref.metrics.cls, ref.metrics.land, plan.bands[b]);
@@ -124,8 +128,27 @@ inline void expect_equal_to_cut_out_windows(const std::vector<int32_t>& cells, i
   EXPECT_GT(checked, 0) << what;
 }
 
-inline WindowJobOptions every_metric() {
+// Edge contrast weights for every class of `cells` and FRAGSTATS'
+// background value 999 (symmetric, 0 on the diagonal, tenths from a fixed
+// rule), so that CWED and TECI run among every metric.
+inline std::shared_ptr<const ContrastTable> contrast_table_for(const std::vector<int32_t>& cells) {
+  std::set<int32_t> codes(cells.begin(), cells.end());
+  codes.erase(kNoClass);
+  codes.insert(kFragstatsBackgroundValue);
+  auto t = std::make_shared<ContrastTable>();
+  t->codes.assign(codes.begin(), codes.end());
+  t->path = "the test's weights";
+  const size_t n = t->codes.size();
+  t->d.resize(n * n);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t k = 0; k < n; ++k) t->d[i * n + k] = i == k ? 0 : static_cast<double>((i + 1) * (k + 1) * 37 % 11) / 10;
+  return t;
+}
+
+// Every metric a window computes, with contrast weights for the classes of `cells`.
+inline WindowJobOptions every_metric(const std::vector<int32_t>& cells) {
   WindowJobOptions o;
+  o.contrast = contrast_table_for(cells);
   o.class_metrics = window_class_metrics();
   o.landscape_metrics = window_landscape_metrics();
   o.max_richness = 6;

@@ -4,6 +4,7 @@
 
 #include "class_descriptors.h"
 #include "common_parameters.h"
+#include "contrast_table.h"
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "metric_catalogue.h"
@@ -92,11 +93,23 @@ std::vector<ParameterSpec> table_analysis_parameters() {
                   .with_default("fragstats"),
               core_areas_parameter()},
              landscape_definition_parameters()),
-      {integer("max-classes", "refuse rasters with more classes than this")
+      {contrast_table_parameter(),
+       integer("max-classes", "refuse rasters with more classes than this")
            .with_default("1000")
            .at_least(1)
            .at_most(1000000)
            .technical()});
+}
+
+ParameterSpec contrast_table_parameter() {
+  return text("contrast-table", "FRAGSTATS edge contrast weight file (.fce: FSQ_TABLE, the class list, a symmetric "
+                                "matrix of weights 0..1), for CWED and TECI; the landscape boundary takes the "
+                                "background's weights (the --background class, else class 999)")
+      .titled("Edge contrast weights")
+      .with_metavar("FILE")
+      .naming(PathKind::File)
+      .trusted()
+      .only(kCommandLine);
 }
 
 ParameterSpec class_descriptors_parameter() {
@@ -113,6 +126,11 @@ LandscapeJobOptions table_job_options(const ParameterValues& v, const RunContext
                                       const ClassDescriptors& descriptors, const std::string& input) {
   LandscapeJobOptions job = landscape_job_options(v, context);
   if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
+  if (v.given("metrics") && !v.given("contrast-table"))  // asked for by name: empty columns would read as a failure
+    for (const char* contrast : {"CWED", "TECI"})
+      if (!job.selection.all() && job.selection.selects(contrast))
+        throw Error(ErrorKind::BadInput,
+                    std::string(contrast) + " needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
   // --background wins over the descriptor file's IsBackground classes.
   job.background = v.given("background") ? std::set<int32_t>{static_cast<int32_t>(v.integer("background"))}
                                          : descriptors.background;
@@ -122,6 +140,8 @@ LandscapeJobOptions table_job_options(const ParameterValues& v, const RunContext
   job.gyrate = parse_gyrate_rule(v.text("gyrate"));
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
   job.after_scan = class_count_check(v, input);
+  if (v.given("contrast-table"))
+    job.contrast = std::make_shared<const ContrastTable>(read_contrast_table(v.text("contrast-table"), descriptors.names));
   return job;
 }
 

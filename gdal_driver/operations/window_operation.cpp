@@ -22,6 +22,7 @@
 #include "landscape_parameters.h"
 #include "metric_catalogue.h"
 #include "operations.h"
+#include "contrast_table.h"
 #include "window_job.h"
 
 namespace lsm::ops {
@@ -186,6 +187,7 @@ OperationSpec window_spec() {
           edge_depth_parameter(),
           edge_distance_parameter(),
           core_areas_parameter(),
+          contrast_table_parameter(),
           from_patch("band"),
           from_patch("nodata"),
           from_patch("neighbors"),
@@ -232,6 +234,7 @@ WindowJobOptions window_job_options(const ParameterValues& v, const RunContext& 
   set_edge_depth(v, depth);
   job.edge_depth = edge_depth_cells(info, depth);
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
+  if (v.given("contrast-table")) job.contrast = std::make_shared<const ContrastTable>(read_contrast_table(v.text("contrast-table")));
   const bool circle = v.text("window-shape") == "circle";
   if (v.given("window-cells")) {
     const int64_t n = v.integer("window-cells");

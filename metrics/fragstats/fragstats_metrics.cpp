@@ -7,6 +7,7 @@
 
 #include "cell_geometry.h"
 #include "class_value_columns.h"
+#include "contrast_table.h"
 #include "error.h"
 #include "families/metric_families.h"
 #include "metric_catalogue.h"
@@ -313,6 +314,10 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   level.unit_m2 = unit_m2;
   level.background.resize(kc);
   for (size_t k = 0; k < kc; ++k) level.background[k] = is_background(codes[k]);
+  if (options.contrast) {  // every edge needs its weight: a class the table lacks is the user's to fix
+    check_contrast_classes(*options.contrast, std::vector<int32_t>(codes.begin(), codes.end()));
+    boundary_class(*options.contrast, std::vector<int32_t>(options.background.begin(), options.background.end()));
+  }
   level.distributions = distributions;
   level.enn_distribution = enn_distribution;
   level.pafrac = pafrac;
@@ -321,6 +326,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     families::add_class_area_edge(b, level, k);
     families::add_class_shape(b, level, k);
     families::add_class_core_area(b, level, k);
+    families::add_class_contrast(b, level, k);
     families::add_class_isolation(b, level, k);
     families::add_class_aggregation(b, level, k);
     if (out.cls.columns.empty()) out.cls.columns = b.names;
@@ -335,6 +341,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   families::add_landscape_area_edge(b, level);
   families::add_landscape_shape(b, level);
   families::add_landscape_core_area(b, level);
+  families::add_landscape_contrast(b, level);
   families::add_landscape_isolation(b, level);
   families::add_landscape_aggregation(b, level);
   families::add_landscape_diversity(b, level);

@@ -6,6 +6,7 @@
 // follow FRAGSTATS' output rather than its documentation: docs/metrics.md.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,6 +16,8 @@
 #include "patch_scan.h"
 
 namespace lsm {
+
+struct ContrastTable;
 
 /// FRAGSTATS run parameters that change metric values.
 struct MetricOptions {
@@ -28,6 +31,9 @@ struct MetricOptions {
   double boundary_edge = 0;
   /// Maximum potential number of classes, for RPR; without it RPR is undefined.
   std::optional<int> max_richness;
+  /// FRAGSTATS' edge contrast weights (contrast_table.h), for CWED and TECI;
+  /// without them those are undefined.
+  std::shared_ptr<const ContrastTable> contrast;
   /// The columns the caller keeps (e.g. MetricSelection::selects); empty =
   /// all. Distributions (ACRONYM_MN ... _CV) and PAFRAC of unwanted columns
   /// are left NaN instead of computed: their sorts and logarithms over

@@ -41,6 +41,8 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {"CPLAND",   "Core area percentage of landscape",          F::CoreArea,     C,       "%",          true,  false},
       {"NDCA",     "Number of disjunct core areas",              F::CoreArea,     C | L,   "count",      true,  false},
       {"DCAD",     "Disjunct core area density",                 F::CoreArea,     C | L,   "per 100 ha", true,  false},
+      {"CWED",     "Contrast-weighted edge density",             F::Contrast,     C | L,   "m/ha",       true,  false},
+      {"TECI",     "Total edge contrast index",                  F::Contrast,     C | L,   "%",          true,  false},
       {"CLUMPY",   "Clumpiness index",                           F::Aggregation,  C,       "none",       true,  false},
       {"PLADJ",    "Percentage of like adjacencies",             F::Aggregation,  C | L,   "%",          true,  false},
       {"IJI",      "Interspersion and juxtaposition index",      F::Aggregation,  C | L,   "%",          true,  false},
@@ -80,6 +82,7 @@ const char* family_name(MetricFamily family) {
     case MetricFamily::AreaEdge: return "area and edge";
     case MetricFamily::Shape: return "shape";
     case MetricFamily::CoreArea: return "core area";
+    case MetricFamily::Contrast: return "contrast";
     case MetricFamily::Isolation: return "isolation";
     case MetricFamily::Aggregation: return "aggregation";
     case MetricFamily::Information: return "information theory (landscapemetrics)";
@@ -108,8 +111,6 @@ const std::vector<MissingMetric>& missing_metrics() {
       {"PROX", "FRAGSTATS", "a search radius"},
       {"SIMI", "FRAGSTATS", "a similarity table and a search radius"},
       {"ECON", "FRAGSTATS", "an edge contrast table"},
-      {"CWED", "FRAGSTATS", "an edge contrast table"},
-      {"TECI", "FRAGSTATS", "an edge contrast table"},
       {"CONNECT", "FRAGSTATS", "a threshold distance"},
       {"GISFRAG", "FRAGSTATS", ""},
   };

@@ -17,7 +17,7 @@ enum MetricLevelMask : unsigned { kPatchLevel = 1, kClassLevel = 2, kLandscapeLe
 
 /// FRAGSTATS' metric families (the sections of its documentation).
 /// FRAGSTATS 4.2's sections, and landscapemetrics' information theory (Nowosad & Stepinski 2019).
-enum class MetricFamily { AreaEdge, Shape, CoreArea, Isolation, Aggregation, Diversity, Information };
+enum class MetricFamily { AreaEdge, Shape, CoreArea, Contrast, Isolation, Aggregation, Diversity, Information };
 
 struct MetricInfo {
   const char* acronym;     ///< FRAGSTATS' acronym: the table column

@@ -129,6 +129,7 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
   metric_options.background = options.background;
   metric_options.boundary_edge = options.boundary_edge;
   metric_options.max_richness = options.max_richness;
+  metric_options.contrast = options.contrast;
   if (!selection.all())
     metric_options.wanted = [&selection](const std::string& column) { return selection.selects(column); };
   metric_options.temp_dir = budget.temp_dir;

@@ -16,6 +16,7 @@
 // section by metric); the pipeline and its memory: docs/ENGINE.md.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -52,6 +53,9 @@ struct LandscapeJobOptions {
   std::set<int32_t> disabled_classes;
   double boundary_edge = 0;         ///< share (0..1) of boundary and background edge counted in TE/ED
   std::optional<int> max_richness;  ///< for RPR; none: RPR undefined
+  /// FRAGSTATS' edge contrast weights, for CWED and TECI (contrast_table.h);
+  /// none: those are undefined.
+  std::shared_ptr<const ContrastTable> contrast;
   int edge_depth = 1;               ///< cells (>= 1), for the core metrics
   /// The edge depth as FRAGSTATS asks for it, a distance in map units (m);
   /// when set it replaces edge_depth and must be a whole number (>= 1) of the

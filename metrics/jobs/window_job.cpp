@@ -14,6 +14,7 @@
 #include "families/metric_families.h"
 #include "metric_catalogue.h"
 #include "cell_geometry.h"
+#include "contrast_table.h"
 #include "enclosing_circle.h"
 #include "fragstats_gyrate.h"
 #include "near_match.h"
@@ -391,6 +392,7 @@ class WindowMetrics {
     metric_options_.background = options.background;
     metric_options_.boundary_edge = options.boundary_edge;
     metric_options_.max_richness = options.max_richness;
+    metric_options_.contrast = options.contrast;
     const WindowDistributions from_patches(plan, options, cw, ch);
     for (size_t b = 0; b < plan.bands.size(); ++b) {
       const WindowBand& band = plan.bands[b];
@@ -536,7 +538,8 @@ class WindowMetrics {
 
   void find_class_families(const families::LevelContext& level) {
     std::set<std::string> found;
-    for (auto add : {&families::add_class_area_edge, &families::add_class_core_area, &families::add_class_aggregation}) {
+    for (auto add : {&families::add_class_area_edge, &families::add_class_core_area, &families::add_class_contrast,
+                     &families::add_class_aggregation}) {
       families::RowBuilder names;
       add(names, level, level.classes.front());
       ClassFamily family{add, {}};
@@ -555,7 +558,8 @@ class WindowMetrics {
 
   void find_land_families(const families::LevelContext& level) {
     std::set<std::string> found;
-    for (auto add : {&families::add_landscape_area_edge, &families::add_landscape_core_area, &families::add_landscape_aggregation,
+    for (auto add : {&families::add_landscape_area_edge, &families::add_landscape_core_area,
+                     &families::add_landscape_contrast, &families::add_landscape_aggregation,
                      &families::add_landscape_diversity, &families::add_landscape_ai,
                      &families::add_landscape_information}) {
       families::RowBuilder names;
@@ -716,7 +720,7 @@ std::vector<std::string> with_distributions(std::vector<std::string> metrics) {
 
 const std::vector<std::string>& window_class_metrics() {
   static const std::vector<std::string> metrics = with_distributions(
-      {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "TCA", "CPLAND", "NDCA", "DCAD", "CLUMPY", "PLADJ", "IJI",
+      {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "TCA", "CPLAND", "NDCA", "DCAD", "CWED", "TECI", "CLUMPY", "PLADJ", "IJI",
        "COHESION", "DIVISION", "MESH", "SPLIT", "AI", "NLSI"});
   return metrics;
 }
@@ -733,7 +737,7 @@ bool window_metric_needs_patches(const std::string& metric) {
 
 const std::vector<std::string>& window_landscape_metrics() {
   static const std::vector<std::string> metrics = with_distributions(
-      {"TA", "NP", "PD", "LPI", "TE", "ED", "LSI", "TCA", "NDCA", "DCAD", "CONTAG", "PLADJ", "IJI", "COHESION",
+      {"TA", "NP", "PD", "LPI", "TE", "ED", "LSI", "TCA", "NDCA", "DCAD", "CWED", "TECI", "CONTAG", "PLADJ", "IJI", "COHESION",
        "DIVISION", "MESH", "SPLIT",
        "PR", "PRD", "RPR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI", "AI", "ENT", "CONDENT", "JOINENT",
        "MUTINF", "RELMUTINF"});
@@ -802,6 +806,18 @@ WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>&
   }
   for (const std::string& m : options.class_metrics)
     for (int32_t c : classes) plan.bands.push_back({m, c});
+  // The contrast metrics need every edge's weight, the window's border
+  // (the landscape boundary) the background's.
+  const auto contrast = [](const std::string& m) { return m == "CWED" || m == "TECI"; };
+  if (std::any_of(options.class_metrics.begin(), options.class_metrics.end(), contrast) ||
+      std::any_of(options.landscape_metrics.begin(), options.landscape_metrics.end(), contrast)) {
+    if (!options.contrast)
+      throw Error(ErrorKind::BadInput, "CWED and TECI need FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
+    if (!class_codes.empty()) {
+      check_contrast_classes(*options.contrast, class_codes);
+      boundary_class(*options.contrast, std::vector<int32_t>(options.background.begin(), options.background.end()));
+    }
+  }
   for (const std::string& m : options.landscape_metrics) plan.bands.push_back({m, std::nullopt});
   // The band of rows (4 bytes a cell), the counts (3 k^2 + k values) and one row of values.
   const double k = static_cast<double>(class_codes.size());

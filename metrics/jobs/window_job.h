@@ -23,6 +23,7 @@
 // window cut out as its own landscape (docs/WINDOW.md): every class and
 // landscape metric of the catalogue.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -34,6 +35,8 @@
 #include "raster.h"
 
 namespace lsm {
+
+struct ContrastTable;
 
 /// The cells of a window around a focal cell, as row spans: row offset dy =
 /// i - reach() holds the cells dx in [-half_widths[i], half_widths[i]]; a
@@ -80,6 +83,9 @@ struct WindowJobOptions {
   /// are counted, as the landscape job takes them (core_area.h).
   int edge_depth = 1;
   CoreAreaRule core_areas = CoreAreaRule::Fragstats;
+  /// FRAGSTATS' edge contrast weights, which CWED and TECI need
+  /// (contrast_table.h; the window's border takes the background's weights).
+  std::shared_ptr<const ContrastTable> contrast;
   /// Memory the job may hold (bytes): the band of rows and the counts.
   uint64_t memory_limit = uint64_t(1) << 30;
 };
@@ -131,7 +137,8 @@ void check_window_metric(const std::string& metric, unsigned level);
 /// lsm::Error(BadInput) naming the problem — no metric, an unknown metric,
 /// a metric not computed in windows (patch-based: said so), a class not in
 /// the raster, a window wider or taller than the raster (twice the reach
-/// plus one), boundary_edge outside [0, 1], a geographic raster (windows in
+/// plus one), boundary_edge outside [0, 1], CWED or TECI without a
+/// contrast table or with one that lacks a class of the raster, a geographic raster (windows in
 /// degrees are not supported yet), or a band of rows over memory_limit.
 WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>& class_codes,
                            const WindowJobOptions& options);

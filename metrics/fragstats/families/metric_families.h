@@ -1,7 +1,8 @@
 #pragma once
 // The metric families of the class and landscape rows, one file each
 // (FRAGSTATS 4.2 documentation, McGarigal, Cushman & Ene 2012, by section):
-// area and edge, shape, core area, isolation, aggregation, diversity; and
+// area and edge, shape, core area, contrast, isolation, aggregation,
+// diversity; and
 // landscapemetrics' information theory (Nowosad & Stepinski 2019). Each
 // adds its columns to a row in the order FRAGSTATS prints them, from what
 // compute_fragstats_metrics (fragstats_metrics.cpp) gathered in its patch
@@ -84,6 +85,8 @@ void add_class_area_edge(RowBuilder& b, const LevelContext& c, size_t k);
 void add_class_shape(RowBuilder& b, const LevelContext& c, size_t k);
 /// TCA, CPLAND, NDCA, DCAD, CORE/DCORE/CAI distributions.
 void add_class_core_area(RowBuilder& b, const LevelContext& c, size_t k);
+/// CWED, TECI (N/A without an edge contrast table).
+void add_class_contrast(RowBuilder& b, const LevelContext& c, size_t k);
 /// ENN distribution.
 void add_class_isolation(RowBuilder& b, const LevelContext& c, size_t k);
 /// CLUMPY, PLADJ, IJI, COHESION, DIVISION, MESH, SPLIT, AI, NLSI.
@@ -96,6 +99,8 @@ void add_landscape_area_edge(RowBuilder& b, const LevelContext& c);
 void add_landscape_shape(RowBuilder& b, const LevelContext& c);
 /// TCA, NDCA, DCAD, CORE/DCORE/CAI distributions.
 void add_landscape_core_area(RowBuilder& b, const LevelContext& c);
+/// CWED, TECI (N/A without an edge contrast table).
+void add_landscape_contrast(RowBuilder& b, const LevelContext& c);
 /// ENN distribution.
 void add_landscape_isolation(RowBuilder& b, const LevelContext& c);
 /// CONTAG, PLADJ, IJI, COHESION, DIVISION, MESH, SPLIT.

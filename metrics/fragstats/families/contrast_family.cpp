@@ -1,0 +1,80 @@
+// Contrast metrics (FRAGSTATS 4.2, "Contrast metrics": C1 and L1 CWED, C2
+// and L2 TECI) from the class adjacencies and the edge contrast weights of
+// a FRAGSTATS .fce file (contrast_table.h). Without a table they are N/A.
+// The landscape boundary has no border in lsm: its segments take the
+// weights of the background (boundary_class()), counted whole — the
+// weights, not --boundary-edge, say how much of them is contrast.
+#include "contrast_table.h"
+#include "metric_families.h"
+
+namespace lsm::families {
+
+namespace {
+
+// The background class codes of the context, for boundary_class().
+std::vector<int32_t> background_codes(const LevelContext& c) {
+  std::vector<int32_t> codes;
+  for (int32_t b : c.options->background) codes.push_back(b);
+  return codes;
+}
+
+}  // namespace
+
+void add_class_contrast(RowBuilder& b, const LevelContext& c, size_t k) {
+  if (!c.options->contrast) {
+    b.add("CWED", kNaN);
+    b.add("TECI", kNaN);
+    return;
+  }
+  const ContrastTable& table = *c.options->contrast;
+  const std::vector<int32_t>& codes = c.adjacency->class_codes;
+  const double boundary_d = table.weight(codes[k], boundary_class(table, background_codes(c)));
+  // Every edge of the class with another class or the background, and the
+  // landscape boundary along it: e_ik d_ik over e*_ik (both whole).
+  double weighted = 0, all = 0;
+  for (size_t j = 0; j < codes.size(); ++j) {
+    if (j == k) continue;
+    const double e = c.adjacency->length_m(k, j, c.cw, c.ch);
+    if (e == 0) continue;
+    weighted += e * table.weight(codes[k], codes[j]);
+    all += e;
+  }
+  const double boundary_m = c.sum(k).boundary_m;
+  weighted += boundary_m * boundary_d;
+  all += boundary_m;
+  b.add("CWED", weighted / c.ta);
+  b.add("TECI", all > 0 ? weighted / all * 100 : kNaN);
+}
+
+void add_landscape_contrast(RowBuilder& b, const LevelContext& c) {
+  if (!c.options->contrast) {
+    b.add("CWED", kNaN);
+    b.add("TECI", kNaN);
+    return;
+  }
+  const ContrastTable& table = *c.options->contrast;
+  const std::vector<int32_t>& codes = c.adjacency->class_codes;
+  const int32_t boundary = boundary_class(table, background_codes(c));
+  // Each edge once: class pairs i < j, a class with the background, and the
+  // boundary along the classes; E* adds the boundary along the background
+  // (FRAGSTATS: "the entire landscape boundary and background edge
+  // segments regardless of whether they represent edge").
+  double weighted = 0, all = 0;
+  for (size_t i = 0; i < codes.size(); ++i) {
+    const double boundary_m = c.sum(i).boundary_m;
+    all += boundary_m;
+    if (c.background[i]) continue;
+    weighted += boundary_m * table.weight(codes[i], boundary);
+    for (size_t j = 0; j < codes.size(); ++j) {
+      if (j == i || (!c.background[j] && j < i)) continue;
+      const double e = c.adjacency->length_m(i, j, c.cw, c.ch);
+      if (e == 0) continue;
+      weighted += e * table.weight(codes[i], codes[j]);
+      all += e;
+    }
+  }
+  b.add("CWED", weighted / c.ta);
+  b.add("TECI", all > 0 ? weighted / all * 100 : kNaN);
+}
+
+}  // namespace lsm::families
