@@ -890,7 +890,7 @@ class WindowRowWorker {
     if (by_ranges_) {
       window_rows_.resize(static_cast<size_t>(grid_rows));
       for (int64_t i = 0; i < grid_rows; ++i) window_rows_[static_cast<size_t>(i)] = band_.row(y + i - reach);
-      ranges_.start_row(window_rows_, grid_columns, options_.rule);
+      ranges_.start_row(window_rows_, width, grid_columns, options_.rule);
     }
     for (int64_t x = 0; x < width; ++x) {
       if (x > 0) slider_.step(x - 1);

@@ -5,10 +5,12 @@
 
 namespace lsm {
 
-void WindowRangePatches::start_row(const std::vector<const int32_t*>& window_rows, int64_t columns, NeighbourRule rule) {
+void WindowRangePatches::start_row(const std::vector<const int32_t*>& window_rows, int64_t width, int64_t columns,
+                                   NeighbourRule rule) {
   rows_ = window_rows;
   columns_ = columns;
   half_ = columns / 2;
+  last_column_ = width - 1 + half_;
   rule_ = rule;
   block_ = INT64_MIN;
   suffixes_.resize(static_cast<size_t>(columns));
@@ -120,8 +122,10 @@ void WindowRangePatches::build_block(int64_t block) {
     column(base + t, single_);
     merge(single_, suffixes_[static_cast<size_t>(t + 1)], suffixes_[static_cast<size_t>(t)]);
   }
-  if (w > 1) column(base + w, prefixes_[0]);
-  for (int64_t t = 1; t <= w - 2; ++t) {
+  // The next block's prefixes as far as a window of this block reaches
+  // (the last block's windows stop at the raster's last column + half).
+  if (w > 1 && base + w <= last_column_) column(base + w, prefixes_[0]);
+  for (int64_t t = 1; t <= w - 2 && base + w + t <= last_column_; ++t) {
     column(base + w + t, single_);
     merge(prefixes_[static_cast<size_t>(t - 1)], single_, prefixes_[static_cast<size_t>(t)]);
   }

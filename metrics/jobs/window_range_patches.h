@@ -29,9 +29,10 @@ namespace lsm {
 class WindowRangePatches {
  public:
   /// `window_rows`: the window's rows of the band for the current focal
-  /// row, each indexable from -columns to width + columns (class indices,
-  /// -1 for nodata and beyond the raster).
-  void start_row(const std::vector<const int32_t*>& window_rows, int64_t columns, NeighbourRule rule);
+  /// row, each indexable from -columns / 2 to width + columns / 2 (class
+  /// indices, -1 for nodata and beyond the raster); focal columns 0 ..
+  /// width - 1.
+  void start_row(const std::vector<const int32_t*>& window_rows, int64_t width, int64_t columns, NeighbourRule rule);
   /// The window around focal column x (x ascending between start_row()
   /// calls; columns may be skipped): every class with a patch, ascending
   /// class index, with patches, largest and sa2 set (the other sums 0).
@@ -68,6 +69,7 @@ class WindowRangePatches {
 
   std::vector<const int32_t*> rows_;
   int64_t columns_ = 0, half_ = 0;
+  int64_t last_column_ = 0;        // the last column a window reaches: width - 1 + half
   NeighbourRule rule_ = NeighbourRule::Eight;
   int64_t block_ = INT64_MIN;      // the block whose suffixes and next prefixes are built
   std::vector<Range> suffixes_;    // suffixes_[t]: columns [base + t, base + columns)
