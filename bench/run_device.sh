@@ -13,6 +13,9 @@
 # (pedestrian_1080p_grey.f32.gz) against OpenCV; "fuzzy" fuzzy connectedness on
 # the head-phantom CT (ct_head_512x512x140.i16.gz) against the sequential kFOE);
 # LSM_GIGA_SIDE the side of the >= 1 Gpx mosaics (default 32768, 0 = none);
+# "window" the moving window's count metrics on the GPUs against the CPU
+# (bv_2mpx.raw.gz and its 47 Mpx and LSM_GIGA_SIDE^2 mirror mosaics; 1 GPU,
+# then every GPU the machine has);
 # "guard" runs "stream" and "fullset" and compares their figures with
 # bench/device_baseline.json (bench/device_guard.py: LSM_COMMIT names the
 # commit, LSM_GUARD_RECORD=1 records the run as the new baseline).
@@ -108,6 +111,25 @@ if [[ $STEPS == *fuzzy* ]]; then  # fuzzy connectedness: the full CT from one se
     --adjacency full --repeat 5 | tee -a "$OUT/fuzzy.jsonl"
   build-dev/bench/lsm_bench_fuzzy --raw-i16 /tmp/ct_head.i16 512 512 140 --seed 254,267,52 --seed 30,30,5 \
     --seed-radius 2 --repeat 3 | tee -a "$OUT/fuzzy.jsonl"
+fi
+if [[ $STEPS == *window* ]]; then  # moving windows end to end in memory (lsm_bench_window)
+  gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
+  raw=(--raw /tmp/bv_2mpx.raw --width 1319 --height 1640 --nodata 255 --cell 100)
+  ten=SHDI,SIDI,MSIDI,SHEI,PR,TE,ED,LSI,PLADJ,AI
+  {
+    for w in 5 21; do build-dev/bench/lsm_bench_window "${raw[@]}" --window-cells $w --metrics $ten --backend cuda --check; done
+    build-dev/bench/lsm_bench_window "${raw[@]}" --window-cells 21 --class-metrics PLAND,ED,AI --backend cuda --check
+    for m in $ten; do
+      CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $m --backend cuda
+    done
+    CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $ten --backend cuda --check
+    build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $ten --backend cpu --repeat 1
+    side=${LSM_GIGA_SIDE:-0}
+    if [ "$side" -gt 0 ]; then
+      CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic "$side" "$side" --window-cells 21 --metrics $ten --backend cuda --discard --repeat 2
+      build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic "$side" "$side" --window-cells 21 --metrics $ten --backend cuda --discard --repeat 2
+    fi
+  } | tee "$OUT/window.jsonl"
 fi
 if [[ $STEPS == *guard* ]]; then  # the figures above against the baseline, one table
   python3 bench/device_guard.py "$OUT" --commit "${LSM_COMMIT:-unknown}" ${LSM_GUARD_RECORD:+--write-baseline} |

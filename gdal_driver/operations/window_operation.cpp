@@ -192,6 +192,7 @@ OperationSpec window_spec() {
           from_patch("nodata"),
           from_patch("neighbors"),
           memory_limit_parameter("the band of rows a window covers and one row of values"),
+          backend_parameter(),
           quiet_parameter(),
       }),
       raster_output_parameters());
@@ -230,6 +231,7 @@ WindowJobOptions window_job_options(const ParameterValues& v, const RunContext& 
   job.edge = v.text("window-edge") == "skip" ? WindowEdge::Skip : WindowEdge::Clip;
   job.rule = v.integer("neighbors") == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
   job.memory_limit = run_budget(v, context).memory_bytes;
+  job.backend = parse_backend(v.text("backend"));
   LandscapeJobOptions depth;  // the edge depth as the landscape job takes it: cells, or a distance in them
   set_edge_depth(v, depth);
   job.edge_depth = edge_depth_cells(info, depth);

@@ -11,6 +11,7 @@
 #include "kmeans_pass.h"
 #include "split_tile_labeler.h"
 #include "tile_labeler.h"
+#include "window_count_pass.h"
 #ifdef LSM_HAVE_CUDA
 #include "cell_neighbourhood_cuda.h"
 #include "fuzzy_cuda.h"
@@ -20,6 +21,7 @@
 #include "pyramid_pass_cuda.h"
 #include "kmeans_pass_cuda.h"
 #include "tile_labeler_cuda.h"
+#include "window_counts_cuda.h"
 #endif
 
 namespace lsm {
@@ -129,6 +131,23 @@ std::unique_ptr<OverviewPass> make_overview_pass(Backend backend) {
 
 std::unique_ptr<PyramidPass> make_pyramid_pass(Backend backend) {
   return select_pass<PyramidPass>(backend, &make_cpu_pyramid_pass, LSM_CUDA_PASS(make_cuda_pyramid_pass));
+}
+
+std::unique_ptr<WindowCountPass> make_window_count_pass(Backend backend) {
+  std::string why;
+  switch (backend) {
+    case Backend::Cpu:
+      return nullptr;
+    case Backend::Auto:
+      return cuda_available() ? make_window_count_pass(Backend::Cuda) : nullptr;
+    case Backend::Cuda:
+      if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
+#ifdef LSM_HAVE_CUDA
+      return make_cuda_window_count_pass();
+#endif
+      break;
+  }
+  throw Error(ErrorKind::Internal, "unhandled backend");
 }
 
 std::unique_ptr<NeighbourhoodCounter> second_pass_counter(const TileLabeler& labeler) {

@@ -19,6 +19,8 @@
 #include "fragstats_gyrate.h"
 #include "near_match.h"
 #include "patch_columns.h"
+#include "window_count_pass.h"
+#include "window_count_program.h"
 #include "window_patches.h"
 #include "window_range_patches.h"
 
@@ -388,7 +390,8 @@ class WindowDistributions {
 class WindowMetrics {
  public:
   WindowMetrics(const WindowPlan& plan, const WindowJobOptions& options, double cw, double ch)
-      : plan_(plan), cw_(cw), ch_(ch) {
+      : plan_(plan), cw_(cw), ch_(ch), from_counts_(plan, options, cw, ch, distribution_bands(plan, options, cw, ch)),
+        channels_(static_cast<size_t>(window_formulas::kChannels) * plan.class_codes.size(), 0) {
     metric_options_.background = options.background;
     metric_options_.boundary_edge = options.boundary_edge;
     metric_options_.max_richness = options.max_richness;
@@ -396,7 +399,7 @@ class WindowMetrics {
     const WindowDistributions from_patches(plan, options, cw, ch);
     for (size_t b = 0; b < plan.bands.size(); ++b) {
       const WindowBand& band = plan.bands[b];
-      if (from_patches.covers(b)) continue;  // WindowDistributions' bands
+      if (from_patches.covers(b) || from_counts_.covers(b)) continue;  // WindowDistributions' bands, the count formulas'
       if (band.class_code) {
         class_band_[band.metric].push_back(b);
       } else {
@@ -423,6 +426,9 @@ class WindowMetrics {
     present_.clear();
     for (size_t a = 0; a < counts.k; ++a)
       if (counts.cells[a] > 0) present_.push_back(a);
+    std::fill(out, out + plan_.bands.size(), families::kNaN);
+    if (!from_counts_.empty()) compute_from_counts(counts, out);
+    if (class_metric_bands_.empty() && land_bands_.empty()) return;
     const size_t m = present_.size();
     adjacency_.class_codes.resize(m);
     adjacency_.sides_h.assign(m * m, 0);
@@ -489,7 +495,6 @@ class WindowMetrics {
     }
     level.landscape_boundary_sides = boundary;
 
-    std::fill(out, out + plan_.bands.size(), families::kNaN);
     // A class absent from the window covers none of it and has no patch or
     // edge there (users of FRAGSTATS' moving window report 0 % PLAND); its
     // other metrics are N/A.
@@ -523,6 +528,47 @@ class WindowMetrics {
   }
 
  private:
+  // The bands the distributions compute (the count formulas leave them).
+  static std::vector<bool> distribution_bands(const WindowPlan& plan, const WindowJobOptions& options, double cw, double ch) {
+    const WindowDistributions from_patches(plan, options, cw, ch);
+    std::vector<bool> taken(plan.bands.size());
+    for (size_t b = 0; b < taken.size(); ++b) taken[b] = from_patches.covers(b);
+    return taken;
+  }
+
+  // The count formulas' bands (window_count_formulas.h), from the window's
+  // channels: the GPU pass evaluates the same function on the same integers.
+  void compute_from_counts(const WindowCounts& counts, double* out) {
+    using namespace window_formulas;
+    const size_t k = counts.k;
+    for (size_t a : present_) {
+      int64_t other_h = 0, other_v = 0, background_h = 0, background_v = 0;
+      for (size_t b : present_) {
+        if (b == a) continue;
+        const int64_t h = counts.sides_h[a * k + b], v = counts.sides_v[a * k + b];
+        other_h += h;
+        other_v += v;
+        if (from_counts_.program().background[b]) {
+          background_h += h;
+          background_v += v;
+        }
+      }
+      channel(kCells, a) = counts.cells[a];
+      channel(kLikeH, a) = counts.sides_h[a * k + a];
+      channel(kLikeV, a) = counts.sides_v[a * k + a];
+      channel(kOtherH, a) = other_h;
+      channel(kOtherV, a) = other_v;
+      channel(kBackgroundH, a) = background_h;
+      channel(kBackgroundV, a) = background_v;
+    }
+    evaluate(from_counts_.program(), [this](int c, int32_t a) { return channels_[c * channels_k() + static_cast<size_t>(a)]; },
+             out);
+    for (size_t a : present_)  // back to zero: the next window's absent classes read none
+      for (int c = 0; c < kChannels; ++c) channel(c, a) = 0;
+  }
+  size_t channels_k() const { return plan_.class_codes.size(); }
+  int64_t& channel(int c, size_t a) { return channels_[static_cast<size_t>(c) * channels_k() + a]; }
+
   // The families the bands need, found on the first window that has a
   // class: each family fills its own row, whose columns are always the same
   // names; a family no band reads is never called again (a window's SHDI
@@ -580,6 +626,8 @@ class WindowMetrics {
 
   const WindowPlan& plan_;
   double cw_, ch_;
+  WindowCountProgram from_counts_;
+  std::vector<int64_t> channels_;  // kChannels x k, zero but for the present classes while a window is computed
   MetricOptions metric_options_;
   std::map<std::string, std::vector<size_t>> class_band_;
   std::vector<std::pair<std::string, std::vector<size_t>>> class_metric_bands_;
@@ -828,7 +876,31 @@ WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>&
     throw Error(ErrorKind::BadInput, "the moving window needs " + std::to_string(static_cast<int64_t>(bytes / (1 << 20))) +
                                          " MiB (a band of " + std::to_string(rows) +
                                          " rows and one row of values), more than the memory limit");
+  std::string why_not;
+  if (options.backend == Backend::Cuda && !class_codes.empty() && !window_runs_on_gpu(plan, options, &why_not))
+    throw Error(ErrorKind::BadInput, "the CUDA backend does not compute this moving window: " + why_not +
+                                         " (--backend cpu or auto computes it on the CPU)");
   return plan;
+}
+
+bool window_runs_on_gpu(const WindowPlan& plan, const WindowJobOptions& options, std::string* why_not) {
+  auto refuse = [why_not](const std::string& why) {
+    if (why_not) *why_not = why;
+    return false;
+  };
+  const std::vector<int64_t>& halves = options.shape.half_widths;
+  if (!std::all_of(halves.begin(), halves.end(), [&](int64_t h) { return h == options.shape.reach(); }))
+    return refuse("only square windows run on the GPU yet");
+  for (const WindowBand& band : plan.bands)
+    if (!window_count_metric(band))
+      return refuse(band.metric + (band.class_code ? " (class level)" : " (landscape level)") +
+                    " is not computed on the GPU yet (it computes CA, PLAND, TE, ED, LSI, PLADJ, AI, CLUMPY and NLSI of "
+                    "classes; TA, TE, ED, LSI, PLADJ, AI, PR, PRD, RPR, SHDI, SIDI, MSIDI, SHEI, SIEI and MSIEI of the "
+                    "landscape)");
+  if (plan.class_codes.size() > static_cast<size_t>(kWindowPassMaxClasses))
+    return refuse("the raster has " + std::to_string(plan.class_codes.size()) + " classes, more than the GPU's " +
+                  std::to_string(kWindowPassMaxClasses));
+  return true;
 }
 
 WindowPlan plan_window_job(ClassRasterSource& source, const WindowJobOptions& options, const ProgressFn& progress) {
@@ -953,6 +1025,46 @@ int64_t rows_per_block(const WindowJobOptions& options, const WindowPlan& plan, 
   return std::max<int64_t>(1, block);
 }
 
+// The rows on the GPUs: blocks of focal rows with their reach, as class
+// indices of one byte, through the count pass.
+void run_window_rows_on(WindowCountPass& pass, ClassRasterSource& source, const WindowJobOptions& options,
+                        const WindowPlan& plan, int64_t first_row, int64_t rows, WindowRowSink& sink,
+                        const ProgressFn& progress) {
+  const RasterInfo info = source.info();
+  const int64_t reach = options.shape.reach(), width = info.width, stride = width + 2 * reach;
+  const WindowCountProgram counts(plan, options, info.cell_width, info.cell_height, {});
+  if (counts.program().band_count != plan.bands.size())
+    throw Error(ErrorKind::Internal, "a GPU window band without a count formula");
+  // Focal rows per block: up to 1024, within the memory limit (the band of
+  // rows as class indices of 4 bytes and of 1, and the block's values).
+  const double row_values = static_cast<double>(width) * static_cast<double>(plan.bands.size()) * 8;
+  const auto block_bytes = [&](int64_t b) {
+    return static_cast<double>(b + 2 * reach) * static_cast<double>(stride + 2) * 5 + static_cast<double>(b) * row_values;
+  };
+  int64_t block = std::min<int64_t>(std::max<int64_t>(rows, 1), 1024);
+  while (block > 1 && block_bytes(block) > static_cast<double>(options.memory_limit)) block /= 2;
+  RowBand band(source, plan.class_codes, 2 * reach + block, reach + 1);
+  std::vector<uint8_t> indices(static_cast<size_t>(block + 2 * reach) * static_cast<size_t>(stride));
+  const size_t row_count = static_cast<size_t>(width) * plan.bands.size();
+  std::vector<double> values(static_cast<size_t>(block) * row_count);
+  for (int64_t y0 = first_row; y0 < first_row + rows; y0 += block) {
+    const int64_t n = std::min(block, first_row + rows - y0);
+    band.hold(y0 - reach, y0 + n - 1 + reach);
+#pragma omp parallel for schedule(static)
+    for (int64_t j = 0; j < n + 2 * reach; ++j) {
+      const int32_t* from = band.row(y0 - reach + j);
+      uint8_t* to = &indices[static_cast<size_t>(j) * static_cast<size_t>(stride)];
+      for (int64_t x = -reach; x < width + reach; ++x)
+        to[x + reach] = from[x] == kOutside ? kWindowOutsideIndex : static_cast<uint8_t>(from[x]);
+    }
+    pass.run(counts.program(), indices.data(), width, n, reach,
+             WindowBlockPlace{y0, info.height, options.edge == WindowEdge::Skip}, values.data());
+    for (int64_t i = 0; i < n; ++i) sink.write_row(y0 + i, &values[static_cast<size_t>(i) * row_count]);
+    if (progress && !progress(static_cast<double>(y0 + n - first_row) / static_cast<double>(rows)))
+      throw Error(ErrorKind::Io, "interrupted");
+  }
+}
+
 }  // namespace
 
 void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options, const WindowPlan& plan,
@@ -960,6 +1072,9 @@ void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options,
   const RasterInfo info = source.info();
   if (first_row < 0 || rows < 0 || first_row + rows > info.height)
     throw Error(ErrorKind::Internal, "window rows beyond the raster");
+  if (options.backend != Backend::Cpu && window_runs_on_gpu(plan, options))
+    if (const std::unique_ptr<WindowCountPass> pass = make_window_count_pass(options.backend))
+      return run_window_rows_on(*pass, source, options, plan, first_row, rows, sink, progress);
   const WindowShape& shape = options.shape;
   const int64_t reach = shape.reach(), half = shape.half_width();
   const int threads = std::max(1, omp_get_max_threads());

@@ -33,6 +33,7 @@
 #include "patch_stats.h"
 #include "progress.h"
 #include "raster.h"
+#include "tile_labeler.h"
 
 namespace lsm {
 
@@ -88,6 +89,11 @@ struct WindowJobOptions {
   std::shared_ptr<const ContrastTable> contrast;
   /// Memory the job may hold (bytes): the band of rows and the counts.
   uint64_t memory_limit = uint64_t(1) << 30;
+  /// Where the windows are computed. Auto: on the GPUs where this build and
+  /// the machine have them and the run qualifies (window_runs_on_gpu()),
+  /// else the CPU; Cuda: the GPUs, refused (BadInput) for a run that does
+  /// not qualify. Both give the same bits.
+  Backend backend = Backend::Auto;
 };
 
 /// One output band: a metric, for one class (class metrics) or the landscape.
@@ -133,13 +139,21 @@ bool window_metric_needs_patches(const std::string& metric);
 /// probably meant).
 void check_window_metric(const std::string& metric, unsigned level);
 
+/// Whether the GPUs can compute the run planned as `plan`: a square window,
+/// every band a count formula (window_count_program.h: CA, PLAND, TE, ED,
+/// LSI, PLADJ, AI, CLUMPY, NLSI of a class; TA, TE, ED, LSI, PLADJ, AI and
+/// the diversity metrics of the landscape) and at most 255 classes. When
+/// not, `why_not` says why.
+bool window_runs_on_gpu(const WindowPlan& plan, const WindowJobOptions& options, std::string* why_not = nullptr);
+
 /// Checks `options` and the raster's classes and plans the bands: throws
 /// lsm::Error(BadInput) naming the problem — no metric, an unknown metric,
 /// a metric not computed in windows (patch-based: said so), a class not in
 /// the raster, a window wider or taller than the raster (twice the reach
 /// plus one), boundary_edge outside [0, 1], CWED or TECI without a
 /// contrast table or with one that lacks a class of the raster, a geographic raster (windows in
-/// degrees are not supported yet), or a band of rows over memory_limit.
+/// degrees are not supported yet), a band of rows over memory_limit, or the
+/// Cuda backend for a run the GPUs do not compute (window_runs_on_gpu()).
 WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>& class_codes,
                            const WindowJobOptions& options);
 

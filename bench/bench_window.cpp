@@ -1,0 +1,130 @@
+// The moving window end to end in memory: a raw Byte raster (or its mirror
+// mosaic) through run_window_job into rows kept in memory, on the CPU or the
+// GPUs (CUDA_VISIBLE_DEVICES picks how many):
+//   lsm_bench_window --raw FILE --width W --height H [--nodata V] [--cell C]
+//       [--mosaic W H] [--repeat N] --window-cells 21 --metrics SHDI,ED,...
+//       [--class-metrics PLAND,...] [--backend cpu|cuda|auto] [--check | --discard]
+// Prints one JSON line: the fastest of --repeat runs, the cells, the
+// throughput per metric band. --check compares every value with the CPU's
+// (bits) and says how many differ; --discard reads each row (a checksum)
+// instead of keeping it, for rasters whose values do not fit in memory.
+// See bench/RESULTS.md.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "raw_input.h"
+#include "window_job.h"
+
+using namespace lsm;
+
+namespace {
+
+// Keeps every value, as a caller that uses the rows would.
+class KeptValues final : public WindowRowSink {
+ public:
+  KeptValues(int64_t width, bool keep) : width_(width), keep_(keep) {}
+  void begin(const WindowPlan& plan) override {
+    bands_ = plan.bands.size();
+    values_.resize(0);
+  }
+  void write_row(int64_t y, const double* row) override {
+    const size_t n = static_cast<size_t>(width_) * bands_;
+    if (!keep_) {
+      for (size_t i = 0; i < n; ++i) checksum_ += std::isnan(row[i]) ? 0 : row[i];
+      return;
+    }
+    if (values_.size() < static_cast<size_t>(y + 1) * n) values_.resize(static_cast<size_t>(y + 1) * n);
+    std::memcpy(&values_[static_cast<size_t>(y) * n], row, n * sizeof(double));
+  }
+  const std::vector<double>& values() const { return values_; }
+  size_t bands() const { return bands_; }
+
+ private:
+  int64_t width_;
+  bool keep_;
+  double checksum_ = 0;
+  size_t bands_ = 0;
+  std::vector<double> values_;
+};
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    bench::RawRasterArgs raster_args;
+    int64_t window_cells = 21;
+    std::string metrics, class_metrics, backend = "auto";
+    bool check = false, discard = false;
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto next = [&]() -> std::string {
+        if (i + 1 >= argc) throw Error(ErrorKind::BadInput, a + " needs a value");
+        return argv[++i];
+      };
+      if (raster_args.take(a, next)) continue;
+      if (a == "--window-cells") window_cells = std::stoll(next());
+      else if (a == "--metrics") metrics = next();
+      else if (a == "--class-metrics") class_metrics = next();
+      else if (a == "--backend") backend = next();
+      else if (a == "--check") check = true;
+      else if (a == "--discard") discard = true;
+      else throw Error(ErrorKind::BadInput, "unknown option " + a);
+    }
+    MemoryClassRaster raster = raster_args.load();
+    const RasterInfo info = raster.info();
+    WindowJobOptions o;
+    o.shape = square_window(window_cells / 2);
+    o.landscape_metrics = split(metrics);
+    o.class_metrics = split(class_metrics);
+    o.backend = backend == "cpu" ? Backend::Cpu : backend == "cuda" ? Backend::Cuda : Backend::Auto;
+    o.memory_limit = uint64_t(16) << 30;
+    KeptValues kept(info.width, !discard);
+    std::vector<double> seconds;
+    WindowPlan plan;
+    for (int r = 0; r < std::max(1, raster_args.repeat); ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      plan = run_window_job(raster, o, kept);
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double best = *std::min_element(seconds.begin(), seconds.end());
+    const double cells = static_cast<double>(info.width) * static_cast<double>(info.height);
+    int64_t differ = -1;
+    if (check && !discard) {
+      WindowJobOptions cpu = o;
+      cpu.backend = Backend::Cpu;
+      KeptValues reference(info.width, true);
+      run_window_job(raster, cpu, reference);
+      differ = 0;
+      for (size_t i = 0; i < kept.values().size(); ++i) {
+        const double a = kept.values()[i], b = reference.values()[i];
+        if (!(std::isnan(a) && std::isnan(b)) && std::memcmp(&a, &b, sizeof a) != 0) ++differ;
+      }
+    }
+    std::printf(
+        "{\"bench\": \"window\", \"width\": %lld, \"height\": %lld, \"window\": %lld, \"metrics\": \"%s\", "
+        "\"class_metrics\": \"%s\", \"bands\": %zu, \"backend\": \"%s\", \"seconds\": %.4f, \"mpx_per_s\": %.1f, "
+        "\"band_mpx_per_s\": %.1f, \"differing_from_cpu\": %lld}\n",
+        static_cast<long long>(info.width), static_cast<long long>(info.height), static_cast<long long>(window_cells),
+        metrics.c_str(), class_metrics.c_str(), plan.bands.size(), backend.c_str(), best, cells / best / 1e6,
+        cells * static_cast<double>(plan.bands.size()) / best / 1e6, static_cast<long long>(differ));
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lsm_bench_window: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,217 @@
+// A moving window's count-based metrics on the GPU (window_count_pass.h).
+// One thread per focal column and run of focal rows: it counts its first
+// window's cells and cell sides per class, then slides down one row at a
+// time (the leaving top row out, the entering bottom row in: O(window
+// width) per cell) and evaluates window_count_formulas.h at every focal
+// cell. Its counts live in shared memory, laid out so that the 32 threads of
+// a warp touch 32 banks whatever classes they update. This file is compiled
+// with --fmad=false: the formulas round as on the CPU.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <exception>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuda_check.h"
+#include "device_pool.h"
+#include "error.h"
+#include "tile_labeler_cuda.h"
+#include "window_counts_cuda.h"
+
+namespace lsm {
+
+namespace {
+
+using window_formulas::Program;
+
+// The counts of one thread: value (channel c, class a) at base[(c * k + a) * threads].
+struct SharedCounts {
+  int* base;
+  int k, threads;
+  __device__ int& at(int c, int a) const { return base[(c * k + a) * threads]; }
+  __device__ int64_t operator()(int c, int32_t a) const { return base[(c * k + a) * threads]; }
+};
+
+__device__ inline void count_cell(const SharedCounts& s, uint8_t a, int sign) {
+  if (a != kWindowOutsideIndex) s.at(window_formulas::kCells, a) += sign;
+}
+
+// Two neighbouring cells; `vertical`: one above the other (a top/bottom side, "h").
+__device__ inline void count_pair(const SharedCounts& s, const uint8_t* background, uint8_t a, uint8_t b, bool vertical,
+                                  int sign) {
+  using namespace window_formulas;
+  if (a == kWindowOutsideIndex || b == kWindowOutsideIndex) return;
+  if (a == b) {
+    s.at(vertical ? kLikeH : kLikeV, a) += 2 * sign;
+    return;
+  }
+  const int other = vertical ? kOtherH : kOtherV, to_background = vertical ? kBackgroundH : kBackgroundV;
+  s.at(other, a) += sign;
+  s.at(other, b) += sign;
+  if (background[b]) s.at(to_background, a) += sign;
+  if (background[a]) s.at(to_background, b) += sign;
+}
+
+// Band row `row`'s part of a window around column x: its cells and left/right
+// pairs, and with `below` its top/bottom pairs with the next band row.
+__device__ inline void count_row(const SharedCounts& s, const uint8_t* background, const uint8_t* row, long long stride,
+                                 int reach, bool below, int sign) {
+  for (int dx = -reach; dx <= reach; ++dx) {
+    count_cell(s, row[dx], sign);
+    if (dx < reach) count_pair(s, background, row[dx], row[dx + 1], false, sign);
+    if (below) count_pair(s, background, row[dx], row[dx + stride], true, sign);
+  }
+}
+
+__global__ void k_window_counts(Program p, const uint8_t* __restrict__ band, long long width, long long rows, int reach,
+                                int rows_per_thread, WindowBlockPlace place, double* __restrict__ out) {
+  extern __shared__ int shared_counts[];
+  const long long x = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long y_first = static_cast<long long>(blockIdx.y) * rows_per_thread;
+  if (x >= width || y_first >= rows) return;
+  const long long y_end = min(rows, y_first + rows_per_thread);
+  const SharedCounts s{shared_counts + threadIdx.x, p.k, static_cast<int>(blockDim.x)};
+  for (int i = 0; i < window_formulas::kChannels * p.k; ++i) s.base[i * s.threads] = 0;
+  const long long stride = width + 2 * reach;
+  const uint8_t* column = band + reach + x;  // band row j, column offset dx: column[j * stride + dx]
+  const int side = 2 * reach;
+  for (int i = 0; i <= side; ++i)  // the window around (x, y_first): band rows y_first .. y_first + 2 reach
+    count_row(s, p.background, column + (y_first + i) * stride, stride, reach, i < side, +1);
+  const int band_count = static_cast<int>(p.band_count);
+  for (long long y = y_first;; ++y) {
+    double* values = out + (y * width + x) * band_count;
+    const long long raster_y = place.first_row + y;
+    const bool whole = raster_y - reach >= 0 && raster_y + reach < place.raster_height && x - reach >= 0 &&
+                       x + reach < width;
+    if (column[(y + reach) * stride] == kWindowOutsideIndex || (place.skip_partial && !whole)) {
+      for (int b = 0; b < band_count; ++b) values[b] = window_formulas::nan_value();
+    } else {
+      window_formulas::evaluate(p, s, values);
+    }
+    if (y + 1 == y_end) break;
+    count_row(s, p.background, column + y * stride, stride, reach, true, -1);  // the top row leaves
+    // The bottom row's pairs with the row below it enter, then the row below itself.
+    for (int dx = -reach; dx <= reach; ++dx)
+      count_pair(s, p.background, column[(y + side) * stride + dx], column[(y + side + 1) * stride + dx], true, +1);
+    count_row(s, p.background, column + (y + side + 1) * stride, stride, reach, false, +1);
+  }
+}
+
+// Threads per thread block: as many (32 to 128) as leave each thread's counts
+// within `shared_limit` bytes.
+int threads_for(int32_t k, size_t shared_limit) {
+  const size_t per_thread = sizeof(int) * window_formulas::kChannels * static_cast<size_t>(k);
+  int threads = 128;
+  while (threads > 32 && threads * per_thread > shared_limit) threads /= 2;
+  return threads;
+}
+
+// One GPU's share: its stream, buffers and the program's tables on it.
+class DeviceShare {
+ public:
+  explicit DeviceShare(int device) : stream_(device) {
+    int optin = 0;
+    LSM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    shared_limit_ = static_cast<size_t>(optin);
+    LSM_CUDA_CHECK(cudaFuncSetAttribute(k_window_counts, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+  }
+
+  void run(const Program& program, const uint8_t* band, int64_t width, int64_t rows, int64_t reach,
+           const WindowBlockPlace& place, double* out) {
+    if (rows == 0 || width == 0) return;
+    stream_.activate();
+    const int threads = threads_for(program.k, shared_limit_);
+    const size_t shared = sizeof(int) * window_formulas::kChannels * static_cast<size_t>(program.k) * threads;
+    if (shared > shared_limit_)
+      throw Error(ErrorKind::BadInput, "a window of " + std::to_string(program.k) +
+                                           " classes needs more shared memory than this GPU has");
+    const size_t band_bytes = static_cast<size_t>(rows + 2 * reach) * static_cast<size_t>(width + 2 * reach);
+    const size_t out_bytes = sizeof(double) * static_cast<size_t>(rows) * static_cast<size_t>(width) * program.band_count;
+    const size_t table_bytes = sizeof(window_formulas::Band) * program.band_count;
+    band_.reserve(band_bytes, stream_);
+    out_.reserve(out_bytes, stream_);
+    tables_.reserve(table_bytes + static_cast<size_t>(program.k), stream_);
+    LSM_CUDA_CHECK(cudaMemcpyAsync(band_.get(), band, band_bytes, cudaMemcpyHostToDevice, stream_));
+    LSM_CUDA_CHECK(cudaMemcpyAsync(tables_.get(), program.bands, table_bytes, cudaMemcpyHostToDevice, stream_));
+    uint8_t* background = tables_.as<uint8_t>() + table_bytes;
+    LSM_CUDA_CHECK(cudaMemcpyAsync(background, program.background, static_cast<size_t>(program.k),
+                                   cudaMemcpyHostToDevice, stream_));
+    Program on_device = program;
+    on_device.bands = tables_.as<window_formulas::Band>();
+    on_device.background = background;
+    // Runs of rows per thread: long enough to repay a run's first window
+    // (O(window cells)), short enough to fill the GPU.
+    const int64_t cells = rows * width;
+    const int rows_per_thread = static_cast<int>(std::clamp<int64_t>(cells / (1 << 18), 8, 64));
+    const dim3 grid(static_cast<unsigned>((width + threads - 1) / threads),
+                    static_cast<unsigned>((rows + rows_per_thread - 1) / rows_per_thread));
+    k_window_counts<<<grid, threads, shared, stream_>>>(on_device, band_.as<uint8_t>(), width, rows,
+                                                       static_cast<int>(reach), rows_per_thread, place,
+                                                       out_.as<double>());
+    LSM_CUDA_CHECK_LAUNCH();
+    LSM_CUDA_CHECK(cudaMemcpyAsync(out, out_.get(), out_bytes, cudaMemcpyDeviceToHost, stream_));
+    LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+ private:
+  DeviceStream stream_;  // first: the buffers below are released on it before it goes
+  DeviceBuffer band_, out_, tables_;
+  size_t shared_limit_ = 0;
+};
+
+class CudaWindowCountPass final : public WindowCountPass {
+ public:
+  explicit CudaWindowCountPass(const std::vector<int>& devices) {
+    for (int d : devices) shares_.push_back(std::make_unique<DeviceShare>(d));
+  }
+
+  void run(const Program& program, const uint8_t* band, int64_t width, int64_t rows, int64_t reach,
+           const WindowBlockPlace& place, double* out) override {
+    if (program.k > kWindowPassMaxClasses)
+      throw Error(ErrorKind::BadInput, "the GPU window takes at most " + std::to_string(kWindowPassMaxClasses) +
+                                           " classes; this raster has " + std::to_string(program.k));
+    // Each GPU takes a contiguous share of the rows, with its reach of band rows.
+    const int64_t n = static_cast<int64_t>(shares_.size());
+    const int64_t share = (rows + n - 1) / n;
+    const int64_t stride = width + 2 * reach;
+    auto run_share = [&](size_t d) {
+      const int64_t r0 = std::min(rows, static_cast<int64_t>(d) * share), r1 = std::min(rows, r0 + share);
+      WindowBlockPlace part = place;
+      part.first_row = place.first_row + r0;
+      shares_[d]->run(program, band + r0 * stride, width, r1 - r0, reach, part,
+                      out + static_cast<size_t>(r0) * static_cast<size_t>(width) * program.band_count);
+    };
+    if (shares_.size() == 1) return run_share(0);
+    std::vector<std::exception_ptr> failures(shares_.size());
+    std::vector<std::thread> threads;
+    for (size_t d = 0; d < shares_.size(); ++d)
+      threads.emplace_back([&, d] {
+        try {
+          run_share(d);
+        } catch (...) {
+          failures[d] = std::current_exception();
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& f : failures)
+      if (f) std::rethrow_exception(f);
+  }
+
+  int devices() const override { return static_cast<int>(shares_.size()); }
+
+ private:
+  std::vector<std::unique_ptr<DeviceShare>> shares_;
+};
+
+}  // namespace
+
+std::unique_ptr<WindowCountPass> make_cuda_window_count_pass() {
+  std::vector<int> devices;
+  for (int d = 0; d < cuda_device_count(); ++d) devices.push_back(d);
+  if (devices.empty()) throw Error(ErrorKind::Backend, "no CUDA device");
+  return std::make_unique<CudaWindowCountPass>(devices);
+}
+
+}  // namespace lsm
