@@ -119,15 +119,15 @@ if [[ $STEPS == *window* ]]; then  # moving windows end to end in memory (lsm_be
   {
     for w in 5 21; do build-dev/bench/lsm_bench_window "${raw[@]}" --window-cells $w --metrics $ten --backend cuda --check; done
     build-dev/bench/lsm_bench_window "${raw[@]}" --window-cells 21 --class-metrics PLAND,ED,AI --backend cuda --check
-    for m in $ten; do
+    for m in ${ten//,/ }; do
       CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $m --backend cuda
     done
     CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $ten --backend cuda --check
     build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $ten --backend cpu --repeat 1
     side=${LSM_GIGA_SIDE:-0}
     if [ "$side" -gt 0 ]; then
-      CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic "$side" "$side" --window-cells 21 --metrics $ten --backend cuda --discard --repeat 2
-      build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic "$side" "$side" --window-cells 21 --metrics $ten --backend cuda --discard --repeat 2
+      CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic "$side" "$side" --window-cells 21 --metrics $ten --backend cuda --discard --repeat 1
+      build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic "$side" "$side" --window-cells 21 --metrics $ten --backend cuda --discard --repeat 1
     fi
   } | tee "$OUT/window.jsonl"
 fi

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <future>
 #include <limits>
 #include <map>
 #include <memory>
@@ -68,14 +69,29 @@ class RowBand {
   RowBand(ClassRasterSource& source, const std::vector<int32_t>& codes, int64_t capacity, int64_t pad)
       : source_(source), codes_(codes), width_(source.info().width), height_(source.info().height),
         capacity_(capacity), pad_(pad), stride_(width_ + 2 * pad),
-        rows_(static_cast<size_t>(capacity) * static_cast<size_t>(stride_), kOutside), read_(width_) {}
+        rows_(static_cast<size_t>(capacity) * static_cast<size_t>(stride_), kOutside) {
+    // Codes within a span of 2^20 find their index in a table, not by search.
+    if (!codes_.empty() && static_cast<int64_t>(codes_.back()) - codes_.front() < (int64_t(1) << 20)) {
+      table_.assign(static_cast<size_t>(codes_.back() - codes_.front() + 1), kOutside);
+      for (size_t i = 0; i < codes_.size(); ++i) table_[static_cast<size_t>(codes_[i] - codes_.front())] = static_cast<int32_t>(i);
+    }
+  }
 
   // Makes the band hold rows [first, last] (last - first < capacity),
-  // reading only those it does not hold yet. Not thread-safe: called
+  // reading only those it does not hold yet: each run of them in one read,
+  // converted to class indices on every thread. Not thread-safe: called
   // between blocks.
   void hold(int64_t first, int64_t last) {
-    for (int64_t r = first; r <= last; ++r)
-      if (!(held_ && r >= held_->first && r <= held_->second)) load(r);
+    for (int64_t r = first; r <= last;) {
+      if (held_ && r >= held_->first && r <= held_->second) {
+        ++r;
+        continue;
+      }
+      int64_t end = r;  // the run of rows not held: [r, end)
+      while (end <= last && !(held_ && end >= held_->first && end <= held_->second)) ++end;
+      load(r, end);
+      r = end;
+    }
     held_ = {first, last};
   }
   // Class index of cell (x, y), for x in [-pad, width + pad) and y held.
@@ -85,15 +101,25 @@ class RowBand {
 
  private:
   size_t slot(int64_t y) const { return static_cast<size_t>(((y % capacity_) + capacity_) % capacity_); }
-  void load(int64_t y) {
-    int32_t* row = &rows_[slot(y) * static_cast<size_t>(stride_)];
-    std::fill(row, row + stride_, kOutside);
-    if (y < 0 || y >= height_) return;
-    source_.read(Window{0, y, width_, 1}, read_.data());
-    for (int64_t x = 0; x < width_; ++x) {
-      const int32_t v = read_[static_cast<size_t>(x)];
-      if (v == kNoClass) continue;
-      row[x + pad_] = static_cast<int32_t>(std::lower_bound(codes_.begin(), codes_.end(), v) - codes_.begin());
+  int32_t index_of(int32_t v) const {
+    if (v == kNoClass) return kOutside;
+    if (!table_.empty()) return table_[static_cast<size_t>(v - codes_.front())];
+    return static_cast<int32_t>(std::lower_bound(codes_.begin(), codes_.end(), v) - codes_.begin());
+  }
+  // Rows [first, end): those inside the raster in one read.
+  void load(int64_t first, int64_t end) {
+    const int64_t inside_first = std::max<int64_t>(first, 0), inside_end = std::min(end, height_);
+    if (inside_end > inside_first) {
+      read_.resize(static_cast<size_t>((inside_end - inside_first) * width_));
+      source_.read(Window{0, inside_first, width_, inside_end - inside_first}, read_.data());
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t y = first; y < end; ++y) {
+      int32_t* row = &rows_[slot(y) * static_cast<size_t>(stride_)];
+      std::fill(row, row + stride_, kOutside);
+      if (y < 0 || y >= height_) continue;
+      const int32_t* from = &read_[static_cast<size_t>((y - inside_first) * width_)];
+      for (int64_t x = 0; x < width_; ++x) row[x + pad_] = index_of(from[x]);
     }
   }
 
@@ -102,7 +128,8 @@ class RowBand {
   int64_t width_, height_, capacity_, pad_, stride_;
   std::optional<std::pair<int64_t, int64_t>> held_;  // the rows the band holds
   std::vector<int32_t> rows_;
-  std::vector<int32_t> read_;
+  std::vector<int32_t> read_;   // the rows of one read
+  std::vector<int32_t> table_;  // class index by code - codes_.front(), when the codes span little
 };
 
 // Every class code of the raster, ascending (the first read).
@@ -1026,7 +1053,9 @@ int64_t rows_per_block(const WindowJobOptions& options, const WindowPlan& plan, 
 }
 
 // The rows on the GPUs: blocks of focal rows with their reach, as class
-// indices of one byte, through the count pass.
+// indices of one byte, through the count pass. Two blocks are in flight: the
+// GPUs compute one while this thread reads and converts the next and hands
+// the previous one's rows to the sink.
 void run_window_rows_on(WindowCountPass& pass, ClassRasterSource& source, const WindowJobOptions& options,
                         const WindowPlan& plan, int64_t first_row, int64_t rows, WindowRowSink& sink,
                         const ProgressFn& progress) {
@@ -1036,32 +1065,60 @@ void run_window_rows_on(WindowCountPass& pass, ClassRasterSource& source, const 
   if (counts.program().band_count != plan.bands.size())
     throw Error(ErrorKind::Internal, "a GPU window band without a count formula");
   // Focal rows per block: up to 1024, within the memory limit (the band of
-  // rows as class indices of 4 bytes and of 1, and the block's values).
+  // rows as read, as class indices of 4 bytes and, twice, of 1; twice the
+  // block's values).
   const double row_values = static_cast<double>(width) * static_cast<double>(plan.bands.size()) * 8;
   const auto block_bytes = [&](int64_t b) {
-    return static_cast<double>(b + 2 * reach) * static_cast<double>(stride + 2) * 5 + static_cast<double>(b) * row_values;
+    return static_cast<double>(b + 2 * reach) * static_cast<double>(stride + 2) * 10 + 2 * static_cast<double>(b) * row_values;
   };
   int64_t block = std::min<int64_t>(std::max<int64_t>(rows, 1), 1024);
   while (block > 1 && block_bytes(block) > static_cast<double>(options.memory_limit)) block /= 2;
   RowBand band(source, plan.class_codes, 2 * reach + block, reach + 1);
-  std::vector<uint8_t> indices(static_cast<size_t>(block + 2 * reach) * static_cast<size_t>(stride));
   const size_t row_count = static_cast<size_t>(width) * plan.bands.size();
-  std::vector<double> values(static_cast<size_t>(block) * row_count);
-  for (int64_t y0 = first_row; y0 < first_row + rows; y0 += block) {
-    const int64_t n = std::min(block, first_row + rows - y0);
-    band.hold(y0 - reach, y0 + n - 1 + reach);
-#pragma omp parallel for schedule(static)
-    for (int64_t j = 0; j < n + 2 * reach; ++j) {
-      const int32_t* from = band.row(y0 - reach + j);
-      uint8_t* to = &indices[static_cast<size_t>(j) * static_cast<size_t>(stride)];
-      for (int64_t x = -reach; x < width + reach; ++x)
-        to[x + reach] = from[x] == kOutside ? kWindowOutsideIndex : static_cast<uint8_t>(from[x]);
-    }
-    pass.run(counts.program(), indices.data(), width, n, reach,
-             WindowBlockPlace{y0, info.height, options.edge == WindowEdge::Skip}, values.data());
-    for (int64_t i = 0; i < n; ++i) sink.write_row(y0 + i, &values[static_cast<size_t>(i) * row_count]);
-    if (progress && !progress(static_cast<double>(y0 + n - first_row) / static_cast<double>(rows)))
+  struct Block {
+    int64_t y0 = 0, n = 0;
+    std::vector<uint8_t> indices;
+    std::vector<double> values;
+    std::future<void> computed;
+  };
+  Block blocks[2];
+  for (Block& b : blocks) {
+    b.indices.resize(static_cast<size_t>(block + 2 * reach) * static_cast<size_t>(stride));
+    b.values.resize(static_cast<size_t>(block) * row_count);
+  }
+  const auto deliver = [&](Block& b) {
+    b.computed.get();
+    for (int64_t i = 0; i < b.n; ++i) sink.write_row(b.y0 + i, &b.values[static_cast<size_t>(i) * row_count]);
+    if (progress && !progress(static_cast<double>(b.y0 + b.n - first_row) / static_cast<double>(rows)))
       throw Error(ErrorKind::Io, "interrupted");
+  };
+  try {
+    int current = 0;
+    for (int64_t y0 = first_row; y0 < first_row + rows; y0 += block, current ^= 1) {
+      Block& b = blocks[current];
+      b.y0 = y0;
+      b.n = std::min(block, first_row + rows - y0);
+      band.hold(y0 - reach, y0 + b.n - 1 + reach);
+#pragma omp parallel for schedule(static)
+      for (int64_t j = 0; j < b.n + 2 * reach; ++j) {
+        const int32_t* from = band.row(y0 - reach + j);
+        uint8_t* to = &b.indices[static_cast<size_t>(j) * static_cast<size_t>(stride)];
+        for (int64_t x = -reach; x < width + reach; ++x)
+          to[x + reach] = from[x] == kOutside ? kWindowOutsideIndex : static_cast<uint8_t>(from[x]);
+      }
+      const WindowBlockPlace place{y0, info.height, options.edge == WindowEdge::Skip};
+      b.computed = std::async(std::launch::async, [&pass, &counts, &b, width, reach, place] {
+        pass.run(counts.program(), b.indices.data(), width, b.n, reach, place, b.values.data());
+      });
+      Block& previous = blocks[current ^ 1];
+      if (previous.computed.valid()) deliver(previous);
+    }
+    Block& last = blocks[current ^ 1];
+    if (last.computed.valid()) deliver(last);
+  } catch (...) {
+    for (Block& b : blocks)  // no block may outlive its buffers
+      if (b.computed.valid()) b.computed.wait();
+    throw;
   }
 }
 
