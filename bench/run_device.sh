@@ -122,6 +122,9 @@ if [[ $STEPS == *window* ]]; then  # moving windows end to end in memory (lsm_be
     for m in ${ten//,/ }; do
       CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $m --backend cuda
     done
+    for m in SHDI ED $ten; do  # the GPU's part alone: copies and kernels
+      CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $m --pass-only
+    done
     CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $ten --backend cuda --check
     build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $ten --backend cpu --repeat 1
     side=${LSM_GIGA_SIDE:-0}

@@ -1054,8 +1054,8 @@ int64_t rows_per_block(const WindowJobOptions& options, const WindowPlan& plan, 
 
 // The rows on the GPUs: blocks of focal rows with their reach, as class
 // indices of one byte, through the count pass. Two blocks are in flight: the
-// GPUs compute one while this thread reads and converts the next and hands
-// the previous one's rows to the sink.
+// GPUs compute one while this thread reads and converts the next, then hands
+// that one's rows to the sink while the GPUs compute the next.
 void run_window_rows_on(WindowCountPass& pass, ClassRasterSource& source, const WindowJobOptions& options,
                         const WindowPlan& plan, int64_t first_row, int64_t rows, WindowRowSink& sink,
                         const ProgressFn& progress) {
@@ -1087,7 +1087,6 @@ void run_window_rows_on(WindowCountPass& pass, ClassRasterSource& source, const 
     b.values.resize(static_cast<size_t>(block) * row_count);
   }
   const auto deliver = [&](Block& b) {
-    b.computed.get();
     for (int64_t i = 0; i < b.n; ++i) sink.write_row(b.y0 + i, &b.values[static_cast<size_t>(i) * row_count]);
     if (progress && !progress(static_cast<double>(b.y0 + b.n - first_row) / static_cast<double>(rows)))
       throw Error(ErrorKind::Io, "interrupted");
@@ -1106,15 +1105,21 @@ void run_window_rows_on(WindowCountPass& pass, ClassRasterSource& source, const 
         for (int64_t x = -reach; x < width + reach; ++x)
           to[x + reach] = from[x] == kOutside ? kWindowOutsideIndex : static_cast<uint8_t>(from[x]);
       }
+      // The pass computes one block at a time (its buffers are its own).
+      Block& previous = blocks[current ^ 1];
+      const bool pending = previous.computed.valid();
+      if (pending) previous.computed.get();
       const WindowBlockPlace place{y0, info.height, options.edge == WindowEdge::Skip};
       b.computed = std::async(std::launch::async, [&pass, &counts, &b, width, reach, place] {
         pass.run(counts.program(), b.indices.data(), width, b.n, reach, place, b.values.data());
       });
-      Block& previous = blocks[current ^ 1];
-      if (previous.computed.valid()) deliver(previous);
+      if (pending) deliver(previous);
     }
     Block& last = blocks[current ^ 1];
-    if (last.computed.valid()) deliver(last);
+    if (last.computed.valid()) {
+      last.computed.get();
+      deliver(last);
+    }
   } catch (...) {
     for (Block& b : blocks)  // no block may outlive its buffers
       if (b.computed.valid()) b.computed.wait();
