@@ -33,10 +33,10 @@ namespace {
 // Keeps every value, as a caller that uses the rows would.
 class KeptValues final : public WindowRowSink {
  public:
-  KeptValues(int64_t width, bool keep) : width_(width), keep_(keep) {}
+  KeptValues(int64_t width, int64_t height, bool keep) : width_(width), height_(height), keep_(keep) {}
   void begin(const WindowPlan& plan) override {
     bands_ = plan.bands.size();
-    values_.resize(0);
+    if (keep_) values_.resize(static_cast<size_t>(width_) * bands_ * static_cast<size_t>(height_));
   }
   void write_row(int64_t y, const double* row) override {
     const size_t n = static_cast<size_t>(width_) * bands_;
@@ -44,14 +44,13 @@ class KeptValues final : public WindowRowSink {
       checksum_ += std::isnan(row[0]) ? 0 : row[0];  // touched, not kept
       return;
     }
-    if (values_.size() < static_cast<size_t>(y + 1) * n) values_.resize(static_cast<size_t>(y + 1) * n);
     std::memcpy(&values_[static_cast<size_t>(y) * n], row, n * sizeof(double));
   }
   const std::vector<double>& values() const { return values_; }
   size_t bands() const { return bands_; }
 
  private:
-  int64_t width_;
+  int64_t width_, height_;
   bool keep_;
   double checksum_ = 0;
   size_t bands_ = 0;
@@ -141,7 +140,7 @@ int main(int argc, char** argv) {
                   cells / seconds / 1e6, cells * static_cast<double>(bands) / seconds / 1e6);
       return 0;
     }
-    KeptValues kept(info.width, !discard);
+    KeptValues kept(info.width, info.height, !discard);
     std::vector<double> seconds;
     WindowPlan plan;
     for (int r = 0; r < std::max(1, raster_args.repeat); ++r) {
@@ -155,7 +154,7 @@ int main(int argc, char** argv) {
     if (check && !discard) {
       WindowJobOptions cpu = o;
       cpu.backend = Backend::Cpu;
-      KeptValues reference(info.width, true);
+      KeptValues reference(info.width, info.height, true);
       run_window_job(raster, cpu, reference);
       differ = 0;
       for (size_t i = 0; i < kept.values().size(); ++i) {

@@ -135,6 +135,9 @@ class RowBand {
 // Every class code of the raster, ascending (the first read).
 std::vector<int32_t> class_codes_of(ClassRasterSource& source, const ProgressFn& progress) {
   const RasterInfo info = source.info();
+  // Codes 0..65535 (land-cover legends) are marked in a table; others go to a set.
+  constexpr int32_t kTabled = 1 << 16;
+  std::vector<uint8_t> seen(kTabled, 0);
   std::set<int32_t> codes;
   const int64_t strip = std::max<int64_t>(1, std::min<int64_t>(info.height, (int64_t(1) << 22) / std::max<int64_t>(1, info.width)));
   std::vector<int32_t> cells(static_cast<size_t>(strip * info.width));
@@ -144,11 +147,18 @@ std::vector<int32_t> class_codes_of(ClassRasterSource& source, const ProgressFn&
     int32_t last = kNoClass;
     for (int64_t i = 0; i < h * info.width; ++i) {
       const int32_t v = cells[static_cast<size_t>(i)];
-      if (v != kNoClass && v != last) codes.insert(last = v);
+      if (v == last || v == kNoClass) continue;
+      last = v;
+      if (v >= 0 && v < kTabled)
+        seen[static_cast<size_t>(v)] = 1;
+      else
+        codes.insert(v);
     }
     if (progress && !progress(0.1 * static_cast<double>(y + h) / static_cast<double>(info.height)))
       throw Error(ErrorKind::Io, "interrupted");
   }
+  for (int32_t v = 0; v < kTabled; ++v)
+    if (seen[static_cast<size_t>(v)]) codes.insert(v);
   return {codes.begin(), codes.end()};
 }
 
