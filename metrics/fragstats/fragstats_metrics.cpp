@@ -16,6 +16,7 @@
 #include "patch_records.h"
 #include "streamed_distribution.h"
 #include "serial_thresholds.h"
+#include "window_count_formulas.h"
 
 namespace lsm {
 namespace {
@@ -32,23 +33,13 @@ using families::RowBuilder;
 
 }  // namespace
 
+// One source with the window formulas, which the GPU evaluates too.
 uint64_t min_perimeter_sides(uint64_t a) {
-  uint64_t n = static_cast<uint64_t>(std::sqrt(static_cast<double>(a)));
-  while (n * n > a) --n;
-  while ((n + 1) * (n + 1) <= a) ++n;
-  const uint64_t m = a - n * n;
-  if (m == 0) return 4 * n;
-  return m <= n ? 4 * n + 2 : 4 * n + 4;
+  return static_cast<uint64_t>(window_formulas::min_perimeter(static_cast<int64_t>(a)));
 }
 
 uint64_t max_like_adjacencies(uint64_t a) {
-  uint64_t n = static_cast<uint64_t>(std::sqrt(static_cast<double>(a)));
-  while (n * n > a) --n;
-  while ((n + 1) * (n + 1) <= a) ++n;
-  const uint64_t m = a - n * n;
-  const uint64_t base = 2 * n * (n - (n > 0 ? 1 : 0));
-  if (m == 0) return base;
-  return m <= n ? base + 2 * m - 1 : base + 2 * m - 2;
+  return static_cast<uint64_t>(window_formulas::max_like(static_cast<int64_t>(a)));
 }
 
 Distribution distribution(const std::vector<double>& v, const std::vector<double>& w) {
