@@ -115,18 +115,19 @@ fi
 if [[ $STEPS == *window* ]]; then  # moving windows end to end in memory (lsm_bench_window)
   gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
   raw=(--raw /tmp/bv_2mpx.raw --width 1319 --height 1640 --nodata 255 --cell 100)
-  ten=SHDI,SIDI,MSIDI,SHEI,PR,TE,ED,LSI,PLADJ,AI
+  ten=NP,LPI,SHDI,SIDI,PR,TE,ED,LSI,PLADJ,AI
+  mosaic=(--mosaic 5741 8190 --window-cells 21)
   {
     for w in 5 21; do build-dev/bench/lsm_bench_window "${raw[@]}" --window-cells $w --metrics $ten --backend cuda --check; done
-    build-dev/bench/lsm_bench_window "${raw[@]}" --window-cells 21 --class-metrics PLAND,ED,AI --backend cuda --check
-    for m in ${ten//,/ }; do
-      CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $m --backend cuda
+    build-dev/bench/lsm_bench_window "${raw[@]}" --window-cells 21 --class-metrics PLAND,NP,LPI,ED --backend cuda --check
+    for m in SHDI ED NP LPI $ten; do  # the GPU's part alone: copies and kernels
+      CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" "${mosaic[@]}" --metrics $m --pass-only
     done
-    for m in SHDI ED $ten; do  # the GPU's part alone: copies and kernels
-      CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $m --pass-only
+    for m in SHDI NP; do
+      CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" "${mosaic[@]}" --metrics $m --backend cuda
     done
-    CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $ten --backend cuda --check
-    build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic 5741 8190 --window-cells 21 --metrics $ten --backend cpu --repeat 1
+    CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" "${mosaic[@]}" --metrics $ten --backend cuda --check
+    build-dev/bench/lsm_bench_window "${raw[@]}" "${mosaic[@]}" --metrics $ten --backend cpu --repeat 1
     side=${LSM_GIGA_SIDE:-0}
     if [ "$side" -gt 0 ]; then
       CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" --mosaic "$side" "$side" --window-cells 21 --metrics $ten --backend cuda --discard --repeat 1

@@ -3,7 +3,8 @@
 // window's cells and cell sides per class, then slides down one row at a
 // time (the leaving top row out, the entering bottom row in: O(window
 // width) per cell) and evaluates window_count_formulas.h at every focal
-// cell. Its counts live in shared memory, laid out so that the 32 threads of
+// cell; for NP, PD and LPI it also labels each window run by run
+// (O(window cells) per cell). Its counts live in shared memory, laid out so that the 32 threads of
 // a warp touch 32 banks whatever classes they update. This file is compiled
 // with --fmad=false: the formulas round as on the CPU.
 #include <cuda_runtime.h>
@@ -25,6 +26,8 @@ namespace lsm {
 namespace {
 
 using window_formulas::Program;
+
+constexpr int kSmallWindowRuns = 512;  // up to 21 x 21 windows: less local memory per thread
 
 // The counts of one thread: value (channel c, class a) at base[(c * k + a) * threads].
 struct SharedCounts {
@@ -65,6 +68,72 @@ __device__ inline void count_row(const SharedCounts& s, const uint8_t* backgroun
   }
 }
 
+// The patches of the window around column x whose top row is band row
+// `top`: its cells run by run, each run joined to the touching runs of its
+// class in the row above (a union-find over run indices, sizes at the
+// roots), then each class's patch count and largest patch into the channels.
+// nvcc cannot see that every run's parent is set before find() reads it.
+#pragma nv_diag_suppress 549
+template <int kMaxRuns>
+__device__ void count_patches(const SharedCounts& s, const uint8_t* column, long long stride, long long top, int reach,
+                              bool eight) {
+  using namespace window_formulas;
+  int16_t parent[kMaxRuns], size[kMaxRuns];
+  int8_t first[kMaxRuns], last[kMaxRuns];
+  uint8_t cls[kMaxRuns];
+  auto find = [&](int a) {
+    while (parent[a] != a) {
+      parent[a] = parent[parent[a]];  // path halving
+      a = parent[a];
+    }
+    return a;
+  };
+  int runs = 0, above_begin = 0, above_end = 0;
+  for (int i = 0; i <= 2 * reach; ++i) {
+    const uint8_t* row = column + (top + i) * stride;
+    const int row_begin = runs;
+    int q = above_begin;  // runs above, in column order
+    for (int dx = -reach; dx <= reach;) {
+      const uint8_t c = row[dx];
+      const int from = dx;
+      while (dx < reach && row[dx + 1] == c) ++dx;
+      const int to = dx++;
+      if (c == kWindowOutsideIndex) continue;
+      const int id = runs++;
+      parent[id] = static_cast<int16_t>(id);
+      size[id] = static_cast<int16_t>(to - from + 1);
+      first[id] = static_cast<int8_t>(from);
+      last[id] = static_cast<int8_t>(to);
+      cls[id] = c;
+      const int lo = eight ? from - 1 : from, hi = eight ? to + 1 : to;
+      while (q < above_end && last[q] < lo) ++q;  // runs above that end before this one's reach
+      for (int r = q; r < above_end && first[r] <= hi; ++r) {
+        if (cls[r] != c) continue;
+        const int a = find(id), b = find(r);
+        if (a == b) continue;
+        const int root = a < b ? a : b, child = a < b ? b : a;
+        parent[child] = static_cast<int16_t>(root);
+        size[root] = static_cast<int16_t>(size[root] + size[child]);
+      }
+    }
+    above_begin = row_begin;
+    above_end = runs;
+  }
+  for (int c = 0; c < s.k; ++c) {
+    s.at(kPatches, c) = 0;
+    s.at(kLargest, c) = 0;
+  }
+  for (int id = 0; id < runs; ++id)
+    if (parent[id] == id) {
+      s.at(kPatches, cls[id]) += 1;
+      if (size[id] > s.at(kLargest, cls[id])) s.at(kLargest, cls[id]) = size[id];
+    }
+}
+
+#pragma nv_diag_default 549
+
+// kMaxRuns: 0 when no band reads patches, else at least (2 reach + 1)^2.
+template <int kMaxRuns>
 __global__ void k_window_counts(Program p, const uint8_t* __restrict__ band, long long width, long long rows, int reach,
                                 int rows_per_thread, WindowBlockPlace place, double* __restrict__ out) {
   extern __shared__ int shared_counts[];
@@ -88,6 +157,7 @@ __global__ void k_window_counts(Program p, const uint8_t* __restrict__ band, lon
     if (column[(y + reach) * stride] == kWindowOutsideIndex || (place.skip_partial && !whole)) {
       for (int b = 0; b < band_count; ++b) values[b] = window_formulas::nan_value();
     } else {
+      if constexpr (kMaxRuns > 0) count_patches<kMaxRuns>(s, column, stride, y, reach, p.eight_neighbours);
       window_formulas::evaluate(p, s, values);
     }
     if (y + 1 == y_end) break;
@@ -115,7 +185,9 @@ class DeviceShare {
     int optin = 0;
     LSM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     shared_limit_ = static_cast<size_t>(optin);
-    LSM_CUDA_CHECK(cudaFuncSetAttribute(k_window_counts, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    LSM_CUDA_CHECK(cudaFuncSetAttribute(k_window_counts<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    LSM_CUDA_CHECK(cudaFuncSetAttribute(k_window_counts<kSmallWindowRuns>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    LSM_CUDA_CHECK(cudaFuncSetAttribute(k_window_counts<kWindowPassMaxRuns>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
   }
 
   void run(const Program& program, const uint8_t* band, int64_t width, int64_t rows, int64_t reach,
@@ -147,9 +219,20 @@ class DeviceShare {
     const int rows_per_thread = static_cast<int>(std::clamp<int64_t>(cells / (1 << 18), 8, 64));
     const dim3 grid(static_cast<unsigned>((width + threads - 1) / threads),
                     static_cast<unsigned>((rows + rows_per_thread - 1) / rows_per_thread));
-    k_window_counts<<<grid, threads, shared, stream_>>>(on_device, band_.as<uint8_t>(), width, rows,
-                                                       static_cast<int>(reach), rows_per_thread, place,
-                                                       out_.as<double>());
+    const int64_t side = 2 * reach + 1;
+    auto launch = [&](auto kernel) {
+      kernel<<<grid, threads, shared, stream_>>>(on_device, band_.as<uint8_t>(), width, rows, static_cast<int>(reach),
+                                                 rows_per_thread, place, out_.as<double>());
+    };
+    if (!program.needs_patches)
+      launch(k_window_counts<0>);
+    else if (side * side <= kSmallWindowRuns)
+      launch(k_window_counts<kSmallWindowRuns>);
+    else if (side * side <= kWindowPassMaxRuns)
+      launch(k_window_counts<kWindowPassMaxRuns>);
+    else
+      throw Error(ErrorKind::BadInput, "NP, PD and LPI on the GPU take windows of at most " +
+                                           std::to_string(kWindowPassMaxRuns) + " cells");
     LSM_CUDA_CHECK_LAUNCH();
     LSM_CUDA_CHECK(cudaMemcpyAsync(out, out_.get(), out_bytes, cudaMemcpyDeviceToHost, stream_));
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));

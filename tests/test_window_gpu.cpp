@@ -1,5 +1,5 @@
 // The moving window on the GPU (window_count_pass.h): the count-based
-// metrics give the CPU's bits on random grids with nodata, background and a
+// metrics and NP, PD and LPI give the CPU's bits on random grids with nodata, background and a
 // boundary edge share, square windows of 3 to 21 cells, both edge rules,
 // blocks of many rows or few, rows asked for strip by strip and several
 // GPUs where the machine has them; the CPU side of that promise (the
@@ -66,9 +66,9 @@ std::vector<int32_t> clumps(std::mt19937& rng, int64_t width, int64_t height, in
 // Every metric a GPU window computes, at both levels.
 WindowJobOptions count_metrics() {
   WindowJobOptions o;
-  o.class_metrics = {"CA", "PLAND", "TE", "ED", "LSI", "PLADJ", "AI", "CLUMPY", "NLSI"};
-  o.landscape_metrics = {"TA",  "TE",   "ED",    "LSI",  "PLADJ", "AI",   "PR",   "PRD",
-                         "RPR", "SHDI", "SIDI", "MSIDI", "SHEI",  "SIEI", "MSIEI"};
+  o.class_metrics = {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "PLADJ", "AI", "CLUMPY", "NLSI"};
+  o.landscape_metrics = {"TA",   "NP",   "PD",    "LPI",  "TE",   "ED",    "LSI", "PLADJ", "AI",
+                         "PR",   "PRD",  "RPR",   "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI"};
   o.max_richness = 7;
   return o;
 }
@@ -90,7 +90,8 @@ TEST(WindowGpu, CountMetricsEqualTheCpusBits) {
   struct Case {
     int64_t width, height, half;
   };
-  for (const Case& c : {Case{23, 19, 1}, Case{40, 37, 2}, Case{97, 61, 5}, Case{301, 257, 10}}) {
+  // 25 x 25 windows take the kernel for windows of up to 45 x 45 cells' patches.
+  for (const Case& c : {Case{23, 19, 1}, Case{40, 37, 2}, Case{97, 61, 5}, Case{301, 257, 10}, Case{90, 71, 12}}) {
     for (int trial = 0; trial < 4; ++trial) {
       const std::vector<int32_t> cells = clumps(rng, c.width, c.height, 3 + trial);
       MemoryClassRaster raster(c.width, c.height, cells, 30, trial == 3 ? 20 : 30);
@@ -99,6 +100,7 @@ TEST(WindowGpu, CountMetricsEqualTheCpusBits) {
       if (trial % 2) o.background = {1};
       o.boundary_edge = trial == 2 ? 0.5 : 0;
       o.edge = trial == 1 ? WindowEdge::Skip : WindowEdge::Clip;
+      o.rule = trial % 2 ? NeighbourRule::Four : NeighbourRule::Eight;
       const std::string what = std::to_string(c.width) + "x" + std::to_string(c.height) + " window " +
                                std::to_string(2 * c.half + 1) + " trial " + std::to_string(trial);
       ASSERT_TRUE(window_runs_on_gpu(plan_window_job(raster, o), o)) << what;
@@ -163,10 +165,20 @@ TEST(WindowGpu, CudaBackendRefusesWhatTheGpuDoesNotCompute) {
   o.landscape_metrics.push_back("CONTAG");
   EXPECT_NE(refusal().find("CONTAG (landscape level) is not computed on the GPU"), std::string::npos) << refusal();
   o.landscape_metrics.pop_back();
-  o.class_metrics = {"NP"};
+  o.class_metrics = {"COHESION"};
   EXPECT_NE(refusal().find("(--backend cpu or auto computes it on the CPU)"), std::string::npos) << refusal();
+  const std::vector<int32_t> wide(50 * 50, 1);
+  MemoryClassRaster large(50, 50, wide);
+  o.class_metrics = {"NP"};
+  o.shape = square_window(23);  // 47 x 47
+  try {
+    plan_window_job(large, o);
+    ADD_FAILURE() << "NP in a 47 x 47 window taken by the GPU";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 2048 cells (45 x 45)"), std::string::npos) << e.what();
+  }
   o.backend = Backend::Auto;  // the CPU takes it
-  EXPECT_EQ(refusal(), "no error");
+  EXPECT_NO_THROW(plan_window_job(large, o));
 }
 
 TEST(WindowGpu, CountFormulasCoverTheirMetricsAtTheirLevelOnly) {
@@ -174,7 +186,8 @@ TEST(WindowGpu, CountFormulasCoverTheirMetricsAtTheirLevelOnly) {
   EXPECT_FALSE(window_count_metric({"SHDI", 3}).has_value());  // not a class metric
   EXPECT_TRUE(window_count_metric({"CLUMPY", 3}).has_value());
   EXPECT_FALSE(window_count_metric({"CLUMPY", std::nullopt}).has_value());
-  EXPECT_FALSE(window_count_metric({"NP", std::nullopt}).has_value());
+  EXPECT_TRUE(window_count_metric({"NP", std::nullopt}).has_value());
+  EXPECT_FALSE(window_count_metric({"COHESION", std::nullopt}).has_value());
 }
 
 }  // namespace

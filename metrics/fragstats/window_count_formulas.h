@@ -35,6 +35,8 @@ enum Channel : int {
   kOtherV,      ///< v sides between a cell of the class and one of another class
   kBackgroundH, ///< h sides between a cell of the class and one of a background class
   kBackgroundV, ///< v sides between a cell of the class and one of a background class
+  kPatches,     ///< patches of the class in the window (when Program::needs_patches)
+  kLargest,     ///< cells of its largest patch there (when Program::needs_patches)
   kChannels
 };
 
@@ -42,8 +44,10 @@ enum Channel : int {
 enum Metric : uint8_t {
   // class level
   kCA, kPLAND, kClassTE, kClassED, kClassLSI, kClassPLADJ, kClassAI, kCLUMPY, kNLSI,
+  kClassNP, kClassPD, kClassLPI,  // from the window's patches
   // landscape level
   kTA, kTE, kED, kLSI, kPLADJ, kAI, kPR, kPRD, kRPR, kSHDI, kSIDI, kMSIDI, kSHEI, kSIEI, kMSIEI,
+  kNP, kPD, kLPI,  // from the window's patches
   kMetricCount
 };
 
@@ -65,7 +69,15 @@ struct Program {
   double boundary_edge = 0;             ///< share of boundary and background edge counted in TE/ED
   double max_richness = 0;              ///< for RPR; <= 0: RPR undefined
   bool needs_landscape = false;         ///< some band is a landscape metric
+  bool needs_patches = false;           ///< some band is NP, PD or LPI (channels kPatches, kLargest)
+  bool eight_neighbours = true;         ///< the patches' neighbour rule: 8 cells, else 4
 };
+
+/// Whether `metric` reads the window's patches (kPatches, kLargest).
+LSM_WINDOW_HD inline bool reads_patches(uint8_t metric) {
+  return metric == kClassNP || metric == kClassPD || metric == kClassLPI || metric == kNP || metric == kPD ||
+         metric == kLPI;
+}
 
 LSM_WINDOW_HD inline double from_bits(uint64_t bits) {
 #ifdef __CUDA_ARCH__
@@ -145,8 +157,8 @@ LSM_WINDOW_HD inline int64_t max_like(int64_t a) {
 
 /// The values of `p.bands` for a window whose counts are `counts(channel,
 /// class index)` (an integer) into out[band.out_index]. A class absent from the window,
-/// or a background class, has CA, PLAND, TE and ED 0 and its other metrics
-/// NaN; a landscape without a class has no diversity or aggregation (NaN),
+/// or a background class, has CA, PLAND, NP, PD, LPI, TE and ED 0 and its
+/// other metrics NaN; a landscape without a class has no diversity or aggregation (NaN),
 /// as the families give them.
 template <class Counts>
 LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out) {
@@ -158,6 +170,8 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
   auto other_v = [&](int32_t a) -> int64_t { return counts(kOtherV, a); };
   auto bg_h = [&](int32_t a) -> int64_t { return counts(kBackgroundH, a); };
   auto bg_v = [&](int32_t a) -> int64_t { return counts(kBackgroundV, a); };
+  auto patches = [&](int32_t a) -> int64_t { return counts(kPatches, a); };
+  auto largest = [&](int32_t a) -> int64_t { return counts(kLargest, a); };
   const double nan = nan_value();
   const double unit_m2 = p.cw * p.ch;
   // The window: every cell (background included) and its boundary sides.
@@ -189,7 +203,8 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
   };
 
   // The landscape's sums, in class order (as the families add them).
-  double te = 0, lsi = 0, pladj = nan, ai = nan, shdi = 0, simpson = 0;
+  double te = 0, lsi = 0, pladj = nan, ai = nan, shdi = 0, simpson = 0, largest_patch = 0;
+  int64_t patch_count = 0;
   if (p.needs_landscape) {
     double boundary_sum = 0, background_sum = 0, class_edge = 0, ai_sum = 0;
     int64_t perim_sides = 0, boundary_sides = 0, like = 0;
@@ -209,6 +224,11 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
       simpson += Pi * Pi;
       const double class_value = class_ai(a);
       if (!(class_value != class_value)) ai_sum += class_value * Pi;
+      if (p.needs_patches) {
+        patch_count += patches(a);
+        const double l = static_cast<double>(largest(a));
+        if (l > largest_patch) largest_patch = l;
+      }
     }
     te = class_edge / 2 + p.boundary_edge * (boundary_sum + background_sum);
     lsi = static_cast<double>(perim_sides + boundary_sides) / 2 / static_cast<double>(min_perimeter(z));
@@ -227,7 +247,9 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
       const int32_t a = band.class_index;
       const int64_t n = cells(a);
       if (n == 0 || p.background[a]) {
-        const bool zero = band.metric == kCA || band.metric == kPLAND || band.metric == kClassTE || band.metric == kClassED;
+        const bool zero = band.metric == kCA || band.metric == kPLAND || band.metric == kClassTE ||
+                          band.metric == kClassED || band.metric == kClassNP || band.metric == kClassPD ||
+                          band.metric == kClassLPI;
         out[band.out_index] = zero ? 0 : nan;
         continue;
       }
@@ -252,6 +274,9 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
           v = (G < P && P < 0.5) ? (G - P) / P : (G - P) / (1 - P);
           break;
         }
+        case kClassNP: v = static_cast<double>(patches(a)); break;
+        case kClassPD: v = static_cast<double>(patches(a)) / ta * 100; break;
+        case kClassLPI: v = static_cast<double>(largest(a)) / total * 100; break;
         case kNLSI: {
           const double max_e = size <= total / 2 ? 4 * size : 4 * (total - size) + static_cast<double>(landscape_boundary);
           v = max_e > min_e ? (static_cast<double>(perim_sides) - min_e) / (max_e - min_e) : nan;
@@ -277,6 +302,9 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
         case kSHEI: v = m > 1 ? shdi / lnm : nan; break;
         case kSIEI: v = m > 1 ? (1 - simpson) / (1 - 1 / md) : nan; break;
         case kMSIEI: v = m > 1 ? -det_log(simpson) / lnm : nan; break;
+        case kNP: v = static_cast<double>(patch_count); break;
+        case kPD: v = static_cast<double>(patch_count) / ta * 100; break;
+        case kLPI: v = largest_patch / total * 100; break;
         default: break;
       }
     }

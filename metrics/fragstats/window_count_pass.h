@@ -17,6 +17,9 @@ namespace lsm {
 /// Class indices in a WindowCountPass's band of rows.
 constexpr uint8_t kWindowOutsideIndex = 255;  ///< nodata, or beyond the raster
 constexpr int32_t kWindowPassMaxClasses = 255;  ///< class indices 0..254
+/// Cells of the largest window whose patches (NP, PD, LPI) the pass finds:
+/// 45 x 45 (each cell may be a run of its own; run sizes fit 16 bits).
+constexpr int kWindowPassMaxRuns = 2048;
 
 /// Where the block of focal rows lies in the raster, for the window edge rule.
 struct WindowBlockPlace {

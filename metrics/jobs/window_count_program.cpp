@@ -10,11 +10,13 @@ std::optional<uint8_t> window_count_metric(const WindowBand& band) {
   using namespace window_formulas;
   static const std::map<std::string, uint8_t> class_metrics{
       {"CA", kCA},          {"PLAND", kPLAND}, {"TE", kClassTE},    {"ED", kClassED}, {"LSI", kClassLSI},
-      {"PLADJ", kClassPLADJ}, {"AI", kClassAI}, {"CLUMPY", kCLUMPY}, {"NLSI", kNLSI}};
+      {"PLADJ", kClassPLADJ}, {"AI", kClassAI}, {"CLUMPY", kCLUMPY}, {"NLSI", kNLSI},
+      {"NP", kClassNP},     {"PD", kClassPD},  {"LPI", kClassLPI}};
   static const std::map<std::string, uint8_t> landscape_metrics{
       {"TA", kTA},   {"TE", kTE},   {"ED", kED},     {"LSI", kLSI},   {"PLADJ", kPLADJ},
       {"AI", kAI},   {"PR", kPR},   {"PRD", kPRD},   {"RPR", kRPR},   {"SHDI", kSHDI},
-      {"SIDI", kSIDI}, {"MSIDI", kMSIDI}, {"SHEI", kSHEI}, {"SIEI", kSIEI}, {"MSIEI", kMSIEI}};
+      {"SIDI", kSIDI}, {"MSIDI", kMSIDI}, {"SHEI", kSHEI}, {"SIEI", kSIEI}, {"MSIEI", kMSIEI},
+      {"NP", kNP},   {"PD", kPD},   {"LPI", kLPI}};
   const auto& metrics = band.class_code ? class_metrics : landscape_metrics;
   const auto it = metrics.find(band.metric);
   if (it == metrics.end()) return std::nullopt;
@@ -36,6 +38,7 @@ WindowCountProgram::WindowCountProgram(const WindowPlan& plan, const WindowJobOp
       class_index = static_cast<int32_t>(std::lower_bound(codes.begin(), codes.end(), *band.class_code) - codes.begin());
     else
       program_.needs_landscape = true;
+    program_.needs_patches = program_.needs_patches || window_formulas::reads_patches(*metric);
     bands_.push_back({*metric, class_index, static_cast<uint32_t>(b)});
     covered_[b] = true;
   }
@@ -47,6 +50,7 @@ WindowCountProgram::WindowCountProgram(const WindowPlan& plan, const WindowJobOp
   program_.ch = cell_height;
   program_.boundary_edge = options.boundary_edge;
   program_.max_richness = options.max_richness ? static_cast<double>(*options.max_richness) : 0;
+  program_.eight_neighbours = options.rule == NeighbourRule::Eight;
 }
 
 }  // namespace lsm

@@ -12,9 +12,10 @@
 namespace lsm {
 
 /// The count formula of `band` (window_formulas::Metric), or none: CA,
-/// PLAND, TE, ED, LSI, PLADJ, AI, CLUMPY and NLSI of a class; TA, TE, ED,
-/// LSI, PLADJ, AI, PR, PRD, RPR, SHDI, SIDI, MSIDI, SHEI, SIEI and MSIEI of
-/// the landscape.
+/// PLAND, NP, PD, LPI, TE, ED, LSI, PLADJ, AI, CLUMPY and NLSI of a class;
+/// TA, NP, PD, LPI, TE, ED, LSI, PLADJ, AI, PR, PRD, RPR, SHDI, SIDI, MSIDI,
+/// SHEI, SIEI and MSIEI of the landscape (NP, PD and LPI from each class's
+/// patch count and largest patch in the window).
 std::optional<uint8_t> window_count_metric(const WindowBand& band);
 
 /// The program of a run's count bands; its Program points into its own vectors (not copyable).

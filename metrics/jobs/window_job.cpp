@@ -464,7 +464,7 @@ class WindowMetrics {
     for (size_t a = 0; a < counts.k; ++a)
       if (counts.cells[a] > 0) present_.push_back(a);
     std::fill(out, out + plan_.bands.size(), families::kNaN);
-    if (!from_counts_.empty()) compute_from_counts(counts, out);
+    if (!from_counts_.empty()) compute_from_counts(counts, patches, out);
     if (class_metric_bands_.empty() && land_bands_.empty()) return;
     const size_t m = present_.size();
     adjacency_.class_codes.resize(m);
@@ -575,7 +575,7 @@ class WindowMetrics {
 
   // The count formulas' bands (window_count_formulas.h), from the window's
   // channels: the GPU pass evaluates the same function on the same integers.
-  void compute_from_counts(const WindowCounts& counts, double* out) {
+  void compute_from_counts(const WindowCounts& counts, const std::vector<WindowClassPatches>& patches, double* out) {
     using namespace window_formulas;
     const size_t k = counts.k;
     for (size_t a : present_) {
@@ -597,6 +597,10 @@ class WindowMetrics {
       channel(kOtherV, a) = other_v;
       channel(kBackgroundH, a) = background_h;
       channel(kBackgroundV, a) = background_v;
+    }
+    for (const WindowClassPatches& p : patches) {
+      channel(kPatches, static_cast<size_t>(p.class_index)) = static_cast<int64_t>(p.patches);
+      channel(kLargest, static_cast<size_t>(p.class_index)) = static_cast<int64_t>(p.largest);
     }
     evaluate(from_counts_.program(), [this](int c, int32_t a) { return channels_[c * channels_k() + static_cast<size_t>(a)]; },
              out);
@@ -931,9 +935,14 @@ bool window_runs_on_gpu(const WindowPlan& plan, const WindowJobOptions& options,
   for (const WindowBand& band : plan.bands)
     if (!window_count_metric(band))
       return refuse(band.metric + (band.class_code ? " (class level)" : " (landscape level)") +
-                    " is not computed on the GPU yet (it computes CA, PLAND, TE, ED, LSI, PLADJ, AI, CLUMPY and NLSI of "
-                    "classes; TA, TE, ED, LSI, PLADJ, AI, PR, PRD, RPR, SHDI, SIDI, MSIDI, SHEI, SIEI and MSIEI of the "
-                    "landscape)");
+                    " is not computed on the GPU yet (it computes CA, PLAND, NP, PD, LPI, TE, ED, LSI, PLADJ, AI, CLUMPY "
+                    "and NLSI of classes; TA, NP, PD, LPI, TE, ED, LSI, PLADJ, AI, PR, PRD, RPR, SHDI, SIDI, MSIDI, "
+                    "SHEI, SIEI and MSIEI of the landscape)");
+  const int64_t side = 2 * options.shape.reach() + 1;
+  const WindowCountProgram counts(plan, options, 1, 1, {});
+  if (counts.program().needs_patches && side * side > kWindowPassMaxRuns)
+    return refuse("NP, PD and LPI run on the GPU in windows of at most " + std::to_string(kWindowPassMaxRuns) +
+                  " cells (45 x 45)");
   if (plan.class_codes.size() > static_cast<size_t>(kWindowPassMaxClasses))
     return refuse("the raster has " + std::to_string(plan.class_codes.size()) + " classes, more than the GPU's " +
                   std::to_string(kWindowPassMaxClasses));
