@@ -115,15 +115,15 @@ fi
 if [[ $STEPS == *window* ]]; then  # moving windows end to end in memory (lsm_bench_window)
   gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
   raw=(--raw /tmp/bv_2mpx.raw --width 1319 --height 1640 --nodata 255 --cell 100)
-  ten=NP,LPI,SHDI,SIDI,PR,TE,ED,LSI,PLADJ,AI
+  ten=NP,LPI,SHDI,SIDI,PR,TE,ED,CONTAG,PLADJ,AI
   mosaic=(--mosaic 5741 8190 --window-cells 21)
   {
     for w in 5 21; do build-dev/bench/lsm_bench_window "${raw[@]}" --window-cells $w --metrics $ten --backend cuda --check; done
     build-dev/bench/lsm_bench_window "${raw[@]}" --window-cells 21 --class-metrics PLAND,NP,LPI,ED --backend cuda --check
-    for m in SHDI ED NP LPI $ten; do  # the GPU's part alone: copies and kernels
+    for m in SHDI ED NP CONTAG $ten; do  # the GPU's part alone: copies and kernels
       CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" "${mosaic[@]}" --metrics $m --pass-only
     done
-    for m in SHDI NP; do
+    for m in SHDI NP SHDI,ED,CONTAG,NP; do  # the last: the peers' four (bench/window_peers.py)
       CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" "${mosaic[@]}" --metrics $m --backend cuda
     done
     CUDA_VISIBLE_DEVICES=0 build-dev/bench/lsm_bench_window "${raw[@]}" "${mosaic[@]}" --metrics $ten --backend cuda --check

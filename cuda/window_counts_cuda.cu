@@ -30,11 +30,15 @@ using window_formulas::Program;
 constexpr int kSmallWindowRuns = 512;  // up to 21 x 21 windows: less local memory per thread
 
 // The counts of one thread: value (channel c, class a) at base[(c * k + a) * threads].
+// `pairs`, where CONTAG needs it: the k x k adjacencies of the thread's
+// window (local memory; both directions, double count), else null.
 struct SharedCounts {
   int* base;
   int k, threads;
+  int* pairs;
   __device__ int& at(int c, int a) const { return base[(c * k + a) * threads]; }
   __device__ int64_t operator()(int c, int32_t a) const { return base[(c * k + a) * threads]; }
+  __device__ int64_t pair(int32_t a, int32_t b) const { return pairs[a * k + b]; }
 };
 
 __device__ inline void count_cell(const SharedCounts& s, uint8_t a, int sign) {
@@ -46,6 +50,10 @@ __device__ inline void count_pair(const SharedCounts& s, const uint8_t* backgrou
                                   int sign) {
   using namespace window_formulas;
   if (a == kWindowOutsideIndex || b == kWindowOutsideIndex) return;
+  if (s.pairs) {
+    s.pairs[a * s.k + b] += sign;
+    s.pairs[b * s.k + a] += sign;
+  }
   if (a == b) {
     s.at(vertical ? kLikeH : kLikeV, a) += 2 * sign;
     return;
@@ -132,8 +140,9 @@ __device__ void count_patches(const SharedCounts& s, const uint8_t* column, long
 
 #pragma nv_diag_default 549
 
-// kMaxRuns: 0 when no band reads patches, else at least (2 reach + 1)^2.
-template <int kMaxRuns>
+// kMaxRuns: 0 when no band reads patches, else at least (2 reach + 1)^2;
+// kPairs: CONTAG's k x k adjacencies kept (k <= kWindowPassMaxPairClasses).
+template <int kMaxRuns, bool kPairs>
 __global__ void k_window_counts(Program p, const uint8_t* __restrict__ band, long long width, long long rows, int reach,
                                 int rows_per_thread, WindowBlockPlace place, double* __restrict__ out) {
   extern __shared__ int shared_counts[];
@@ -141,8 +150,11 @@ __global__ void k_window_counts(Program p, const uint8_t* __restrict__ band, lon
   const long long y_first = static_cast<long long>(blockIdx.y) * rows_per_thread;
   if (x >= width || y_first >= rows) return;
   const long long y_end = min(rows, y_first + rows_per_thread);
-  const SharedCounts s{shared_counts + threadIdx.x, p.k, static_cast<int>(blockDim.x)};
+  int pairs[kPairs ? kWindowPassMaxPairClasses * kWindowPassMaxPairClasses : 1];
+  const SharedCounts s{shared_counts + threadIdx.x, p.k, static_cast<int>(blockDim.x), kPairs ? pairs : nullptr};
   for (int i = 0; i < window_formulas::kChannels * p.k; ++i) s.base[i * s.threads] = 0;
+  if (kPairs)
+    for (int i = 0; i < p.k * p.k; ++i) pairs[i] = 0;
   const long long stride = width + 2 * reach;
   const uint8_t* column = band + reach + x;  // band row j, column offset dx: column[j * stride + dx]
   const int side = 2 * reach;
@@ -169,6 +181,14 @@ __global__ void k_window_counts(Program p, const uint8_t* __restrict__ band, lon
   }
 }
 
+// The kernel for `runs` (0, kSmallWindowRuns or kWindowPassMaxRuns) run slots.
+template <bool kPairs>
+const void* kernel_for(int runs) {
+  if (runs == 0) return reinterpret_cast<const void*>(&k_window_counts<0, kPairs>);
+  if (runs == kSmallWindowRuns) return reinterpret_cast<const void*>(&k_window_counts<kSmallWindowRuns, kPairs>);
+  return reinterpret_cast<const void*>(&k_window_counts<kWindowPassMaxRuns, kPairs>);
+}
+
 // Threads per thread block: as many (32 to 128) as leave each thread's counts
 // within `shared_limit` bytes.
 int threads_for(int32_t k, size_t shared_limit) {
@@ -185,9 +205,9 @@ class DeviceShare {
     int optin = 0;
     LSM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     shared_limit_ = static_cast<size_t>(optin);
-    LSM_CUDA_CHECK(cudaFuncSetAttribute(k_window_counts<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    LSM_CUDA_CHECK(cudaFuncSetAttribute(k_window_counts<kSmallWindowRuns>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    LSM_CUDA_CHECK(cudaFuncSetAttribute(k_window_counts<kWindowPassMaxRuns>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    for (const void* kernel : {kernel_for<false>(0), kernel_for<false>(kSmallWindowRuns), kernel_for<false>(kWindowPassMaxRuns),
+                               kernel_for<true>(0), kernel_for<true>(kSmallWindowRuns), kernel_for<true>(kWindowPassMaxRuns)})
+      LSM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
   }
 
   void run(const Program& program, const uint8_t* band, int64_t width, int64_t rows, int64_t reach,
@@ -220,19 +240,21 @@ class DeviceShare {
     const dim3 grid(static_cast<unsigned>((width + threads - 1) / threads),
                     static_cast<unsigned>((rows + rows_per_thread - 1) / rows_per_thread));
     const int64_t side = 2 * reach + 1;
-    auto launch = [&](auto kernel) {
-      kernel<<<grid, threads, shared, stream_>>>(on_device, band_.as<uint8_t>(), width, rows, static_cast<int>(reach),
-                                                 rows_per_thread, place, out_.as<double>());
-    };
-    if (!program.needs_patches)
-      launch(k_window_counts<0>);
-    else if (side * side <= kSmallWindowRuns)
-      launch(k_window_counts<kSmallWindowRuns>);
-    else if (side * side <= kWindowPassMaxRuns)
-      launch(k_window_counts<kWindowPassMaxRuns>);
-    else
+    if (program.needs_patches && side * side > kWindowPassMaxRuns)
       throw Error(ErrorKind::BadInput, "NP, PD and LPI on the GPU take windows of at most " +
                                            std::to_string(kWindowPassMaxRuns) + " cells");
+    if (program.needs_pairs && program.k > kWindowPassMaxPairClasses)
+      throw Error(ErrorKind::BadInput, "CONTAG on the GPU takes at most " + std::to_string(kWindowPassMaxPairClasses) +
+                                           " classes");
+    const int runs = !program.needs_patches ? 0 : side * side <= kSmallWindowRuns ? kSmallWindowRuns : kWindowPassMaxRuns;
+    const void* kernel = program.needs_pairs ? kernel_for<true>(runs) : kernel_for<false>(runs);
+    long long width_arg = width, rows_arg = rows;
+    int reach_arg = static_cast<int>(reach);
+    const uint8_t* band_arg = band_.as<uint8_t>();
+    double* out_arg = out_.as<double>();
+    void* args[] = {&on_device, &band_arg, &width_arg, &rows_arg, &reach_arg, const_cast<int*>(&rows_per_thread),
+                    const_cast<WindowBlockPlace*>(&place), &out_arg};
+    LSM_CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(threads), args, shared, stream_));
     LSM_CUDA_CHECK_LAUNCH();
     LSM_CUDA_CHECK(cudaMemcpyAsync(out, out_.get(), out_bytes, cudaMemcpyDeviceToHost, stream_));
     LSM_CUDA_CHECK(cudaStreamSynchronize(stream_));

@@ -1,5 +1,5 @@
 // The moving window on the GPU (window_count_pass.h): the count-based
-// metrics and NP, PD and LPI give the CPU's bits on random grids with nodata, background and a
+// metrics, NP, PD, LPI and CONTAG give the CPU's bits on random grids with nodata, background and a
 // boundary edge share, square windows of 3 to 21 cells, both edge rules,
 // blocks of many rows or few, rows asked for strip by strip and several
 // GPUs where the machine has them; the CPU side of that promise (the
@@ -67,8 +67,8 @@ std::vector<int32_t> clumps(std::mt19937& rng, int64_t width, int64_t height, in
 WindowJobOptions count_metrics() {
   WindowJobOptions o;
   o.class_metrics = {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "PLADJ", "AI", "CLUMPY", "NLSI"};
-  o.landscape_metrics = {"TA",   "NP",   "PD",    "LPI",  "TE",   "ED",    "LSI", "PLADJ", "AI",
-                         "PR",   "PRD",  "RPR",   "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI"};
+  o.landscape_metrics = {"TA",  "NP",  "PD",   "LPI",  "TE",    "ED",   "LSI",  "CONTAG", "PLADJ", "AI",
+                         "PR",  "PRD", "RPR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI"};
   o.max_richness = 7;
   return o;
 }
@@ -162,8 +162,8 @@ TEST(WindowGpu, CudaBackendRefusesWhatTheGpuDoesNotCompute) {
   o.shape = circular_window(60, 30, 30);
   EXPECT_NE(refusal().find("only square windows run on the GPU"), std::string::npos) << refusal();
   o.shape = square_window(1);
-  o.landscape_metrics.push_back("CONTAG");
-  EXPECT_NE(refusal().find("CONTAG (landscape level) is not computed on the GPU"), std::string::npos) << refusal();
+  o.landscape_metrics.push_back("IJI");
+  EXPECT_NE(refusal().find("IJI (landscape level) is not computed on the GPU"), std::string::npos) << refusal();
   o.landscape_metrics.pop_back();
   o.class_metrics = {"COHESION"};
   EXPECT_NE(refusal().find("(--backend cpu or auto computes it on the CPU)"), std::string::npos) << refusal();
@@ -179,6 +179,20 @@ TEST(WindowGpu, CudaBackendRefusesWhatTheGpuDoesNotCompute) {
   }
   o.backend = Backend::Auto;  // the CPU takes it
   EXPECT_NO_THROW(plan_window_job(large, o));
+  // CONTAG keeps k x k adjacencies per thread: at most 32 classes.
+  std::vector<int32_t> many(40 * 40);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<int32_t>(i % 33);
+  MemoryClassRaster varied(40, 40, many);
+  o.backend = Backend::Cuda;
+  o.shape = square_window(1);
+  o.class_metrics.clear();
+  o.landscape_metrics = {"CONTAG"};
+  try {
+    plan_window_job(varied, o);
+    ADD_FAILURE() << "CONTAG of 33 classes taken by the GPU";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 32 classes; this one has 33"), std::string::npos) << e.what();
+  }
 }
 
 TEST(WindowGpu, CountFormulasCoverTheirMetricsAtTheirLevelOnly) {
@@ -188,6 +202,7 @@ TEST(WindowGpu, CountFormulasCoverTheirMetricsAtTheirLevelOnly) {
   EXPECT_FALSE(window_count_metric({"CLUMPY", std::nullopt}).has_value());
   EXPECT_TRUE(window_count_metric({"NP", std::nullopt}).has_value());
   EXPECT_FALSE(window_count_metric({"COHESION", std::nullopt}).has_value());
+  EXPECT_TRUE(window_count_metric({"CONTAG", std::nullopt}).has_value());
 }
 
 }  // namespace

@@ -48,6 +48,7 @@ enum Metric : uint8_t {
   // landscape level
   kTA, kTE, kED, kLSI, kPLADJ, kAI, kPR, kPRD, kRPR, kSHDI, kSIDI, kMSIDI, kSHEI, kSIEI, kMSIEI,
   kNP, kPD, kLPI,  // from the window's patches
+  kCONTAG,         // from the class pairs' adjacencies
   kMetricCount
 };
 
@@ -71,6 +72,7 @@ struct Program {
   bool needs_landscape = false;         ///< some band is a landscape metric
   bool needs_patches = false;           ///< some band is NP, PD or LPI (channels kPatches, kLargest)
   bool eight_neighbours = true;         ///< the patches' neighbour rule: 8 cells, else 4
+  bool needs_pairs = false;             ///< some band is CONTAG (Counts::pair())
 };
 
 /// Whether `metric` reads the window's patches (kPatches, kLargest).
@@ -156,7 +158,9 @@ LSM_WINDOW_HD inline int64_t max_like(int64_t a) {
 }
 
 /// The values of `p.bands` for a window whose counts are `counts(channel,
-/// class index)` (an integer) into out[band.out_index]. A class absent from the window,
+/// class index)` (an integer) and, when p.needs_pairs, `counts.pair(a, b)`
+/// the cell sides shared by classes a and b, both directions, double count
+/// (FRAGSTATS' g_ik) into out[band.out_index]. A class absent from the window,
 /// or a background class, has CA, PLAND, NP, PD, LPI, TE and ED 0 and its
 /// other metrics NaN; a landscape without a class has no diversity or aggregation (NaN),
 /// as the families give them.
@@ -239,6 +243,23 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
   }
   const double md = static_cast<double>(m);
   const double lnm = det_log(md);
+  // CONTAG (FRAGSTATS 4.2, L1): the classes' adjacencies without background.
+  double contag = 0;
+  if (p.needs_pairs) {
+    for (int32_t a = 0; a < k; ++a) {
+      if (cells(a) == 0 || p.background[a]) continue;
+      int64_t g = 0;
+      for (int32_t b = 0; b < k; ++b)
+        if (cells(b) > 0 && !p.background[b]) g += counts.pair(a, b);
+      if (g == 0) continue;
+      const double Pi = static_cast<double>(cells(a)) / class_total, gi = static_cast<double>(g);
+      for (int32_t b = 0; b < k; ++b) {
+        if (cells(b) == 0 || p.background[b]) continue;
+        const double t = Pi * static_cast<double>(counts.pair(a, b)) / gi;
+        if (t > 0) contag += t * det_log(t);
+      }
+    }
+  }
 
   for (uint32_t i = 0; i < p.band_count; ++i) {
     const Band& band = p.bands[i];
@@ -305,6 +326,7 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
         case kNP: v = static_cast<double>(patch_count); break;
         case kPD: v = static_cast<double>(patch_count) / ta * 100; break;
         case kLPI: v = largest_patch / total * 100; break;
+        case kCONTAG: v = m >= 2 ? (1 + contag / (2 * lnm)) * 100 : nan; break;
         default: break;
       }
     }

@@ -20,6 +20,9 @@ constexpr int32_t kWindowPassMaxClasses = 255;  ///< class indices 0..254
 /// Cells of the largest window whose patches (NP, PD, LPI) the pass finds:
 /// 45 x 45 (each cell may be a run of its own; run sizes fit 16 bits).
 constexpr int kWindowPassMaxRuns = 2048;
+/// Classes of the largest raster whose CONTAG the pass computes (each
+/// thread keeps the k x k adjacencies of its window).
+constexpr int kWindowPassMaxPairClasses = 32;
 
 /// Where the block of focal rows lies in the raster, for the window edge rule.
 struct WindowBlockPlace {

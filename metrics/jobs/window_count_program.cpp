@@ -16,7 +16,7 @@ std::optional<uint8_t> window_count_metric(const WindowBand& band) {
       {"TA", kTA},   {"TE", kTE},   {"ED", kED},     {"LSI", kLSI},   {"PLADJ", kPLADJ},
       {"AI", kAI},   {"PR", kPR},   {"PRD", kPRD},   {"RPR", kRPR},   {"SHDI", kSHDI},
       {"SIDI", kSIDI}, {"MSIDI", kMSIDI}, {"SHEI", kSHEI}, {"SIEI", kSIEI}, {"MSIEI", kMSIEI},
-      {"NP", kNP},   {"PD", kPD},   {"LPI", kLPI}};
+      {"NP", kNP},   {"PD", kPD},   {"LPI", kLPI},   {"CONTAG", kCONTAG}};
   const auto& metrics = band.class_code ? class_metrics : landscape_metrics;
   const auto it = metrics.find(band.metric);
   if (it == metrics.end()) return std::nullopt;
@@ -39,6 +39,7 @@ WindowCountProgram::WindowCountProgram(const WindowPlan& plan, const WindowJobOp
     else
       program_.needs_landscape = true;
     program_.needs_patches = program_.needs_patches || window_formulas::reads_patches(*metric);
+    program_.needs_pairs = program_.needs_pairs || *metric == window_formulas::kCONTAG;
     bands_.push_back({*metric, class_index, static_cast<uint32_t>(b)});
     covered_[b] = true;
   }

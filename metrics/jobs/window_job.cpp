@@ -602,11 +602,22 @@ class WindowMetrics {
       channel(kPatches, static_cast<size_t>(p.class_index)) = static_cast<int64_t>(p.patches);
       channel(kLargest, static_cast<size_t>(p.class_index)) = static_cast<int64_t>(p.largest);
     }
-    evaluate(from_counts_.program(), [this](int c, int32_t a) { return channels_[c * channels_k() + static_cast<size_t>(a)]; },
-             out);
+    evaluate(from_counts_.program(), HostCounts{channels_, counts}, out);
     for (size_t a : present_)  // back to zero: the next window's absent classes read none
       for (int c = 0; c < kChannels; ++c) channel(c, a) = 0;
   }
+  // What window_formulas::evaluate() reads: the channels, and the class pairs' sides.
+  struct HostCounts {
+    const std::vector<int64_t>& channels;
+    const WindowCounts& counts;
+    int64_t operator()(int c, int32_t a) const {
+      return channels[static_cast<size_t>(c) * counts.k + static_cast<size_t>(a)];
+    }
+    int64_t pair(int32_t a, int32_t b) const {
+      const size_t i = static_cast<size_t>(a) * counts.k + static_cast<size_t>(b);
+      return counts.sides_h[i] + counts.sides_v[i];
+    }
+  };
   size_t channels_k() const { return plan_.class_codes.size(); }
   int64_t& channel(int c, size_t a) { return channels_[static_cast<size_t>(c) * channels_k() + a]; }
 
@@ -936,10 +947,13 @@ bool window_runs_on_gpu(const WindowPlan& plan, const WindowJobOptions& options,
     if (!window_count_metric(band))
       return refuse(band.metric + (band.class_code ? " (class level)" : " (landscape level)") +
                     " is not computed on the GPU yet (it computes CA, PLAND, NP, PD, LPI, TE, ED, LSI, PLADJ, AI, CLUMPY "
-                    "and NLSI of classes; TA, NP, PD, LPI, TE, ED, LSI, PLADJ, AI, PR, PRD, RPR, SHDI, SIDI, MSIDI, "
-                    "SHEI, SIEI and MSIEI of the landscape)");
+                    "and NLSI of classes; TA, NP, PD, LPI, TE, ED, LSI, CONTAG, PLADJ, AI, PR, PRD, RPR, SHDI, SIDI, "
+                    "MSIDI, SHEI, SIEI and MSIEI of the landscape)");
   const int64_t side = 2 * options.shape.reach() + 1;
   const WindowCountProgram counts(plan, options, 1, 1, {});
+  if (counts.program().needs_pairs && plan.class_codes.size() > static_cast<size_t>(kWindowPassMaxPairClasses))
+    return refuse("CONTAG runs on the GPU for rasters of at most " + std::to_string(kWindowPassMaxPairClasses) +
+                  " classes; this one has " + std::to_string(plan.class_codes.size()));
   if (counts.program().needs_patches && side * side > kWindowPassMaxRuns)
     return refuse("NP, PD and LPI run on the GPU in windows of at most " + std::to_string(kWindowPassMaxRuns) +
                   " cells (45 x 45)");
