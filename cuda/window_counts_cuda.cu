@@ -79,7 +79,8 @@ __device__ inline void count_row(const SharedCounts& s, const uint8_t* backgroun
 // The patches of the window around column x whose top row is band row
 // `top`: its cells run by run, each run joined to the touching runs of its
 // class in the row above (a union-find over run indices, sizes at the
-// roots), then each class's patch count and largest patch into the channels.
+// roots), then each class's patch count, largest patch and squared sizes
+// into the channels.
 // nvcc cannot see that every run's parent is set before find() reads it.
 #pragma nv_diag_suppress 549
 template <int kMaxRuns>
@@ -130,11 +131,14 @@ __device__ void count_patches(const SharedCounts& s, const uint8_t* column, long
   for (int c = 0; c < s.k; ++c) {
     s.at(kPatches, c) = 0;
     s.at(kLargest, c) = 0;
+    s.at(kSquaredSizes, c) = 0;
   }
   for (int id = 0; id < runs; ++id)
     if (parent[id] == id) {
+      const int n = size[id];
       s.at(kPatches, cls[id]) += 1;
-      if (size[id] > s.at(kLargest, cls[id])) s.at(kLargest, cls[id]) = size[id];
+      s.at(kSquaredSizes, cls[id]) += n * n;  // at most 2048^2
+      if (n > s.at(kLargest, cls[id])) s.at(kLargest, cls[id]) = n;
     }
 }
 
@@ -241,7 +245,7 @@ class DeviceShare {
                     static_cast<unsigned>((rows + rows_per_thread - 1) / rows_per_thread));
     const int64_t side = 2 * reach + 1;
     if (program.needs_patches && side * side > kWindowPassMaxRuns)
-      throw Error(ErrorKind::BadInput, "NP, PD and LPI on the GPU take windows of at most " +
+      throw Error(ErrorKind::BadInput, "NP, PD, LPI, DIVISION, MESH and SPLIT on the GPU take windows of at most " +
                                            std::to_string(kWindowPassMaxRuns) + " cells");
     if (program.needs_pairs && program.k > kWindowPassMaxPairClasses)
       throw Error(ErrorKind::BadInput, "CONTAG on the GPU takes at most " + std::to_string(kWindowPassMaxPairClasses) +

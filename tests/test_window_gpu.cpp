@@ -1,5 +1,5 @@
 // The moving window on the GPU (window_count_pass.h): the count-based
-// metrics, NP, PD, LPI and CONTAG give the CPU's bits on random grids with nodata, background and a
+// metrics, the patch-based NP ... SPLIT and CONTAG give the CPU's bits on random grids with nodata, background and a
 // boundary edge share, square windows of 3 to 21 cells, both edge rules,
 // blocks of many rows or few, rows asked for strip by strip and several
 // GPUs where the machine has them; the CPU side of that promise (the
@@ -66,9 +66,11 @@ std::vector<int32_t> clumps(std::mt19937& rng, int64_t width, int64_t height, in
 // Every metric a GPU window computes, at both levels.
 WindowJobOptions count_metrics() {
   WindowJobOptions o;
-  o.class_metrics = {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "PLADJ", "AI", "CLUMPY", "NLSI"};
-  o.landscape_metrics = {"TA",  "NP",  "PD",   "LPI",  "TE",    "ED",   "LSI",  "CONTAG", "PLADJ", "AI",
-                         "PR",  "PRD", "RPR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI"};
+  o.class_metrics = {"CA",    "PLAND",    "NP",   "PD",    "LPI", "TE",     "ED",
+                     "LSI",   "PLADJ",    "DIVISION", "MESH", "SPLIT", "AI",  "CLUMPY", "NLSI"};
+  o.landscape_metrics = {"TA",       "NP",   "PD",    "LPI", "TE",  "ED",  "LSI",  "CONTAG", "PLADJ", "DIVISION",
+                         "MESH",     "SPLIT", "AI",   "PR",  "PRD", "RPR", "SHDI", "SIDI",   "MSIDI", "SHEI",
+                         "SIEI",     "MSIEI"};
   o.max_richness = 7;
   return o;
 }
@@ -175,7 +177,9 @@ TEST(WindowGpu, CudaBackendRefusesWhatTheGpuDoesNotCompute) {
     plan_window_job(large, o);
     ADD_FAILURE() << "NP in a 47 x 47 window taken by the GPU";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("at most 2048 cells (45 x 45)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("SPLIT run on the GPU in windows of at most 2048 cells (45 x 45)"),
+              std::string::npos)
+        << e.what();
   }
   o.backend = Backend::Auto;  // the CPU takes it
   EXPECT_NO_THROW(plan_window_job(large, o));

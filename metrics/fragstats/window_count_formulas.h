@@ -37,6 +37,7 @@ enum Channel : int {
   kBackgroundV, ///< v sides between a cell of the class and one of a background class
   kPatches,     ///< patches of the class in the window (when Program::needs_patches)
   kLargest,     ///< cells of its largest patch there (when Program::needs_patches)
+  kSquaredSizes,///< sum of its patches' squared sizes, cells^2 (when Program::needs_patches)
   kChannels
 };
 
@@ -44,10 +45,10 @@ enum Channel : int {
 enum Metric : uint8_t {
   // class level
   kCA, kPLAND, kClassTE, kClassED, kClassLSI, kClassPLADJ, kClassAI, kCLUMPY, kNLSI,
-  kClassNP, kClassPD, kClassLPI,  // from the window's patches
+  kClassNP, kClassPD, kClassLPI, kClassDIVISION, kClassMESH, kClassSPLIT,  // from the window's patches
   // landscape level
   kTA, kTE, kED, kLSI, kPLADJ, kAI, kPR, kPRD, kRPR, kSHDI, kSIDI, kMSIDI, kSHEI, kSIEI, kMSIEI,
-  kNP, kPD, kLPI,  // from the window's patches
+  kNP, kPD, kLPI, kDIVISION, kMESH, kSPLIT,  // from the window's patches
   kCONTAG,         // from the class pairs' adjacencies
   kMetricCount
 };
@@ -77,8 +78,9 @@ struct Program {
 
 /// Whether `metric` reads the window's patches (kPatches, kLargest).
 LSM_WINDOW_HD inline bool reads_patches(uint8_t metric) {
-  return metric == kClassNP || metric == kClassPD || metric == kClassLPI || metric == kNP || metric == kPD ||
-         metric == kLPI;
+  return metric == kClassNP || metric == kClassPD || metric == kClassLPI || metric == kClassDIVISION ||
+         metric == kClassMESH || metric == kClassSPLIT || metric == kNP || metric == kPD || metric == kLPI ||
+         metric == kDIVISION || metric == kMESH || metric == kSPLIT;
 }
 
 LSM_WINDOW_HD inline double from_bits(uint64_t bits) {
@@ -176,6 +178,7 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
   auto bg_v = [&](int32_t a) -> int64_t { return counts(kBackgroundV, a); };
   auto patches = [&](int32_t a) -> int64_t { return counts(kPatches, a); };
   auto largest = [&](int32_t a) -> int64_t { return counts(kLargest, a); };
+  auto squared_sizes = [&](int32_t a) -> double { return static_cast<double>(counts(kSquaredSizes, a)); };
   const double nan = nan_value();
   const double unit_m2 = p.cw * p.ch;
   // The window: every cell (background included) and its boundary sides.
@@ -207,7 +210,7 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
   };
 
   // The landscape's sums, in class order (as the families add them).
-  double te = 0, lsi = 0, pladj = nan, ai = nan, shdi = 0, simpson = 0, largest_patch = 0;
+  double te = 0, lsi = 0, pladj = nan, ai = nan, shdi = 0, simpson = 0, largest_patch = 0, sa2 = 0;
   int64_t patch_count = 0;
   if (p.needs_landscape) {
     double boundary_sum = 0, background_sum = 0, class_edge = 0, ai_sum = 0;
@@ -230,6 +233,7 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
       if (!(class_value != class_value)) ai_sum += class_value * Pi;
       if (p.needs_patches) {
         patch_count += patches(a);
+        sa2 += squared_sizes(a);
         const double l = static_cast<double>(largest(a));
         if (l > largest_patch) largest_patch = l;
       }
@@ -298,6 +302,10 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
         case kClassNP: v = static_cast<double>(patches(a)); break;
         case kClassPD: v = static_cast<double>(patches(a)) / ta * 100; break;
         case kClassLPI: v = static_cast<double>(largest(a)) / total * 100; break;
+        // DIVISION, MESH (ha) and SPLIT over A with background (FRAGSTATS 4.2, C10 to C12).
+        case kClassDIVISION: v = 1 - squared_sizes(a) / (total * total); break;
+        case kClassMESH: v = squared_sizes(a) / total * unit_m2 / 10000; break;
+        case kClassSPLIT: v = squared_sizes(a) > 0 ? total * total / squared_sizes(a) : nan; break;
         case kNLSI: {
           const double max_e = size <= total / 2 ? 4 * size : 4 * (total - size) + static_cast<double>(landscape_boundary);
           v = max_e > min_e ? (static_cast<double>(perim_sides) - min_e) / (max_e - min_e) : nan;
@@ -326,6 +334,9 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
         case kNP: v = static_cast<double>(patch_count); break;
         case kPD: v = static_cast<double>(patch_count) / ta * 100; break;
         case kLPI: v = largest_patch / total * 100; break;
+        case kDIVISION: v = 1 - sa2 / (total * total); break;
+        case kMESH: v = sa2 / total * unit_m2 / 10000; break;
+        case kSPLIT: v = sa2 > 0 ? total * total / sa2 : nan; break;
         case kCONTAG: v = m >= 2 ? (1 + contag / (2 * lnm)) * 100 : nan; break;
         default: break;
       }

@@ -11,12 +11,14 @@ std::optional<uint8_t> window_count_metric(const WindowBand& band) {
   static const std::map<std::string, uint8_t> class_metrics{
       {"CA", kCA},          {"PLAND", kPLAND}, {"TE", kClassTE},    {"ED", kClassED}, {"LSI", kClassLSI},
       {"PLADJ", kClassPLADJ}, {"AI", kClassAI}, {"CLUMPY", kCLUMPY}, {"NLSI", kNLSI},
-      {"NP", kClassNP},     {"PD", kClassPD},  {"LPI", kClassLPI}};
+      {"NP", kClassNP},     {"PD", kClassPD},  {"LPI", kClassLPI},     {"DIVISION", kClassDIVISION},
+      {"MESH", kClassMESH}, {"SPLIT", kClassSPLIT}};
   static const std::map<std::string, uint8_t> landscape_metrics{
       {"TA", kTA},   {"TE", kTE},   {"ED", kED},     {"LSI", kLSI},   {"PLADJ", kPLADJ},
       {"AI", kAI},   {"PR", kPR},   {"PRD", kPRD},   {"RPR", kRPR},   {"SHDI", kSHDI},
       {"SIDI", kSIDI}, {"MSIDI", kMSIDI}, {"SHEI", kSHEI}, {"SIEI", kSIEI}, {"MSIEI", kMSIEI},
-      {"NP", kNP},   {"PD", kPD},   {"LPI", kLPI},   {"CONTAG", kCONTAG}};
+      {"NP", kNP},   {"PD", kPD},   {"LPI", kLPI},   {"CONTAG", kCONTAG}, {"DIVISION", kDIVISION},
+      {"MESH", kMESH}, {"SPLIT", kSPLIT}};
   const auto& metrics = band.class_code ? class_metrics : landscape_metrics;
   const auto it = metrics.find(band.metric);
   if (it == metrics.end()) return std::nullopt;

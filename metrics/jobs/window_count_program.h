@@ -12,11 +12,12 @@
 namespace lsm {
 
 /// The count formula of `band` (window_formulas::Metric), or none: CA,
-/// PLAND, NP, PD, LPI, TE, ED, LSI, PLADJ, AI, CLUMPY and NLSI of a class;
-/// TA, NP, PD, LPI, TE, ED, LSI, CONTAG, PLADJ, AI, PR, PRD, RPR, SHDI,
-/// SIDI, MSIDI, SHEI, SIEI and MSIEI of the landscape (NP, PD and LPI from
-/// each class's patch count and largest patch in the window, CONTAG from
-/// the class pairs' adjacencies).
+/// PLAND, NP, PD, LPI, TE, ED, LSI, PLADJ, DIVISION, MESH, SPLIT, AI, CLUMPY
+/// and NLSI of a class; TA, NP, PD, LPI, TE, ED, LSI, CONTAG, PLADJ,
+/// DIVISION, MESH, SPLIT, AI, PR, PRD, RPR, SHDI, SIDI, MSIDI, SHEI, SIEI
+/// and MSIEI of the landscape (NP ... SPLIT from each class's patch count,
+/// largest patch and squared sizes in the window, CONTAG from the class
+/// pairs' adjacencies).
 std::optional<uint8_t> window_count_metric(const WindowBand& band);
 
 /// The program of a run's count bands; its Program points into its own vectors (not copyable).

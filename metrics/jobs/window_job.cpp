@@ -601,6 +601,7 @@ class WindowMetrics {
     for (const WindowClassPatches& p : patches) {
       channel(kPatches, static_cast<size_t>(p.class_index)) = static_cast<int64_t>(p.patches);
       channel(kLargest, static_cast<size_t>(p.class_index)) = static_cast<int64_t>(p.largest);
+      channel(kSquaredSizes, static_cast<size_t>(p.class_index)) = static_cast<int64_t>(p.sa2);  // a whole number
     }
     evaluate(from_counts_.program(), HostCounts{channels_, counts}, out);
     for (size_t a : present_)  // back to zero: the next window's absent classes read none
@@ -946,16 +947,17 @@ bool window_runs_on_gpu(const WindowPlan& plan, const WindowJobOptions& options,
   for (const WindowBand& band : plan.bands)
     if (!window_count_metric(band))
       return refuse(band.metric + (band.class_code ? " (class level)" : " (landscape level)") +
-                    " is not computed on the GPU yet (it computes CA, PLAND, NP, PD, LPI, TE, ED, LSI, PLADJ, AI, CLUMPY "
-                    "and NLSI of classes; TA, NP, PD, LPI, TE, ED, LSI, CONTAG, PLADJ, AI, PR, PRD, RPR, SHDI, SIDI, "
-                    "MSIDI, SHEI, SIEI and MSIEI of the landscape)");
+                    " is not computed on the GPU yet (it computes CA, PLAND, NP, PD, LPI, TE, ED, LSI, PLADJ, DIVISION, "
+                    "MESH, SPLIT, AI, CLUMPY and NLSI of classes; TA, NP, PD, LPI, TE, ED, LSI, CONTAG, PLADJ, "
+                    "DIVISION, MESH, SPLIT, AI, PR, PRD, RPR, SHDI, SIDI, MSIDI, SHEI, SIEI and MSIEI of the "
+                    "landscape)");
   const int64_t side = 2 * options.shape.reach() + 1;
   const WindowCountProgram counts(plan, options, 1, 1, {});
   if (counts.program().needs_pairs && plan.class_codes.size() > static_cast<size_t>(kWindowPassMaxPairClasses))
     return refuse("CONTAG runs on the GPU for rasters of at most " + std::to_string(kWindowPassMaxPairClasses) +
                   " classes; this one has " + std::to_string(plan.class_codes.size()));
   if (counts.program().needs_patches && side * side > kWindowPassMaxRuns)
-    return refuse("NP, PD and LPI run on the GPU in windows of at most " + std::to_string(kWindowPassMaxRuns) +
+    return refuse("NP, PD, LPI, DIVISION, MESH and SPLIT run on the GPU in windows of at most " + std::to_string(kWindowPassMaxRuns) +
                   " cells (45 x 45)");
   if (plan.class_codes.size() > static_cast<size_t>(kWindowPassMaxClasses))
     return refuse("the raster has " + std::to_string(plan.class_codes.size()) + " classes, more than the GPU's " +

@@ -140,11 +140,12 @@ bool window_metric_needs_patches(const std::string& metric);
 void check_window_metric(const std::string& metric, unsigned level);
 
 /// Whether the GPUs can compute the run planned as `plan`: a square window,
-/// every band a count formula (window_count_program.h: CA, PLAND, NP, PD,
-/// LPI, TE, ED, LSI, PLADJ, AI, CLUMPY, NLSI of a class; TA, NP, PD, LPI,
-/// TE, ED, LSI, PLADJ, AI and the diversity metrics of the landscape), at
-/// most 45 x 45 cells when NP, PD or LPI is among them, and at most 255
-/// classes. When not, `why_not` says why.
+/// every band a count formula (window_count_program.h: the area, edge,
+/// subdivision and aggregation metrics of a class but COHESION, IJI and the
+/// core and contrast ones; at the landscape level also CONTAG and the
+/// diversity metrics), at most 45 x 45 cells when a band reads the window's
+/// patches (NP, PD, LPI, DIVISION, MESH, SPLIT), at most 32 classes with
+/// CONTAG and at most 255 classes. When not, `why_not` says why.
 bool window_runs_on_gpu(const WindowPlan& plan, const WindowJobOptions& options, std::string* why_not = nullptr);
 
 /// Checks `options` and the raster's classes and plans the bands: throws
