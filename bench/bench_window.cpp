@@ -72,6 +72,8 @@ double pass_seconds(MemoryClassRaster& raster, const WindowJobOptions& o, int re
   const WindowPlan plan = plan_window_job(raster, o);
   const WindowCountProgram counts(plan, o, info.cell_width, info.cell_height, {});
   const int64_t reach = o.shape.reach(), width = info.width, height = info.height, stride = width + 2 * reach;
+  const std::vector<int32_t> halves(o.shape.half_widths.begin(), o.shape.half_widths.end());  // a square: half = reach
+  const WindowSpans spans{halves.data(), static_cast<int32_t>(reach), static_cast<int32_t>(reach), o.shape.cells()};
   std::vector<int32_t> cells(static_cast<size_t>(width * height));
   raster.read(Window{0, 0, width, height}, cells.data());
   std::vector<uint8_t> band(static_cast<size_t>((height + 2 * reach) * stride), kWindowOutsideIndex);
@@ -90,7 +92,7 @@ double pass_seconds(MemoryClassRaster& raster, const WindowJobOptions& o, int re
   for (int r = 0; r < std::max(1, repeat); ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int64_t y0 = 0; y0 < height; y0 += block)
-      pass->run(counts.program(), &band[static_cast<size_t>(y0 * stride)], width, std::min(block, height - y0), reach,
+      pass->run(counts.program(), spans, &band[static_cast<size_t>(y0 * stride)], width, std::min(block, height - y0),
                 WindowBlockPlace{y0, height, false}, values.data());
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }

@@ -116,13 +116,13 @@ TEST_F(CliWindow, BadInputIsRefusedBeforeAnyOutput) {
   expect_clean_failure(run_lsm(run + " --metrics PLAND --level land --window-cells 5"), "PLAND is not a landscape metric", before);
   expect_clean_failure(run_lsm(run + " --metrics PLAND --class-codes 9 --window-cells 5"), "class 9 is not in the raster", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDI --window-size -3"), "--window-size", before);
-  // The GPUs do not compute COHESION or round windows yet: --backend cuda says so, GPU or not.
+  // The GPUs do not compute COHESION or NP in large windows yet: --backend cuda says so, GPU or not.
   expect_clean_failure(run_lsm(run + " --metrics COHESION --window-cells 5 --backend cuda"),
                        "the CUDA backend does not compute this moving window: COHESION (class level) is not computed on "
                        "the GPU yet",
                        before);
-  expect_clean_failure(run_lsm(run + " --metrics SHDI --window-cells 5 --window-shape circle --backend cuda"),
-                       "only square windows run on the GPU yet", before);
+  expect_clean_failure(run_lsm(run + " --metrics NP --level land --window-cells 47 --backend cuda"),
+                       "in windows of at most 2048 cells (45 x 45); this one has 2209", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDI --window-cells 5 --backend gpu"), "--backend", before);
 }
 

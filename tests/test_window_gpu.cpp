@@ -1,10 +1,10 @@
 // The moving window on the GPU (window_count_pass.h): the count-based
-// metrics, the patch-based NP ... SPLIT and CONTAG give the CPU's bits on random grids with nodata, background and a
-// boundary edge share, square windows of 3 to 21 cells, both edge rules,
-// blocks of many rows or few, rows asked for strip by strip and several
-// GPUs where the machine has them; the CPU side of that promise (the
-// formulas' own logarithm) and the refusals of the Cuda backend, which need
-// no GPU.
+// metrics, the patch-based NP ... SPLIT and CONTAG give the CPU's bits on
+// random grids with nodata, background and a boundary edge share, square
+// windows of 3 to 25 cells and round ones, both edge rules, blocks of many
+// rows or few, rows asked for strip by strip and several GPUs where the
+// machine has them; the CPU side of that promise (the formulas' own
+// logarithm) and the refusals of the Cuda backend, which need no GPU.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -91,20 +91,24 @@ TEST(WindowGpu, CountMetricsEqualTheCpusBits) {
   std::mt19937 rng(4850);
   struct Case {
     int64_t width, height, half;
+    double radius = 0;  // > 0: a round window of this radius (m), cells 30 x 30 (or 30 x 20)
   };
   // 25 x 25 windows take the kernel for windows of up to 45 x 45 cells' patches.
-  for (const Case& c : {Case{23, 19, 1}, Case{40, 37, 2}, Case{97, 61, 5}, Case{301, 257, 10}, Case{90, 71, 12}}) {
+  for (const Case& c : {Case{23, 19, 1}, Case{40, 37, 2}, Case{97, 61, 5}, Case{301, 257, 10}, Case{90, 71, 12},
+                        Case{61, 53, 0, 75}, Case{120, 101, 0, 300}}) {
     for (int trial = 0; trial < 4; ++trial) {
       const std::vector<int32_t> cells = clumps(rng, c.width, c.height, 3 + trial);
       MemoryClassRaster raster(c.width, c.height, cells, 30, trial == 3 ? 20 : 30);
       WindowJobOptions o = count_metrics();
-      o.shape = square_window(c.half);
+      o.shape = c.radius > 0 ? circular_window(c.radius, 30, trial == 3 ? 20 : 30) : square_window(c.half);
       if (trial % 2) o.background = {1};
       o.boundary_edge = trial == 2 ? 0.5 : 0;
       o.edge = trial == 1 ? WindowEdge::Skip : WindowEdge::Clip;
       o.rule = trial % 2 ? NeighbourRule::Four : NeighbourRule::Eight;
-      const std::string what = std::to_string(c.width) + "x" + std::to_string(c.height) + " window " +
-                               std::to_string(2 * c.half + 1) + " trial " + std::to_string(trial);
+      const std::string what = std::to_string(c.width) + "x" + std::to_string(c.height) +
+                               (c.radius > 0 ? " circle " + std::to_string(c.radius) + " m"
+                                             : " window " + std::to_string(2 * c.half + 1)) +
+                               " trial " + std::to_string(trial);
       ASSERT_TRUE(window_runs_on_gpu(plan_window_job(raster, o), o)) << what;
       o.backend = Backend::Cpu;
       const KeptRows cpu = run(raster, o);
@@ -127,23 +131,26 @@ TEST(WindowGpu, ValuesDoNotDependOnBlocksOrStrips) {
   const int64_t width = 157, height = 143;
   const std::vector<int32_t> cells = clumps(rng, width, height, 5);
   MemoryClassRaster raster(width, height, cells);
-  WindowJobOptions o = count_metrics();
-  o.shape = square_window(4);
-  o.backend = Backend::Cuda;
-  const KeptRows whole = run(raster, o);
-  const WindowPlan plan = plan_window_job(raster, o);
-  WindowJobOptions small = o;
-  small.memory_limit = 2 * static_cast<uint64_t>(width) * plan.bands.size() * 8 * 3;  // a few rows a block
-  const KeptRows blocks = run(raster, small);
-  KeptRows strips;
-  strips.width = width;
-  strips.begin(plan);
-  for (int64_t y = 0; y < height; y += 13) run_window_rows(raster, o, plan, y, std::min<int64_t>(13, height - y), strips);
-  o.backend = Backend::Cpu;
-  const KeptRows cpu = run(raster, o);
-  EXPECT_TRUE(bits(whole) == bits(cpu)) << "GPU differs from CPU";
-  EXPECT_TRUE(bits(blocks) == bits(whole)) << "small blocks differ";
-  EXPECT_TRUE(bits(strips) == bits(whole)) << "strips of 13 rows differ";
+  for (const WindowShape& shape : {square_window(4), circular_window(4.5 * 30, 30, 30)}) {
+    const std::string what = shape.half_widths.front() == 4 ? "square" : "circle";
+    WindowJobOptions o = count_metrics();
+    o.shape = shape;
+    o.backend = Backend::Cuda;
+    const KeptRows whole = run(raster, o);
+    const WindowPlan plan = plan_window_job(raster, o);
+    WindowJobOptions small = o;
+    small.memory_limit = 2 * static_cast<uint64_t>(width) * plan.bands.size() * 8 * 3;  // a few rows a block
+    const KeptRows blocks = run(raster, small);
+    KeptRows strips;
+    strips.width = width;
+    strips.begin(plan);
+    for (int64_t y = 0; y < height; y += 13) run_window_rows(raster, o, plan, y, std::min<int64_t>(13, height - y), strips);
+    o.backend = Backend::Cpu;
+    const KeptRows cpu = run(raster, o);
+    EXPECT_TRUE(bits(whole) == bits(cpu)) << what << ": GPU differs from CPU";
+    EXPECT_TRUE(bits(blocks) == bits(whole)) << what << ": small blocks differ";
+    EXPECT_TRUE(bits(strips) == bits(whole)) << what << ": strips of 13 rows differ";
+  }
 }
 
 // The CUDA backend says what it does not compute, before any GPU is asked.
@@ -161,8 +168,8 @@ TEST(WindowGpu, CudaBackendRefusesWhatTheGpuDoesNotCompute) {
     return "no error";
   };
   o.backend = Backend::Cuda;
-  o.shape = circular_window(60, 30, 30);
-  EXPECT_NE(refusal().find("only square windows run on the GPU"), std::string::npos) << refusal();
+  o.shape = circular_window(60, 30, 30);  // round windows run on the GPU too
+  EXPECT_EQ(refusal(), "no error");
   o.shape = square_window(1);
   o.landscape_metrics.push_back("IJI");
   EXPECT_NE(refusal().find("IJI (landscape level) is not computed on the GPU"), std::string::npos) << refusal();
@@ -177,7 +184,7 @@ TEST(WindowGpu, CudaBackendRefusesWhatTheGpuDoesNotCompute) {
     plan_window_job(large, o);
     ADD_FAILURE() << "NP in a 47 x 47 window taken by the GPU";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("SPLIT run on the GPU in windows of at most 2048 cells (45 x 45)"),
+    EXPECT_NE(std::string(e.what()).find("SPLIT run on the GPU in windows of at most 2048 cells (45 x 45); this one has 2209"),
               std::string::npos)
         << e.what();
   }

@@ -941,9 +941,6 @@ bool window_runs_on_gpu(const WindowPlan& plan, const WindowJobOptions& options,
     if (why_not) *why_not = why;
     return false;
   };
-  const std::vector<int64_t>& halves = options.shape.half_widths;
-  if (!std::all_of(halves.begin(), halves.end(), [&](int64_t h) { return h == options.shape.reach(); }))
-    return refuse("only square windows run on the GPU yet");
   for (const WindowBand& band : plan.bands)
     if (!window_count_metric(band))
       return refuse(band.metric + (band.class_code ? " (class level)" : " (landscape level)") +
@@ -951,14 +948,14 @@ bool window_runs_on_gpu(const WindowPlan& plan, const WindowJobOptions& options,
                     "MESH, SPLIT, AI, CLUMPY and NLSI of classes; TA, NP, PD, LPI, TE, ED, LSI, CONTAG, PLADJ, "
                     "DIVISION, MESH, SPLIT, AI, PR, PRD, RPR, SHDI, SIDI, MSIDI, SHEI, SIEI and MSIEI of the "
                     "landscape)");
-  const int64_t side = 2 * options.shape.reach() + 1;
   const WindowCountProgram counts(plan, options, 1, 1, {});
   if (counts.program().needs_pairs && plan.class_codes.size() > static_cast<size_t>(kWindowPassMaxPairClasses))
     return refuse("CONTAG runs on the GPU for rasters of at most " + std::to_string(kWindowPassMaxPairClasses) +
                   " classes; this one has " + std::to_string(plan.class_codes.size()));
-  if (counts.program().needs_patches && side * side > kWindowPassMaxRuns)
-    return refuse("NP, PD, LPI, DIVISION, MESH and SPLIT run on the GPU in windows of at most " + std::to_string(kWindowPassMaxRuns) +
-                  " cells (45 x 45)");
+  if (counts.program().needs_patches && options.shape.cells() > kWindowPassMaxRuns)
+    return refuse("NP, PD, LPI, DIVISION, MESH and SPLIT run on the GPU in windows of at most " +
+                  std::to_string(kWindowPassMaxRuns) + " cells (45 x 45); this one has " +
+                  std::to_string(options.shape.cells()));
   if (plan.class_codes.size() > static_cast<size_t>(kWindowPassMaxClasses))
     return refuse("the raster has " + std::to_string(plan.class_codes.size()) + " classes, more than the GPU's " +
                   std::to_string(kWindowPassMaxClasses));
@@ -1095,7 +1092,11 @@ void run_window_rows_on(WindowCountPass& pass, ClassRasterSource& source, const 
                         const WindowPlan& plan, int64_t first_row, int64_t rows, WindowRowSink& sink,
                         const ProgressFn& progress) {
   const RasterInfo info = source.info();
-  const int64_t reach = options.shape.reach(), width = info.width, stride = width + 2 * reach;
+  const int64_t reach = options.shape.reach(), half = options.shape.half_width(), width = info.width,
+                stride = width + 2 * half;
+  const std::vector<int32_t> half_widths(options.shape.half_widths.begin(), options.shape.half_widths.end());
+  const WindowSpans spans{half_widths.data(), static_cast<int32_t>(reach), static_cast<int32_t>(half),
+                          options.shape.cells()};
   const WindowCountProgram counts(plan, options, info.cell_width, info.cell_height, {});
   if (counts.program().band_count != plan.bands.size())
     throw Error(ErrorKind::Internal, "a GPU window band without a count formula");
@@ -1108,7 +1109,7 @@ void run_window_rows_on(WindowCountPass& pass, ClassRasterSource& source, const 
   };
   int64_t block = std::min<int64_t>(std::max<int64_t>(rows, 1), 1024);
   while (block > 1 && block_bytes(block) > static_cast<double>(options.memory_limit)) block /= 2;
-  RowBand band(source, plan.class_codes, 2 * reach + block, reach + 1);
+  RowBand band(source, plan.class_codes, 2 * reach + block, half + 1);
   const size_t row_count = static_cast<size_t>(width) * plan.bands.size();
   struct Block {
     int64_t y0 = 0, n = 0;
@@ -1137,16 +1138,16 @@ void run_window_rows_on(WindowCountPass& pass, ClassRasterSource& source, const 
       for (int64_t j = 0; j < b.n + 2 * reach; ++j) {
         const int32_t* from = band.row(y0 - reach + j);
         uint8_t* to = &b.indices[static_cast<size_t>(j) * static_cast<size_t>(stride)];
-        for (int64_t x = -reach; x < width + reach; ++x)
-          to[x + reach] = from[x] == kOutside ? kWindowOutsideIndex : static_cast<uint8_t>(from[x]);
+        for (int64_t x = -half; x < width + half; ++x)
+          to[x + half] = from[x] == kOutside ? kWindowOutsideIndex : static_cast<uint8_t>(from[x]);
       }
       // The pass computes one block at a time (its buffers are its own).
       Block& previous = blocks[current ^ 1];
       const bool pending = previous.computed.valid();
       if (pending) previous.computed.get();
       const WindowBlockPlace place{y0, info.height, options.edge == WindowEdge::Skip};
-      b.computed = std::async(std::launch::async, [&pass, &counts, &b, width, reach, place] {
-        pass.run(counts.program(), b.indices.data(), width, b.n, reach, place, b.values.data());
+      b.computed = std::async(std::launch::async, [&pass, &counts, &spans, &b, width, place] {
+        pass.run(counts.program(), spans, b.indices.data(), width, b.n, place, b.values.data());
       });
       if (pending) deliver(previous);
     }

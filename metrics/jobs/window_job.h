@@ -139,11 +139,11 @@ bool window_metric_needs_patches(const std::string& metric);
 /// probably meant).
 void check_window_metric(const std::string& metric, unsigned level);
 
-/// Whether the GPUs can compute the run planned as `plan`: a square window,
-/// every band a count formula (window_count_program.h: the area, edge,
+/// Whether the GPUs can compute the run planned as `plan`: every band a
+/// count formula (window_count_program.h: the area, edge,
 /// subdivision and aggregation metrics of a class but COHESION, IJI and the
 /// core and contrast ones; at the landscape level also CONTAG and the
-/// diversity metrics), at most 45 x 45 cells when a band reads the window's
+/// diversity metrics), at most 2048 cells (45 x 45) when a band reads the window's
 /// patches (NP, PD, LPI, DIVISION, MESH, SPLIT), at most 32 classes with
 /// CONTAG and at most 255 classes. When not, `why_not` says why.
 bool window_runs_on_gpu(const WindowPlan& plan, const WindowJobOptions& options, std::string* why_not = nullptr);
