@@ -125,7 +125,7 @@ __device__ void count_patches(const SharedCounts& s, const uint8_t* column, long
                               const int* halves, int reach, bool eight) {
   using namespace window_formulas;
   int16_t parent[kMaxRuns], size[kMaxRuns];
-  int8_t first[kMaxRuns], last[kMaxRuns];
+  int16_t first[kMaxRuns], last[kMaxRuns];  // column offsets: a one-row window may be 2047 cells wide
   uint8_t cls[kMaxRuns];
   auto find = [&](int a) {
     while (parent[a] != a) {
@@ -148,8 +148,8 @@ __device__ void count_patches(const SharedCounts& s, const uint8_t* column, long
       const int id = runs++;
       parent[id] = static_cast<int16_t>(id);
       size[id] = static_cast<int16_t>(to - from + 1);
-      first[id] = static_cast<int8_t>(from);
-      last[id] = static_cast<int8_t>(to);
+      first[id] = static_cast<int16_t>(from);
+      last[id] = static_cast<int16_t>(to);
       cls[id] = c;
       const int lo = eight ? from - 1 : from, hi = eight ? to + 1 : to;
       while (q < above_end && last[q] < lo) ++q;  // runs above that end before this one's reach
@@ -247,6 +247,11 @@ class DeviceShare {
       LSM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
   }
 
+  // Whether a block of at least 32 threads has room for their counts.
+  bool takes(const Program& program) const {
+    return sizeof(int) * window_formulas::kChannels * static_cast<size_t>(program.k) * 32 <= shared_limit_;
+  }
+
   void run(const Program& program, const WindowSpans& spans, const uint8_t* band, int64_t width, int64_t rows,
            const WindowBlockPlace& place, double* out) {
     if (rows == 0 || width == 0) return;
@@ -255,8 +260,9 @@ class DeviceShare {
     const int threads = threads_for(program.k, shared_limit_);
     const size_t shared = sizeof(int) * window_formulas::kChannels * static_cast<size_t>(program.k) * threads;
     if (shared > shared_limit_)
-      throw Error(ErrorKind::BadInput, "a window of " + std::to_string(program.k) +
-                                           " classes needs more shared memory than this GPU has");
+      throw Error(ErrorKind::BadInput, "the GPU window's counts of " + std::to_string(program.k) +
+                                           " classes need more shared memory than this GPU has "
+                                           "(--backend cpu or auto computes them on the CPU)");
     const size_t band_bytes = static_cast<size_t>(rows + 2 * reach) * static_cast<size_t>(width + 2 * half);
     const size_t out_bytes = sizeof(double) * static_cast<size_t>(rows) * static_cast<size_t>(width) * program.band_count;
     const size_t halves_bytes = sizeof(int32_t) * static_cast<size_t>(2 * reach + 1);
@@ -346,6 +352,12 @@ class CudaWindowCountPass final : public WindowCountPass {
   }
 
   int devices() const override { return static_cast<int>(shares_.size()); }
+
+  bool takes(const Program& program) const override {
+    for (const auto& share : shares_)
+      if (!share->takes(program)) return false;
+    return true;
+  }
 
  private:
   std::vector<std::unique_ptr<DeviceShare>> shares_;

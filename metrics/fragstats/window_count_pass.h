@@ -60,6 +60,10 @@ class WindowCountPass {
                    int64_t width, int64_t rows, const WindowBlockPlace& place, double* out) = 0;
   /// The devices it shares each block among (1 on one GPU).
   virtual int devices() const = 0;
+  /// Whether every device has the shared memory for `program`'s counts
+  /// (kChannels x classes per thread: about 180 classes on an H100 or H200,
+  /// fewer on smaller GPUs); run() refuses (BadInput) a program it does not take.
+  virtual bool takes(const window_formulas::Program& program) const = 0;
 };
 
 /// The CUDA pass, on every visible GPU (each takes a share of a block's

@@ -1171,8 +1171,12 @@ void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options,
   if (first_row < 0 || rows < 0 || first_row + rows > info.height)
     throw Error(ErrorKind::Internal, "window rows beyond the raster");
   if (options.backend != Backend::Cpu && window_runs_on_gpu(plan, options))
-    if (const std::unique_ptr<WindowCountPass> pass = make_window_count_pass(options.backend))
-      return run_window_rows_on(*pass, source, options, plan, first_row, rows, sink, progress);
+    if (const std::unique_ptr<WindowCountPass> pass = make_window_count_pass(options.backend)) {
+      const WindowCountProgram counts(plan, options, info.cell_width, info.cell_height, {});
+      // Under auto, a GPU without room for this many classes' counts leaves the run to the CPU.
+      if (options.backend == Backend::Cuda || pass->takes(counts.program()))
+        return run_window_rows_on(*pass, source, options, plan, first_row, rows, sink, progress);
+    }
   const WindowShape& shape = options.shape;
   const int64_t reach = shape.reach(), half = shape.half_width();
   const int threads = std::max(1, omp_get_max_threads());
