@@ -13,13 +13,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Bytes of the files under `folder` (0 where it cannot be read).
+// Whether `name` is a COG's staging GeoTIFF or one of its side files
+// (".lsm-staging.tif", geotiff_output.cpp): scratch on the way to an output,
+// not an output. Its tiles are padded (a 400 x 300 UInt32 raster stages as
+// 1 MiB), and each raster's size is checked before it is staged.
+bool staging_file(const std::string& name) { return name.find(".lsm-staging.tif") != std::string::npos; }
+
+// Bytes of the output files under `folder` (0 where it cannot be read).
 uint64_t folder_bytes(const std::string& folder) {
   uint64_t bytes = 0;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code size_error;
-    if (it->is_regular_file(size_error)) {
+    if (it->is_regular_file(size_error) && !staging_file(it->path().filename().string())) {
       const uintmax_t size = it->file_size(size_error);
       if (!size_error) bytes += size;
     }
