@@ -55,7 +55,7 @@ TEST_F(Cli, SynthMetricsAndLabelAgree) {
   std::ifstream patch(path("m.patch.csv"));
   std::string line;
   std::getline(patch, line);
-  EXPECT_EQ(line.rfind("PID,TYPE,AREA,PERIM,GYRATE,PARA,SHAPE,FRAC,CIRCLE,CONTIG,CORE,NCORE,CAI,ENN", 0), 0u) << line;
+  EXPECT_EQ(line.rfind("PID,TYPE,AREA,PERIM,GYRATE,PARA,SHAPE,FRAC,CIRCLE,CONTIG,CORE,NCORE,CAI,ECON,ENN", 0), 0u) << line;
   size_t rows = 0;
   while (std::getline(patch, line)) {
     int pid, type;

@@ -115,16 +115,18 @@ TEST_F(CliConventions, MetricsNotComputedYetAreSaidSo) {
   const auto before = files();
   expect_clean_failure(run_lsm(run + " --metrics PROX_MN"),
                        "PROX_MN is a FRAGSTATS metric that lsm does not compute yet (it needs a search radius)", before);
-  expect_clean_failure(run_lsm(run + " --metrics ca,ECON_MN"),
-                       "ECON_MN is a FRAGSTATS metric that lsm does not compute yet (it needs an edge contrast table)", before);
+  expect_clean_failure(run_lsm(run + " --metrics ca,CONNECT"),
+                       "CONNECT is a FRAGSTATS metric that lsm does not compute yet (it needs a threshold distance)", before);
   // A metric that needs a table asked for without it: said so, nothing written.
   expect_clean_failure(run_lsm(run + " --metrics ca,cwed"),
                        "CWED needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", before);
+  expect_clean_failure(run_lsm(run + " --metrics ca,ECON_MN"),
+                       "ECON needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", before);
   expect_clean_failure(run_lsm(run + " --metrics PROXY"), "unknown metric 'PROXY'", before);
 }
 
 // --contrast-table: FRAGSTATS' .fce file gives CWED and TECI in the class
-// and landscape tables and in moving windows; a bad file is refused with
+// and landscape tables and in moving windows, and every patch's ECON; a bad file is refused with
 // its name and line, before anything is written.
 TEST_F(CliConventions, ContrastTablesGiveCwedAndTeci) {
   const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
@@ -142,9 +144,34 @@ TEST_F(CliConventions, ContrastTablesGiveCwedAndTeci) {
   const double teci = std::stod(values.substr(values.rfind(',') + 1));
   EXPECT_GT(teci, 20);
   EXPECT_LT(teci, 30);
+  // ECON of every patch, and its distributions.
+  const CliRun e = run_lsm("metrics " + sample + " --output " + path("e") + " --metrics ECON --contrast-table " + table + " -q");
+  ASSERT_EQ(e.code, 0) << e.err;
+  std::ifstream patches(path("e.patch.csv"));
+  std::getline(patches, header);
+  EXPECT_EQ(header, "PID,TYPE,ECON");
+  int rows = 0;
+  for (std::string line; std::getline(patches, line); ++rows) {
+    const double econ = std::stod(line.substr(line.rfind(',') + 1));
+    ASSERT_GE(econ, 0) << line;
+    ASSERT_LE(econ, 100) << line;
+  }
+  EXPECT_GT(rows, 100);
+  std::ifstream econ_land(path("e.land.csv"));
+  std::getline(econ_land, header);
+  EXPECT_EQ(header, "ECON_MN,ECON_AM,ECON_MD,ECON_RA,ECON_SD,ECON_CV");
+  // The patch-metric raster of ECON needs the table too.
+  expect_clean_failure(run_lsm("patchmetric " + sample + " " + path("econ.tif") + " --metric ECON"),
+                       "ECON needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", files());
+  const CliRun pm = run_lsm("patchmetric " + sample + " " + path("econ.tif") + " --metric econ --contrast-table " + table + " -q");
+  EXPECT_EQ(pm.code, 0) << pm.err;
+  EXPECT_TRUE(std::filesystem::exists(path("econ.tif")));
   const CliRun w = run_lsm("window " + sample + " " + path("w.tif") + " --metrics TECI --level land --window-cells 5 "
                            "--contrast-table " + table + " -q");
   EXPECT_EQ(w.code, 0) << w.err;
+  expect_clean_failure(run_lsm("window " + sample + " " + path("v.tif") + " --metrics ECON_MN --level land "
+                               "--window-cells 5 --contrast-table " + table),
+                       "ECON_MN is a landscape metric that moving windows do not compute yet", files());
   const std::string asymmetric = path("bad.fce");
   std::ofstream(asymmetric) << "FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2)\n0,0.5\n0.4,0\n";
   expect_clean_failure(run_lsm("metrics " + sample + " --output " + path("d") + " --contrast-table " + asymmetric),

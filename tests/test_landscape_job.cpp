@@ -266,8 +266,9 @@ TEST(LandscapeJob, SecondPassStagesFollowTheirPlan) {
   EXPECT_EQ(p.gyrate, StageRun::Rows);        // the CPU counter has no GYRATE kernel
   EXPECT_EQ(p.enn, StageRun::Rows);
   EXPECT_EQ(p.core_areas, StageRun::Patches);  // FRAGSTATS' core areas after the mask
+  EXPECT_EQ(p.contrast, StageRun::Skipped);     // no edge contrast weights
   EXPECT_EQ(p.describe(), "neighbourhood device, circle device, gyrate rows, core areas patches, enn rows, "
-                          "geodesic skipped (patch IDs in memory)");
+                          "geodesic skipped, contrast skipped (patch IDs in memory)");
   EXPECT_FALSE(plan_second_pass(streamed, o, false).ids_in_memory);  // relabeled: no counter
   EXPECT_EQ(plan_second_pass(streamed, o, false).neighbourhood, StageRun::Rows);
   EXPECT_FALSE(plan_second_pass(kept, o, true).ids_in_memory);  // the IDs also written: streamed
@@ -279,9 +280,18 @@ TEST(LandscapeJob, SecondPassStagesFollowTheirPlan) {
   EXPECT_EQ(p.circle, StageRun::Rows);  // the shape visitor runs for the centroid rule and builds the hulls
   EXPECT_EQ(p.core_areas, StageRun::Rows);
   EXPECT_EQ(p.enn, StageRun::Skipped);
+  // Edge contrast weights (codes 0..5 and the boundary's 999, symmetric):
+  // ECON's weighted perimeters, row by row.
+  auto weights = std::make_shared<ContrastTable>();
+  weights->codes = {0, 1, 2, 3, 4, 5, 999};
+  for (int32_t a : weights->codes)
+    for (int32_t b : weights->codes) weights->d.push_back(((a % 13 + 1) * (b % 13 + 1) % 7) / 7.0);
+  RowMetricOptions contrast = o;
+  contrast.contrast = weights;
+  EXPECT_EQ(plan_second_pass(kept, contrast, false).contrast, StageRun::Rows);
 
   // Every plan, the same values.
-  for (const RowMetricOptions& options : {RowMetricOptions{}, centroid}) {
+  for (const RowMetricOptions& options : {RowMetricOptions{}, centroid, contrast}) {
     RowMetricOptions plain = options;
     plain.counter = nullptr;
     RowMetricOptions device = options;
@@ -301,6 +311,12 @@ TEST(LandscapeJob, SecondPassStagesFollowTheirPlan) {
         ASSERT_EQ(a.core_cells, b.core_cells) << i;
         ASSERT_EQ(a.core_areas, b.core_areas) << i;
         ASSERT_TRUE(a.enn_m == b.enn_m || (std::isnan(a.enn_m) && std::isnan(b.enn_m))) << i;
+      }
+      ASSERT_EQ(r.contrast.size(), options.contrast ? r.patches.size() : 0);
+      ASSERT_EQ(reference.contrast.size(), r.contrast.size());
+      for (size_t i = 0; i < r.contrast.size(); ++i) {
+        ASSERT_EQ(r.contrast[i].weights_h, reference.contrast[i].weights_h) << i;
+        ASSERT_EQ(r.contrast[i].weights_v, reference.contrast[i].weights_v) << i;
       }
       EXPECT_EQ(r.adjacency.sides_h, reference.adjacency.sides_h);
       EXPECT_EQ(r.adjacency.sides_v, reference.adjacency.sides_v);

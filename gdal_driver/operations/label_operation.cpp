@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "common_parameters.h"
+#include "contrast_table.h"
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "geotiff_output.h"
@@ -115,7 +116,7 @@ OperationSpec patchmetric_spec() {
                     if (std::find(names.begin(), names.end(), upper(value)) == names.end())
                       throw Error(ErrorKind::BadInput, "'" + value + "' is not a patch metric (expected one of " + list + ")");
                   }),
-              edge_depth_parameter(), edge_distance_parameter()},
+              edge_depth_parameter(), edge_distance_parameter(), contrast_table_parameter()},
              patch_parameters()),
       raster_output_parameters());
   s.serving.shape_before_run = [](const ParameterValues& v) {
@@ -152,6 +153,10 @@ void run_patchmetric(const ParameterValues& v, const RunContext& context) {
   // Only what the metric needs: AREA, PERIM, PARA, SHAPE and FRAC come from
   // the scan's records alone, without the second pass.
   job.selection = MetricSelection(metric);
+  if (v.given("contrast-table"))
+    job.contrast = std::make_shared<const ContrastTable>(read_contrast_table(v.text("contrast-table")));
+  if (metric == "ECON" && !job.contrast)  // else a raster of N/A: refused before anything is read or written
+    throw Error(ErrorKind::BadInput, "ECON needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
   use_given_nodata(source, v);
   source.require_measurable_cells();

@@ -103,7 +103,7 @@ std::vector<ParameterSpec> table_analysis_parameters() {
 
 ParameterSpec contrast_table_parameter() {
   return text("contrast-table", "FRAGSTATS edge contrast weight file (.fce: FSQ_TABLE, the class list, a symmetric "
-                                "matrix of weights 0..1), for CWED and TECI; the landscape boundary takes the "
+                                "matrix of weights 0..1), for CWED, TECI and ECON; the landscape boundary takes the "
                                 "background's weights (the --background class, else class 999)")
       .titled("Edge contrast weights")
       .with_metavar("FILE")
@@ -127,8 +127,8 @@ LandscapeJobOptions table_job_options(const ParameterValues& v, const RunContext
   LandscapeJobOptions job = landscape_job_options(v, context);
   if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
   if (v.given("metrics") && !v.given("contrast-table"))  // asked for by name: empty columns would read as a failure
-    for (const char* contrast : {"CWED", "TECI"})
-      if (!job.selection.all() && job.selection.selects(contrast))
+    for (const char* contrast : {"CWED", "TECI", "ECON"})
+      if (!job.selection.all() && job.selection.wants_patch_metric(contrast))
         throw Error(ErrorKind::BadInput,
                     std::string(contrast) + " needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
   // --background wins over the descriptor file's IsBackground classes.

@@ -137,6 +137,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     in.record = &p;
     in.shape = rows.second_pass ? &rows.patches[i] : &records_only;
     in.geodesic = geodesic ? &rows.geodesic[i] : nullptr;
+    in.contrast = rows.contrast.empty() ? nullptr : &rows.contrast[i];
     in.cell_width = cw;
     in.cell_height = ch;
     in.size = size_of(i, p);
@@ -162,6 +163,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     const MetricInfo* m = find_metric(column_names[c]);
     kept[c] = m && m->distributed && distribution_wanted(column_names[c]);
   }
+  if (rows.contrast.empty()) kept[patch_column("ECON")] = false;  // N/A: no distribution reads it
   kept[kPerim] = wanted("PAFRAC");
   kept[kArea] = std::find(kept.begin(), kept.end(), true) != kept.end();
   ClassValueColumns columns(kc, n_columns, options.temp_dir, options.memory_limit / 8, kept);
@@ -257,6 +259,12 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
                                   ? streamed_distribution(replay(ids, patch_column("ENN")), true, max_gathered)
                                   : not_computed);
   };
+  // ECON's distribution: N/A without edge contrast weights.
+  auto contrast_distribution = [&](RowBuilder& b, const std::vector<size_t>& ids) {
+    b.add_distribution("ECON", distribution_wanted("ECON") && !rows.contrast.empty()
+                                   ? streamed_distribution(replay(ids, patch_column("ECON")), false, max_gathered)
+                                   : not_computed);
+  };
   // PAFRAC: 2 / slope of ln(area m2) regressed on ln(perimeter m); undefined under 10 patches.
   auto pafrac = [&](const std::vector<size_t>& ids) {
     uint64_t patches = 0;
@@ -311,6 +319,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   }
   level.distributions = distributions;
   level.enn_distribution = enn_distribution;
+  level.contrast_distribution = contrast_distribution;
   level.pafrac = pafrac;
   for (size_t k : classes) {
     RowBuilder b;

@@ -24,6 +24,7 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {"CORE",     "Core area",                                  F::CoreArea,     P,       "ha",         true,  true},
       {"NCORE",    "Number of core areas",                       F::CoreArea,     P,       "count",      true,  false},
       {"CAI",      "Core area index",                            F::CoreArea,     P,       "%",          true,  true},
+      {"ECON",     "Edge contrast index",                        F::Contrast,     P,       "%",          true,  true},
       {"ENN",      "Euclidean nearest-neighbour distance",       F::Isolation,    P,       "m",          true,  true},
       {"DCORE",    "Disjunct core area",                         F::CoreArea,     0,       "ha",         true,  true},
       {"TA",       "Total area",                                 F::AreaEdge,     L,       "ha",         false, false},
@@ -110,7 +111,6 @@ const std::vector<MissingMetric>& missing_metrics() {
   static const std::vector<MissingMetric> missing = {
       {"PROX", "FRAGSTATS", "a search radius"},
       {"SIMI", "FRAGSTATS", "a similarity table and a search radius"},
-      {"ECON", "FRAGSTATS", "an edge contrast table"},
       {"CONNECT", "FRAGSTATS", "a threshold distance"},
       {"GISFRAG", "FRAGSTATS", ""},
   };

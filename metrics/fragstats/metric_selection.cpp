@@ -88,10 +88,12 @@ bool MetricSelection::selects(const std::string& column) const {
   return false;
 }
 
-bool MetricSelection::wants_enn() const {
-  if (selects("ENN")) return true;
+bool MetricSelection::wants_enn() const { return wants_patch_metric("ENN"); }
+
+bool MetricSelection::wants_patch_metric(const std::string& acronym) const {
+  if (selects(acronym)) return true;
   for (const std::string& s : distribution_statistics())
-    if (selects("ENN_" + s)) return true;
+    if (selects(acronym + "_" + s)) return true;
   return false;
 }
 

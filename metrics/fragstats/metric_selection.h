@@ -24,6 +24,8 @@ class MetricSelection {
   /// True when ENN (and its distributions) is wanted: the only metric that
   /// needs memory per edge cell.
   bool wants_enn() const;
+  /// True when patch metric `acronym` or one of its distribution statistics is wanted.
+  bool wants_patch_metric(const std::string& acronym) const;
 
   /// True when some selected column needs the second pass over the patch IDs
   /// (shape, core, ENN or class adjacency metrics): not from_patch_records().

@@ -56,13 +56,21 @@ double contig(const PatchInputs& p) {
 double core(const PatchInputs& p) { return core_ha(p); }
 double ncore(const PatchInputs& p) { return static_cast<double>(p.shape->core_areas); }
 double cai(const PatchInputs& p) { return core_ha(p) / area_ha(p) * 100; }
+// Contrast: ECON (%), FRAGSTATS 4.2 P1: the perimeter's sides weighted by
+// their edge contrast over the perimeter, x 100; N/A without weights.
+double econ(const PatchInputs& p) {
+  if (!p.contrast) return std::nan("");
+  const PatchContrast& c = *p.contrast;
+  const double weighted_m = p.geodesic ? c.weighted_m : c.weights_h * p.cell_width + c.weights_v * p.cell_height;
+  return weighted_m / perim_m(p) * 100;
+}
 // Isolation: ENN (m; NaN when the class has no other patch).
 double enn(const PatchInputs& p) { return p.shape->enn_m; }
 
 const std::map<std::string, PatchFormula>& formulas_by_acronym() {
   static const std::map<std::string, PatchFormula> formulas = {
       {"AREA", area},     {"PERIM", perim}, {"GYRATE", gyrate}, {"PARA", para}, {"SHAPE", shape}, {"FRAC", frac},
-      {"CIRCLE", circle}, {"CONTIG", contig}, {"CORE", core},   {"NCORE", ncore}, {"CAI", cai},   {"ENN", enn},
+      {"CIRCLE", circle}, {"CONTIG", contig}, {"CORE", core},   {"NCORE", ncore}, {"CAI", cai},   {"ECON", econ}, {"ENN", enn},
   };
   return formulas;
 }

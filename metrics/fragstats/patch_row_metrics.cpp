@@ -382,6 +382,76 @@ class CoreVisitor : public PatchRowVisitor {
   const uint8_t* mask_ = nullptr;
 };
 
+// ECON's weighted perimeters: every cell side between a patch and what lies
+// beyond it (another patch's class, or nodata and the raster's edge: the
+// landscape boundary) adds the pair's edge contrast weight to the patch,
+// each side entered when its lower or right cell is visited (the bottom
+// sides of the last row in finish()), rows in order: the sums do not
+// depend on the tile grid or on whether the IDs are in memory.
+class ContrastVisitor : public PatchRowVisitor {
+ public:
+  ContrastVisitor(const PatchTable& table, const PatchClasses& classes, const RowMetricOptions& options,
+                  const CellGeometry& geometry, PatchRowResults& out)
+      : width_(table.raster.width), geometry_(geometry), class_of_pid_(classes.class_of_pid), out_(out),
+        k_(classes.codes.size()), prev_(static_cast<size_t>(width_), 0) {
+    const ContrastTable& t = *options.contrast;
+    std::vector<int32_t> listed = classes.codes;
+    listed.push_back(options.contrast_boundary);
+    check_contrast_classes(t, listed);
+    // d_ik by class index, 0 on the diagonal (a class beside itself has no
+    // edge); column k_ holds the landscape boundary's.
+    d_.assign(k_ * (k_ + 1), 0);
+    for (size_t i = 0; i < k_; ++i)
+      for (size_t j = 0; j <= k_; ++j)
+        if (i != j) d_[i * (k_ + 1) + j] = t.weight(classes.codes[i], j < k_ ? classes.codes[j] : options.contrast_boundary);
+  }
+
+  void row(int64_t y, const uint32_t* pids) override {
+    const bool geodesic = geometry_.geodesic();
+    const double side_v = geodesic ? geometry_.side_v_m(y) : 0, side_h = geodesic ? geometry_.side_h_m(y) : 0;
+    for (int64_t x = 0; x < width_; ++x) {
+      const uint32_t p = pids[x];
+      side(p, x > 0 ? pids[x - 1] : 0, false, side_v);  // between x-1 (or the raster's edge) and x
+      side(p, y > 0 ? prev_[x] : 0, true, side_h);       // between y-1 (or the raster's edge) and y
+    }
+    side(pids[width_ - 1], 0, false, side_v);  // right side of the last column: the raster's edge
+    std::copy(pids, pids + width_, prev_.begin());
+    last_y_ = y;
+  }
+  void finish() override {
+    if (last_y_ < 0) return;
+    const double side_h = geometry_.geodesic() ? geometry_.side_h_m(last_y_ + 1) : 0;
+    for (int64_t x = 0; x < width_; ++x) side(prev_[x], 0, true, side_h);  // bottom sides of the last row
+  }
+
+ private:
+  // The side between patches (or nodata, 0) a and b: a top/bottom side when
+  // `horizontal`; `length_m` on geographic rasters.
+  void side(uint32_t a, uint32_t b, bool horizontal, double length_m) {
+    if (a == b) return;
+    if (a) add(a, b, horizontal, length_m);
+    if (b) add(b, a, horizontal, length_m);
+  }
+  // Adds to patch p the weight of its side facing `beyond` (a PID, or 0: the boundary).
+  void add(uint32_t p, uint32_t beyond, bool horizontal, double length_m) {
+    const double d = d_[class_of_pid_[p] * (k_ + 1) + (beyond ? class_of_pid_[beyond] : k_)];
+    PatchContrast& c = out_.contrast[p - 1];
+    if (geometry_.geodesic()) c.weighted_m += d * length_m;
+    else if (horizontal) c.weights_h += d;
+    else c.weights_v += d;
+  }
+
+  int64_t width_;
+  const CellGeometry& geometry_;
+  const PagedArray<uint32_t>& class_of_pid_;
+  PatchRowResults& out_;
+  size_t k_;
+  std::vector<double> d_;  // k x (k + 1): weights by class index, the boundary's last
+  std::vector<uint32_t> prev_;
+  int64_t last_y_ = -1;
+};
+
+
 // ENN: edge cells of each row once its lower neighbour is known. Planar
 // rasters: two sweeps in bounded memory (enn_sweep.h); geographic rasters:
 // the edge cells in memory, searched with a k-d tree (nearest_neighbour.h).
@@ -490,7 +560,7 @@ const char* run_name(StageRun r) {
 std::string SecondPassPlan::describe() const {
   return std::string("neighbourhood ") + run_name(neighbourhood) + ", circle " + run_name(circle) + ", gyrate " +
          run_name(gyrate) + ", core areas " + run_name(core_areas) + ", enn " + run_name(enn) + ", geodesic " +
-         run_name(geodesic) + (ids_in_memory ? " (patch IDs in memory)" : " (relabeled row by row)");
+         run_name(geodesic) + ", contrast " + run_name(contrast) + (ids_in_memory ? " (patch IDs in memory)" : " (relabeled row by row)");
 }
 
 SecondPassPlan plan_second_pass(const PatchTable& table, const RowMetricOptions& options, bool also_write) {
@@ -499,6 +569,7 @@ SecondPassPlan plan_second_pass(const PatchTable& table, const RowMetricOptions&
   plan.ids_in_memory = !also_write && has_kept_labels(table);
   plan.geodesic = geodesic ? StageRun::Rows : StageRun::Skipped;
   plan.enn = options.want_enn ? StageRun::Rows : StageRun::Skipped;
+  plan.contrast = options.contrast ? StageRun::Rows : StageRun::Skipped;
   NeighbourhoodCounter* counter = plan.ids_in_memory ? options.counter : nullptr;
   if (!counter) return plan;  // every stage a row visitor
   const PatchIdRaster request = counter_request(table, options, geodesic);
@@ -525,6 +596,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   const CellGeometry geometry(table.raster);
   out.patches.assign(patch_count(table), paged);
   if (geometry.geodesic()) out.geodesic.assign(patch_count(table), paged);
+  if (plan.contrast == StageRun::Rows) out.contrast.assign(patch_count(table), paged);
   out.adjacency.class_codes = classes.codes;
   NeighbourhoodCounter* counter = plan.neighbourhood == StageRun::Device ? options.counter : nullptr;
   // Disjunct core areas go to a scratch file: there may be millions.
@@ -545,6 +617,8 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
                                       centroid_gyrate, paged));
   std::optional<GyrateVisitor> gyrate;
   if (plan.gyrate == StageRun::Rows && !centroid_gyrate) visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
+  std::optional<ContrastVisitor> contrast;
+  if (plan.contrast == StageRun::Rows) visitors.push_back(&contrast.emplace(table, classes, options, geometry, out));
   std::optional<EnnVisitor> enn;
   if (plan.enn == StageRun::Rows) {
     enn.emplace(table, classes, geometry, options, out, paged, plan.ids_in_memory);

@@ -12,6 +12,7 @@
 
 #include "cell_neighbourhood.h"
 #include "class_value_columns.h"
+#include "contrast_table.h"
 #include "fragstats_core_areas.h"
 #include "fragstats_gyrate.h"
 #include "paged_array.h"
@@ -37,6 +38,19 @@ struct PatchShape {
 /// do not carry them (32 bytes a patch).
 struct PatchGeodesic {
   double area_m2 = 0, perim_m = 0, boundary_m = 0, core_m2 = 0;
+};
+
+/// ECON's numerator (FRAGSTATS 4.2, "P1 Edge contrast index": the sum of
+/// p_ijk d_ik over the patch's perimeter): each perimeter side weighted by
+/// the edge contrast d_ik between the patch's class and what lies beyond it
+/// (another class, the background, or on the landscape boundary the
+/// boundary's class, boundary_class() of contrast_table.h). Sums of weights
+/// by side direction, added row by row in raster order, so they are the
+/// same bits for any tile grid; on geographic rasters `weighted_m` instead.
+struct PatchContrast {
+  double weights_h = 0;   ///< sum of d_ik over top and bottom sides (length: cell width)
+  double weights_v = 0;   ///< sum of d_ik over left and right sides (length: cell height)
+  double weighted_m = 0;  ///< geographic rasters only: sum of d_ik x side length on the ellipsoid (m)
 };
 
 
@@ -90,6 +104,7 @@ struct SecondPassPlan {
   StageRun core_areas = StageRun::Rows;     ///< core cells, NCORE, DCORE
   StageRun enn = StageRun::Rows;            ///< ENN; Skipped = NaN
   StageRun geodesic = StageRun::Skipped;    ///< areas and edge lengths on the ellipsoid (geographic rasters)
+  StageRun contrast = StageRun::Skipped;    ///< ECON's weighted perimeters (RowMetricOptions::contrast given)
   /// "neighbourhood device, circle device, gyrate rows, ...": the plan in one line.
   std::string describe() const;
 };
@@ -105,6 +120,8 @@ struct PatchRowResults {
   /// RowMetricOptions::max_patch_array_bytes (paged_array.h).
   PagedArray<PatchShape> patches;
   PagedArray<PatchGeodesic> geodesic;  ///< PID order; geographic rasters only, else empty
+  /// PID order; with RowMetricOptions::contrast only, else empty (ECON is then N/A).
+  PagedArray<PatchContrast> contrast;
   /// Every counted disjunct core area (FRAGSTATS DCORE), by class index
   /// (adjacency.class_codes), in completion order, on a scratch file: its
   /// cells (metric 0) and, for geographic rasters, its area on the
@@ -121,6 +138,12 @@ struct RowMetricOptions {
   /// Disjunct core areas as FRAGSTATS counts them, or every 8-connected one (fragstats_core_areas.h).
   CoreAreaRule core_areas = CoreAreaRule::Fragstats;
   bool want_enn = true; ///< ENN needs a scratch file of the edge cells; off when not asked for
+  /// FRAGSTATS' edge contrast weights: set, the pass weighs every patch's
+  /// perimeter for ECON (PatchRowResults::contrast). Every class of the
+  /// raster and `contrast_boundary` must be listed (check_contrast_classes()).
+  std::shared_ptr<const ContrastTable> contrast;
+  /// The class whose weights the landscape boundary (raster edge, nodata) takes: boundary_class().
+  int32_t contrast_boundary = kFragstatsBackgroundValue;
   /// Folder of the scratch files (spill_file.h); empty = $TMPDIR or /tmp.
   std::string temp_dir;
   /// Per-patch arrays (class lookups, open-patch slots, ENN's distances, the

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cell_neighbourhood.h"
+#include "contrast_table.h"
 #include "error.h"
 
 namespace lsm {
@@ -21,6 +22,7 @@ LandscapePlan plan_landscape_job(const RasterInfo& raster, const LandscapeJobOpt
   // edges come from the adjacencies, so both need it whatever is wanted.
   plan.second_pass = options.selection.needs_second_pass() || !options.background.empty() || raster.geodesic;
   plan.enn = plan.second_pass && options.selection.wants_enn();
+  plan.edge_contrast = plan.second_pass && options.contrast && options.selection.wants_patch_metric("ECON");
   plan.record_bytes = budget.share(BudgetShare::Records);
   plan.patch_array_bytes = budget.share(BudgetShare::PatchArray);
   plan.table_bytes = budget.share(BudgetShare::Tables);
@@ -116,6 +118,11 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
     row_options.gyrate = options.gyrate;
     row_options.core_areas = options.core_areas;
     row_options.want_enn = plan.enn;
+    if (plan.edge_contrast) {
+      row_options.contrast = options.contrast;
+      row_options.contrast_boundary = boundary_class(
+          *options.contrast, std::vector<int32_t>(options.background.begin(), options.background.end()));
+    }
     row_options.counter = counter.get();
     results.rows = compute_patch_row_metrics(source, *labeler, results.records, row_options, nullptr, pass_progress(1));
     // The kept labels have served: the tables' share of the budget is theirs.

@@ -53,8 +53,8 @@ struct LandscapeJobOptions {
   std::set<int32_t> disabled_classes;
   double boundary_edge = 0;         ///< share (0..1) of boundary and background edge counted in TE/ED
   std::optional<int> max_richness;  ///< for RPR; none: RPR undefined
-  /// FRAGSTATS' edge contrast weights, for CWED and TECI (contrast_table.h);
-  /// none: those are undefined.
+  /// FRAGSTATS' edge contrast weights, for CWED, TECI and ECON
+  /// (contrast_table.h); none: those are undefined.
   std::shared_ptr<const ContrastTable> contrast;
   int edge_depth = 1;               ///< cells (>= 1), for the core metrics
   /// The edge depth as FRAGSTATS asks for it, a distance in map units (m);
@@ -82,6 +82,9 @@ struct LandscapePlan {
   /// raster is labeled again, strip by strip.
   bool labels_kept = false;
   bool enn = false;                 ///< ENN is wanted (edge cells are kept for it)
+  /// ECON or its distribution is wanted and edge contrast weights are given:
+  /// the second pass weighs every patch's perimeter (24 bytes a patch).
+  bool edge_contrast = false;
   int64_t kept_labels_bytes = 0;    ///< the limit given to the scan (ScanOptions::keep_labels_max_bytes)
   uint64_t record_bytes = 0;        ///< closed records held before a scratch file (ScanOptions::max_record_bytes)
   uint64_t patch_array_bytes = 0;   ///< each per-patch array before a scratch file

@@ -1,6 +1,7 @@
 // Contrast metrics (FRAGSTATS 4.2, "Contrast metrics": C1 and L1 CWED, C2
 // and L2 TECI) from the class adjacencies and the edge contrast weights of
-// a FRAGSTATS .fce file (contrast_table.h). Without a table they are N/A.
+// a FRAGSTATS .fce file (contrast_table.h), and the distribution of the
+// patches' ECON (P1, patch_columns.cpp). Without a table they are N/A.
 // The landscape boundary has no border in lsm: its segments take the
 // weights of the background (boundary_class()), counted whole — the
 // weights, not --boundary-edge, say how much of them is contrast.
@@ -18,9 +19,7 @@ std::vector<int32_t> background_codes(const LevelContext& c) {
   return codes;
 }
 
-}  // namespace
-
-void add_class_contrast(RowBuilder& b, const LevelContext& c, size_t k) {
+void add_class_edge_contrast(RowBuilder& b, const LevelContext& c, size_t k) {
   if (!c.options->contrast) {
     b.add("CWED", kNaN);
     b.add("TECI", kNaN);
@@ -46,7 +45,7 @@ void add_class_contrast(RowBuilder& b, const LevelContext& c, size_t k) {
   b.add("TECI", all > 0 ? weighted / all * 100 : kNaN);
 }
 
-void add_landscape_contrast(RowBuilder& b, const LevelContext& c) {
+void add_landscape_edge_contrast(RowBuilder& b, const LevelContext& c) {
   if (!c.options->contrast) {
     b.add("CWED", kNaN);
     b.add("TECI", kNaN);
@@ -75,6 +74,18 @@ void add_landscape_contrast(RowBuilder& b, const LevelContext& c) {
   }
   b.add("CWED", weighted / c.ta);
   b.add("TECI", all > 0 ? weighted / all * 100 : kNaN);
+}
+
+}  // namespace
+
+void add_class_contrast(RowBuilder& b, const LevelContext& c, size_t k) {
+  add_class_edge_contrast(b, c, k);
+  c.contrast_distribution(b, {k});
+}
+
+void add_landscape_contrast(RowBuilder& b, const LevelContext& c) {
+  add_landscape_edge_contrast(b, c);
+  c.contrast_distribution(b, c.classes);
 }
 
 }  // namespace lsm::families

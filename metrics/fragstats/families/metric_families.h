@@ -65,9 +65,10 @@ struct LevelContext {
   double cw = 0, ch = 0, unit_m2 = 0;
   std::vector<bool> background;    ///< by class index
   /// The distributions of the patches of classes `ids`: AREA ... CONTIG
-  /// (`area_edge_part`) or CORE, DCORE, CAI; ENN; and PAFRAC.
+  /// (`area_edge_part`) or CORE, DCORE, CAI; ENN; ECON; and PAFRAC.
   std::function<void(RowBuilder&, const std::vector<size_t>&, bool area_edge_part)> distributions;
   std::function<void(RowBuilder&, const std::vector<size_t>&)> enn_distribution;
+  std::function<void(RowBuilder&, const std::vector<size_t>&)> contrast_distribution;  ///< ECON's
   std::function<double(const std::vector<size_t>&)> pafrac;
 
   const ClassSums& sum(size_t k) const { return (*sums)[k]; }
@@ -85,7 +86,7 @@ void add_class_area_edge(RowBuilder& b, const LevelContext& c, size_t k);
 void add_class_shape(RowBuilder& b, const LevelContext& c, size_t k);
 /// TCA, CPLAND, NDCA, DCAD, CORE/DCORE/CAI distributions.
 void add_class_core_area(RowBuilder& b, const LevelContext& c, size_t k);
-/// CWED, TECI (N/A without an edge contrast table).
+/// CWED, TECI, the ECON distribution (N/A without an edge contrast table).
 void add_class_contrast(RowBuilder& b, const LevelContext& c, size_t k);
 /// ENN distribution.
 void add_class_isolation(RowBuilder& b, const LevelContext& c, size_t k);
@@ -99,7 +100,7 @@ void add_landscape_area_edge(RowBuilder& b, const LevelContext& c);
 void add_landscape_shape(RowBuilder& b, const LevelContext& c);
 /// TCA, NDCA, DCAD, CORE/DCORE/CAI distributions.
 void add_landscape_core_area(RowBuilder& b, const LevelContext& c);
-/// CWED, TECI (N/A without an edge contrast table).
+/// CWED, TECI, the ECON distribution (N/A without an edge contrast table).
 void add_landscape_contrast(RowBuilder& b, const LevelContext& c);
 /// ENN distribution.
 void add_landscape_isolation(RowBuilder& b, const LevelContext& c);
