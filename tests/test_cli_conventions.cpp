@@ -115,14 +115,28 @@ TEST_F(CliConventions, MetricsNotComputedYetAreSaidSo) {
   const auto before = files();
   expect_clean_failure(run_lsm(run + " --metrics PROX_MN"),
                        "PROX_MN is a FRAGSTATS metric that lsm does not compute yet (it needs a search radius)", before);
+  expect_clean_failure(run_lsm(run + " --metrics ca,SIMI_MN"),
+                       "SIMI_MN is a FRAGSTATS metric that lsm does not compute yet (it needs a similarity table and a "
+                       "search radius)", before);
   expect_clean_failure(run_lsm(run + " --metrics ca,CONNECT"),
-                       "CONNECT is a FRAGSTATS metric that lsm does not compute yet (it needs a threshold distance)", before);
+                       "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)", before);
+  expect_clean_failure(run_lsm(run + " --metrics CONNECT --threshold-distance 0"),
+                       "the threshold distance must be more than 0 m", before);
   // A metric that needs a table asked for without it: said so, nothing written.
   expect_clean_failure(run_lsm(run + " --metrics ca,cwed"),
                        "CWED needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", before);
   expect_clean_failure(run_lsm(run + " --metrics ca,ECON_MN"),
                        "ECON needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", before);
   expect_clean_failure(run_lsm(run + " --metrics PROXY"), "unknown metric 'PROXY'", before);
+}
+
+// The header of a table and the value of the last column of its first row.
+std::pair<std::string, double> header_and_last_value(const std::string& csv) {
+  std::ifstream in(csv);
+  std::string header, values;
+  std::getline(in, header);
+  std::getline(in, values);
+  return {header, std::stod(values.substr(values.rfind(',') + 1))};
 }
 
 // --contrast-table: FRAGSTATS' .fce file gives CWED and TECI in the class
@@ -135,19 +149,16 @@ TEST_F(CliConventions, ContrastTablesGiveCwedAndTeci) {
                           ".4,.2,0,.2,.4,1\n.6,.4,.2,0,.2,1\n.8,.6,.4,.2,0,1\n1,1,1,1,1,0\n";
   const CliRun r = run_lsm("metrics " + sample + " --output " + path("c") + " --metrics TE,CWED,TECI --contrast-table " + table + " -q");
   ASSERT_EQ(r.code, 0) << r.err;
-  std::ifstream land(path("c.land.csv"));
-  std::string header, values;
-  std::getline(land, header);
-  std::getline(land, values);
-  EXPECT_EQ(header, "TE,CWED,TECI");
+  const auto [land_header, teci] = header_and_last_value(path("c.land.csv"));
+  EXPECT_EQ(land_header, "TE,CWED,TECI");
   // Neighbouring classes of this fractal landscape differ by one: mostly 0.2 contrast.
-  const double teci = std::stod(values.substr(values.rfind(',') + 1));
   EXPECT_GT(teci, 20);
   EXPECT_LT(teci, 30);
   // ECON of every patch, and its distributions.
   const CliRun e = run_lsm("metrics " + sample + " --output " + path("e") + " --metrics ECON --contrast-table " + table + " -q");
   ASSERT_EQ(e.code, 0) << e.err;
   std::ifstream patches(path("e.patch.csv"));
+  std::string header;
   std::getline(patches, header);
   EXPECT_EQ(header, "PID,TYPE,ECON");
   int rows = 0;
@@ -178,6 +189,18 @@ TEST_F(CliConventions, ContrastTablesGiveCwedAndTeci) {
                        asymmetric + ":4: the weight of classes 2 and 1 differs", files());
   expect_clean_failure(run_lsm("window " + sample + " " + path("v.tif") + " --metrics CWED --window-cells 5"),
                        "CWED and TECI need FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", files());
+}
+
+// --threshold-distance gives CONNECT in the class and landscape tables; a
+// geographic raster is refused (the distance is in metres on a plane).
+TEST_F(CliConventions, ThresholdDistanceGivesConnect) {
+  const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
+  const CliRun r = run_lsm("metrics " + sample + " --output " + path("c") + " --metrics NP,CONNECT --threshold-distance 100 -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto [header, connect] = header_and_last_value(path("c.land.csv"));
+  EXPECT_EQ(header, "NP,CONNECT");
+  EXPECT_GT(connect, 0);
+  EXPECT_LT(connect, 100);
 }
 
 // `--list-metrics` prints the catalogue: one line per acronym with its name,

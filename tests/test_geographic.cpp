@@ -133,6 +133,18 @@ TEST_F(Geographic, MetricsUseCellSizesOnTheEllipsoid) {
   EXPECT_NEAR(class1[1], area_m2 / 2 / 10000, 1e-8 * class1[1]);
   EXPECT_NEAR(class1[2], 50, 1e-9);
   EXPECT_NEAR(class1[3], meridian, 1e-8 * meridian);
+
+  // ECON weighs the sides at their lengths on the ellipsoid: every side of
+  // maximum contrast gives 100 % of the perimeter.
+  std::ofstream(path("ones.fce")) << "FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2, 999)\n0,1,1\n1,0,1\n1,1,0\n";
+  ASSERT_EQ(run("metrics " + raster + " --out " + path("e") + " -q --level patch --metrics ECON --contrast-table " +
+                path("ones.fce")), 0) << err_;
+  const std::vector<double> econ = csv_row(path("e.patch.csv"));  // PID, TYPE, ECON
+  ASSERT_EQ(econ.size(), 3u);
+  EXPECT_NEAR(econ[2], 100, 1e-12);
+  // CONNECT's threshold is a distance on a plane: refused in degrees.
+  EXPECT_NE(run("metrics " + raster + " --out " + path("c") + " -q --metrics CONNECT --threshold-distance 100"), 0);
+  EXPECT_NE(err_.find("the threshold distance 100 m needs a projected raster"), std::string::npos) << err_;
 }
 
 // Near the equator over a small extent, the geodesic results approach those of

@@ -94,6 +94,12 @@ std::vector<ParameterSpec> table_analysis_parameters() {
               core_areas_parameter()},
              landscape_definition_parameters()),
       {contrast_table_parameter(),
+       number("threshold-distance", "FRAGSTATS' threshold distance of CONNECT: two patches of a class are joined "
+                                    "when their edge-to-edge distance (cell centre to cell centre) is at most this")
+           .at_least(0)
+           .at_most(1e9)
+           .in("m")
+           .titled("Threshold distance (CONNECT)"),
        integer("max-classes", "refuse rasters with more classes than this")
            .with_default("1000")
            .at_least(1)
@@ -142,6 +148,13 @@ LandscapeJobOptions table_job_options(const ParameterValues& v, const RunContext
   job.after_scan = class_count_check(v, input);
   if (v.given("contrast-table"))
     job.contrast = std::make_shared<const ContrastTable>(read_contrast_table(v.text("contrast-table"), descriptors.names));
+  if (v.given("threshold-distance")) {
+    if (!(v.number("threshold-distance") > 0))
+      v.fail("threshold-distance", "the threshold distance must be more than 0 m");
+    job.threshold_distance = v.number("threshold-distance");
+  } else if (v.given("metrics") && !job.selection.all() && job.selection.selects("CONNECT")) {
+    throw Error(ErrorKind::BadInput, "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)");
+  }
   return job;
 }
 

@@ -317,6 +317,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     check_contrast_classes(*options.contrast, std::vector<int32_t>(codes.begin(), codes.end()));
     boundary_class(*options.contrast, std::vector<int32_t>(options.background.begin(), options.background.end()));
   }
+  level.joinings = rows.joinings.empty() ? nullptr : &rows.joinings;
   level.distributions = distributions;
   level.enn_distribution = enn_distribution;
   level.contrast_distribution = contrast_distribution;

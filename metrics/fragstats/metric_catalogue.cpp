@@ -48,6 +48,7 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {"PLADJ",    "Percentage of like adjacencies",             F::Aggregation,  C | L,   "%",          true,  false},
       {"IJI",      "Interspersion and juxtaposition index",      F::Aggregation,  C | L,   "%",          true,  false},
       {"COHESION", "Patch cohesion index",                       F::Aggregation,  C | L,   "none",       false, false},
+      {"CONNECT",  "Connectance index",                          F::Aggregation,  C | L,   "%",          true,  false},
       {"DIVISION", "Landscape division index",                   F::Aggregation,  C | L,   "proportion", false, false},
       {"MESH",     "Effective mesh size",                        F::Aggregation,  C | L,   "ha",         false, false},
       {"SPLIT",    "Splitting index",                            F::Aggregation,  C | L,   "none",       false, false},
@@ -111,7 +112,6 @@ const std::vector<MissingMetric>& missing_metrics() {
   static const std::vector<MissingMetric> missing = {
       {"PROX", "FRAGSTATS", "a search radius"},
       {"SIMI", "FRAGSTATS", "a similarity table and a search radius"},
-      {"CONNECT", "FRAGSTATS", "a threshold distance"},
       {"GISFRAG", "FRAGSTATS", ""},
   };
   return missing;

@@ -10,6 +10,7 @@
 #include "enclosing_circle.h"
 #include "fragstats_core_parallel.h"
 #include "enn_sweep.h"
+#include "connectance_sweep.h"
 #include "patch_records.h"
 #include "nearest_neighbour.h"
 
@@ -452,6 +453,21 @@ class ContrastVisitor : public PatchRowVisitor {
 };
 
 
+// CONNECT: each class's pairs of patches within the threshold distance.
+class ConnectanceVisitor : public PatchRowVisitor {
+ public:
+  ConnectanceVisitor(const PatchTable& table, const PatchClasses& classes, double threshold_m, PatchRowResults& out)
+      : sweep_(classes.class_of_pid, classes.last_row_of_pid, classes.codes.size(), table.raster.width,
+               table.raster.cell_width, table.raster.cell_height, threshold_m),
+        out_(out) {}
+  void row(int64_t y, const uint32_t* pids) override { sweep_.row(y, pids); }
+  void finish() override { out_.joinings = sweep_.joinings(); }
+
+ private:
+  ConnectanceSweep sweep_;
+  PatchRowResults& out_;
+};
+
 // ENN: edge cells of each row once its lower neighbour is known. Planar
 // rasters: two sweeps in bounded memory (enn_sweep.h); geographic rasters:
 // the edge cells in memory, searched with a k-d tree (nearest_neighbour.h).
@@ -560,7 +576,8 @@ const char* run_name(StageRun r) {
 std::string SecondPassPlan::describe() const {
   return std::string("neighbourhood ") + run_name(neighbourhood) + ", circle " + run_name(circle) + ", gyrate " +
          run_name(gyrate) + ", core areas " + run_name(core_areas) + ", enn " + run_name(enn) + ", geodesic " +
-         run_name(geodesic) + ", contrast " + run_name(contrast) + (ids_in_memory ? " (patch IDs in memory)" : " (relabeled row by row)");
+         run_name(geodesic) + ", contrast " + run_name(contrast) + ", connectance " + run_name(connectance) +
+         (ids_in_memory ? " (patch IDs in memory)" : " (relabeled row by row)");
 }
 
 SecondPassPlan plan_second_pass(const PatchTable& table, const RowMetricOptions& options, bool also_write) {
@@ -570,6 +587,7 @@ SecondPassPlan plan_second_pass(const PatchTable& table, const RowMetricOptions&
   plan.geodesic = geodesic ? StageRun::Rows : StageRun::Skipped;
   plan.enn = options.want_enn ? StageRun::Rows : StageRun::Skipped;
   plan.contrast = options.contrast ? StageRun::Rows : StageRun::Skipped;
+  plan.connectance = options.threshold_m ? StageRun::Rows : StageRun::Skipped;
   NeighbourhoodCounter* counter = plan.ids_in_memory ? options.counter : nullptr;
   if (!counter) return plan;  // every stage a row visitor
   const PatchIdRaster request = counter_request(table, options, geodesic);
@@ -619,6 +637,12 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   if (plan.gyrate == StageRun::Rows && !centroid_gyrate) visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
   std::optional<ContrastVisitor> contrast;
   if (plan.contrast == StageRun::Rows) visitors.push_back(&contrast.emplace(table, classes, options, geometry, out));
+  std::optional<ConnectanceVisitor> connectance;
+  if (plan.connectance == StageRun::Rows) {
+    if (geometry.geodesic())
+      throw Error(ErrorKind::BadInput, "CONNECT's threshold distance needs a projected raster; this one has cells in degrees");
+    visitors.push_back(&connectance.emplace(table, classes, *options.threshold_m, out));
+  }
   std::optional<EnnVisitor> enn;
   if (plan.enn == StageRun::Rows) {
     enn.emplace(table, classes, geometry, options, out, paged, plan.ids_in_memory);

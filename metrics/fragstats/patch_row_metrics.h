@@ -7,6 +7,7 @@
 // one labeling serves every metric.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,7 @@ struct SecondPassPlan {
   StageRun enn = StageRun::Rows;            ///< ENN; Skipped = NaN
   StageRun geodesic = StageRun::Skipped;    ///< areas and edge lengths on the ellipsoid (geographic rasters)
   StageRun contrast = StageRun::Skipped;    ///< ECON's weighted perimeters (RowMetricOptions::contrast given)
+  StageRun connectance = StageRun::Skipped; ///< CONNECT's joined pairs (RowMetricOptions::threshold_m given)
   /// "neighbourhood device, circle device, gyrate rows, ...": the plan in one line.
   std::string describe() const;
 };
@@ -122,6 +124,10 @@ struct PatchRowResults {
   PagedArray<PatchGeodesic> geodesic;  ///< PID order; geographic rasters only, else empty
   /// PID order; with RowMetricOptions::contrast only, else empty (ECON is then N/A).
   PagedArray<PatchContrast> contrast;
+  /// CONNECT's functional joinings by class index (connectance_sweep.h):
+  /// pairs of patches of the class within RowMetricOptions::threshold_m;
+  /// empty when not computed (CONNECT is then N/A).
+  std::vector<uint64_t> joinings;
   /// Every counted disjunct core area (FRAGSTATS DCORE), by class index
   /// (adjacency.class_codes), in completion order, on a scratch file: its
   /// cells (metric 0) and, for geographic rasters, its area on the
@@ -144,6 +150,10 @@ struct RowMetricOptions {
   std::shared_ptr<const ContrastTable> contrast;
   /// The class whose weights the landscape boundary (raster edge, nodata) takes: boundary_class().
   int32_t contrast_boundary = kFragstatsBackgroundValue;
+  /// FRAGSTATS' threshold distance (m) of CONNECT: set, the pass counts each
+  /// class's pairs of patches within it (PatchRowResults::joinings).
+  /// Projected rasters only.
+  std::optional<double> threshold_m;
   /// Folder of the scratch files (spill_file.h); empty = $TMPDIR or /tmp.
   std::string temp_dir;
   /// Per-patch arrays (class lookups, open-patch slots, ENN's distances, the

@@ -23,6 +23,7 @@ LandscapePlan plan_landscape_job(const RasterInfo& raster, const LandscapeJobOpt
   plan.second_pass = options.selection.needs_second_pass() || !options.background.empty() || raster.geodesic;
   plan.enn = plan.second_pass && options.selection.wants_enn();
   plan.edge_contrast = plan.second_pass && options.contrast && options.selection.wants_patch_metric("ECON");
+  plan.connectance = plan.second_pass && options.threshold_distance && options.selection.selects("CONNECT");
   plan.record_bytes = budget.share(BudgetShare::Records);
   plan.patch_array_bytes = budget.share(BudgetShare::PatchArray);
   plan.table_bytes = budget.share(BudgetShare::Tables);
@@ -79,6 +80,14 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
     throw Error(ErrorKind::BadInput, "the boundary edge share must be in 0..1 (got " + std::to_string(options.boundary_edge) + ")");
   LandscapeResults results;
   const RasterInfo info = source.info();
+  if (options.threshold_distance) {
+    const double t = *options.threshold_distance;
+    if (!(t > 0) || !std::isfinite(t))
+      throw Error(ErrorKind::BadInput, "the threshold distance must be a positive number of metres (got " + metres_text(t) + ")");
+    if (info.geodesic)
+      throw Error(ErrorKind::BadInput, "the threshold distance " + metres_text(t) + " m needs a projected raster; this "
+                                       "one has cells in degrees");
+  }
   results.plan = plan_landscape_job(info, options);
   const LandscapePlan& plan = results.plan;
   const RunBudget& budget = options.budget;
@@ -118,6 +127,7 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
     row_options.gyrate = options.gyrate;
     row_options.core_areas = options.core_areas;
     row_options.want_enn = plan.enn;
+    if (plan.connectance) row_options.threshold_m = options.threshold_distance;
     if (plan.edge_contrast) {
       row_options.contrast = options.contrast;
       row_options.contrast_boundary = boundary_class(

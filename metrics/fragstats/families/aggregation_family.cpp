@@ -1,6 +1,7 @@
 // Aggregation metrics (FRAGSTATS 4.2, "Aggregation Metrics"): CLUMPY, PLADJ,
-// IJI, COHESION, DIVISION, MESH, SPLIT, AI, NLSI, CONTAG, from the class
-// adjacencies (double count) and the classes' sums.
+// IJI, COHESION, CONNECT, DIVISION, MESH, SPLIT, AI, NLSI, CONTAG, from the
+// class adjacencies (double count), the classes' sums and CONNECT's joined
+// pairs (connectance_sweep.h).
 #include <cmath>
 
 #include "metric_families.h"
@@ -18,6 +19,24 @@ Subdivision subdivision(const LevelContext& c, bool no_patches, double sp, doubl
   s.split = sa2 > 0 ? c.total * c.total / sa2 : kNaN;
   return s;
 }
+
+namespace {
+
+// CONNECT (C31, L30): joined pairs over the possible pairs n(n-1)/2 of the
+// classes `ids`, x 100; 0 where no pair is possible (one patch), as
+// FRAGSTATS reports; N/A without a threshold distance.
+double connect(const LevelContext& c, const std::vector<size_t>& ids) {
+  if (!c.joinings) return kNaN;
+  double joined = 0, possible = 0;
+  for (size_t k : ids) {
+    const double n = static_cast<double>(c.sum(k).patches);
+    joined += static_cast<double>((*c.joinings)[k]);
+    possible += n * (n - 1) / 2;
+  }
+  return possible > 0 ? joined / possible * 100 : 0;
+}
+
+}  // namespace
 
 double class_ai(const LevelContext& c, size_t k) {
   const double max_g = static_cast<double>(max_like_adjacencies(c.sum(k).cells));
@@ -52,6 +71,7 @@ void add_class_aggregation(RowBuilder& b, const LevelContext& c, size_t k) {
   b.add("IJI", (c.m_classes >= 3 && e_total > 0) ? h / std::log(c.m_classes - 1) * 100 : kNaN);
   const Subdivision sub = subdivision(c, s.patches == 0, s.sp, s.spa, s.sa2);
   b.add("COHESION", sub.cohesion);
+  b.add("CONNECT", connect(c, {k}));
   b.add("DIVISION", sub.division);
   b.add("MESH", sub.mesh);
   b.add("SPLIT", sub.split);
@@ -99,6 +119,7 @@ void add_landscape_aggregation(RowBuilder& b, const LevelContext& c) {
   }
   const Subdivision sub = subdivision(c, c.patches_of(cl) == 0, sp, spa, sa2);
   b.add("COHESION", sub.cohesion);
+  b.add("CONNECT", connect(c, cl));
   b.add("DIVISION", sub.division);
   b.add("MESH", sub.mesh);
   b.add("SPLIT", sub.split);

@@ -64,6 +64,8 @@ struct LevelContext {
   uint64_t landscape_boundary_sides = 0;
   double cw = 0, ch = 0, unit_m2 = 0;
   std::vector<bool> background;    ///< by class index
+  /// CONNECT's joined pairs by class index (PatchRowResults::joinings); null: N/A.
+  const std::vector<uint64_t>* joinings = nullptr;
   /// The distributions of the patches of classes `ids`: AREA ... CONTIG
   /// (`area_edge_part`) or CORE, DCORE, CAI; ENN; ECON; and PAFRAC.
   std::function<void(RowBuilder&, const std::vector<size_t>&, bool area_edge_part)> distributions;
@@ -90,7 +92,7 @@ void add_class_core_area(RowBuilder& b, const LevelContext& c, size_t k);
 void add_class_contrast(RowBuilder& b, const LevelContext& c, size_t k);
 /// ENN distribution.
 void add_class_isolation(RowBuilder& b, const LevelContext& c, size_t k);
-/// CLUMPY, PLADJ, IJI, COHESION, DIVISION, MESH, SPLIT, AI, NLSI.
+/// CLUMPY, PLADJ, IJI, COHESION, CONNECT, DIVISION, MESH, SPLIT, AI, NLSI.
 void add_class_aggregation(RowBuilder& b, const LevelContext& c, size_t k);
 
 // Landscape level, in FRAGSTATS' column order.
@@ -104,7 +106,7 @@ void add_landscape_core_area(RowBuilder& b, const LevelContext& c);
 void add_landscape_contrast(RowBuilder& b, const LevelContext& c);
 /// ENN distribution.
 void add_landscape_isolation(RowBuilder& b, const LevelContext& c);
-/// CONTAG, PLADJ, IJI, COHESION, DIVISION, MESH, SPLIT.
+/// CONTAG, PLADJ, IJI, COHESION, CONNECT, DIVISION, MESH, SPLIT.
 void add_landscape_aggregation(RowBuilder& b, const LevelContext& c);
 /// PR, PRD, RPR, SHDI, SIDI, MSIDI, SHEI, SIEI, MSIEI.
 void add_landscape_diversity(RowBuilder& b, const LevelContext& c);
