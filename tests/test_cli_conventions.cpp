@@ -114,7 +114,9 @@ TEST_F(CliConventions, MetricsNotComputedYetAreSaidSo) {
   const std::string run = "metrics " + sample + " --output " + path("m");
   const auto before = files();
   expect_clean_failure(run_lsm(run + " --metrics PROX_MN"),
-                       "PROX_MN is a FRAGSTATS metric that lsm does not compute yet (it needs a search radius)", before);
+                       "PROX needs FRAGSTATS' search radius (--search-radius METRES)", before);
+  expect_clean_failure(run_lsm(run + " --metrics PROX --search-radius 0"), "the search radius must be more than 0 m",
+                       before);
   expect_clean_failure(run_lsm(run + " --metrics ca,SIMI_MN"),
                        "SIMI_MN is a FRAGSTATS metric that lsm does not compute yet (it needs a similarity table and a "
                        "search radius)", before);
@@ -191,9 +193,10 @@ TEST_F(CliConventions, ContrastTablesGiveCwedAndTeci) {
                        "CWED and TECI need FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", files());
 }
 
-// --threshold-distance gives CONNECT in the class and landscape tables; a
-// geographic raster is refused (the distance is in metres on a plane).
-TEST_F(CliConventions, ThresholdDistanceGivesConnect) {
+// --threshold-distance gives CONNECT in the class and landscape tables,
+// --search-radius every patch's PROX and its distributions (geographic
+// rasters are refused: test_geographic.cpp).
+TEST_F(CliConventions, DistancesGiveConnectAndProx) {
   const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
   const CliRun r = run_lsm("metrics " + sample + " --output " + path("c") + " --metrics NP,CONNECT --threshold-distance 100 -q");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -201,6 +204,15 @@ TEST_F(CliConventions, ThresholdDistanceGivesConnect) {
   EXPECT_EQ(header, "NP,CONNECT");
   EXPECT_GT(connect, 0);
   EXPECT_LT(connect, 100);
+  const CliRun p = run_lsm("metrics " + sample + " --output " + path("p") + " --metrics PROX_MN --search-radius 200 -q");
+  ASSERT_EQ(p.code, 0) << p.err;
+  const auto [prox_header, prox_mn] = header_and_last_value(path("p.land.csv"));
+  EXPECT_EQ(prox_header, "PROX_MN");
+  EXPECT_GT(prox_mn, 0);
+  expect_clean_failure(run_lsm("patchmetric " + sample + " " + path("prox.tif") + " --metric PROX"),
+                       "PROX needs FRAGSTATS' search radius (--search-radius METRES)", files());
+  const CliRun pm = run_lsm("patchmetric " + sample + " " + path("prox.tif") + " --metric PROX --search-radius 200 -q");
+  EXPECT_EQ(pm.code, 0) << pm.err;
 }
 
 // `--list-metrics` prints the catalogue: one line per acronym with its name,
@@ -226,8 +238,13 @@ TEST_F(CliConventions, ListMetricsPrintsTheCatalogue) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("landscape · diversity\n"), std::string::npos) << r.out;
+  // A metric that needs an auxiliary table or a distance says which option gives it.
+  EXPECT_NE(r.out.find("\nCONNECT    Connectance index (%)                      class, landscape · aggregation · needs "
+                       "--threshold-distance\n"),
+            std::string::npos)
+      << r.out;
   // After a blank line, the metrics known but not computed yet, with what they need.
-  EXPECT_NE(r.out.find("\n\nNot computed yet (asking for one says so):\nPROX       FRAGSTATS; needs a search radius\n"),
+  EXPECT_NE(r.out.find("\n\nNot computed yet (asking for one says so):\nSIMI       FRAGSTATS; needs a similarity table and a search radius\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\nGISFRAG    FRAGSTATS\n"), std::string::npos) << r.out;

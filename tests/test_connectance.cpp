@@ -75,7 +75,6 @@ TEST(Connectance, HandGrid) {
 // every pair of cells of two patches, for any tile grid.
 TEST(Connectance, RandomGridsEqualABruteForceOverEveryPairOfCells) {
   std::mt19937 rng(31);
-  std::uniform_int_distribution<int> pick(1, 4), percent(0, 99);
   for (int trial = 0; trial < 8; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     const int64_t w = 19 + trial, h = 13 + trial % 3;
@@ -83,12 +82,8 @@ TEST(Connectance, RandomGridsEqualABruteForceOverEveryPairOfCells) {
     const NeighbourRule rule = trial % 2 ? NeighbourRule::Four : NeighbourRule::Eight;
     // 60 m: two columns or three rows exactly; 100 m: a reach of 5 rows; 45 m: between cell distances.
     const double threshold = trial < 3 ? 60 : trial < 6 ? 100 : 45;
-    std::vector<int32_t> cells(static_cast<size_t>(w * h));
-    for (int64_t i = 0; i < w * h; ++i)
-      cells[static_cast<size_t>(i)] = percent(rng) < 40 && i % w > 0 ? cells[static_cast<size_t>(i - 1)]
-                                      : percent(rng) < 8             ? kNoClass
-                                                                     : pick(rng);
-    MemoryClassRaster raster(w, h, cells, cw, ch);
+    MemoryClassRaster raster = random_run_grid(rng, w, h, 4, cw, ch);
+    const std::vector<int32_t>& cells = raster.cells();
     const Reference ref = brute_force(raster, rule);
     const size_t n = ref.patches.size();
     // Brute force: the pairs of patches with two cells within the threshold.

@@ -145,6 +145,8 @@ TEST_F(Geographic, MetricsUseCellSizesOnTheEllipsoid) {
   // CONNECT's threshold is a distance on a plane: refused in degrees.
   EXPECT_NE(run("metrics " + raster + " --out " + path("c") + " -q --metrics CONNECT --threshold-distance 100"), 0);
   EXPECT_NE(err_.find("the threshold distance 100 m needs a projected raster"), std::string::npos) << err_;
+  EXPECT_NE(run("metrics " + raster + " --out " + path("p") + " -q --metrics PROX --search-radius 100"), 0);
+  EXPECT_NE(err_.find("the search radius 100 m needs a projected raster"), std::string::npos) << err_;
 }
 
 // Near the equator over a small extent, the geodesic results approach those of

@@ -82,6 +82,16 @@ std::vector<uint32_t> patch_ids(MemoryClassRaster& raster, NeighbourRule rule, i
   return sink.labels();
 }
 
+MemoryClassRaster random_run_grid(std::mt19937& rng, int64_t width, int64_t height, int classes, double cw, double ch) {
+  std::uniform_int_distribution<int> pick(1, classes), percent(0, 99);
+  std::vector<int32_t> cells(static_cast<size_t>(width * height));
+  for (int64_t i = 0; i < width * height; ++i)
+    cells[static_cast<size_t>(i)] = percent(rng) < 40 && i % width > 0 ? cells[static_cast<size_t>(i - 1)]
+                                    : percent(rng) < 8                 ? kNoClass
+                                                                       : pick(rng);
+  return MemoryClassRaster(width, height, std::move(cells), cw, ch);
+}
+
 MemoryClassRaster random_landscape(int64_t width, int64_t height, int classes, uint64_t seed, double nodata_share) {
   NeutralLandscapeOptions o;
   o.width = width;

@@ -4,6 +4,7 @@
 // and scan shortcuts for every backend and tile size.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ PatchTable scan(MemoryClassRaster& raster, NeighbourRule rule, int64_t tile_w = 
 /// The patch-ID raster for the same options.
 std::vector<uint32_t> patch_ids(MemoryClassRaster& raster, NeighbourRule rule, int64_t tile_w = 0,
                                 int64_t tile_h = 0, Backend backend = Backend::Cpu);
+
+/// A small random grid of `cw` x `ch` m cells for distance metrics: each cell
+/// continues its left neighbour 40 % of the time, else is nodata 8 % of the
+/// time, else a class 1..`classes` drawn from `rng`.
+MemoryClassRaster random_run_grid(std::mt19937& rng, int64_t width, int64_t height, int classes, double cw, double ch);
 
 /// A random-cluster-like landscape: fractal classes with nodata holes.
 MemoryClassRaster random_landscape(int64_t width, int64_t height, int classes, uint64_t seed, double nodata_share);

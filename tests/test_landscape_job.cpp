@@ -268,7 +268,7 @@ TEST(LandscapeJob, SecondPassStagesFollowTheirPlan) {
   EXPECT_EQ(p.core_areas, StageRun::Patches);  // FRAGSTATS' core areas after the mask
   EXPECT_EQ(p.contrast, StageRun::Skipped);     // no edge contrast weights
   EXPECT_EQ(p.describe(), "neighbourhood device, circle device, gyrate rows, core areas patches, enn rows, "
-                          "geodesic skipped, contrast skipped, connectance skipped (patch IDs in memory)");
+                          "geodesic skipped, contrast skipped, connectance skipped, proximity skipped (patch IDs in memory)");
   EXPECT_FALSE(plan_second_pass(streamed, o, false).ids_in_memory);  // relabeled: no counter
   EXPECT_EQ(plan_second_pass(streamed, o, false).neighbourhood, StageRun::Rows);
   EXPECT_FALSE(plan_second_pass(kept, o, true).ids_in_memory);  // the IDs also written: streamed
@@ -288,9 +288,11 @@ TEST(LandscapeJob, SecondPassStagesFollowTheirPlan) {
     for (int32_t b : weights->codes) weights->d.push_back(((a % 13 + 1) * (b % 13 + 1) % 7) / 7.0);
   RowMetricOptions contrast = o;
   contrast.contrast = weights;
-  contrast.threshold_m = 75;  // and CONNECT's joined pairs
+  contrast.threshold_m = 75;      // and CONNECT's joined pairs
+  contrast.search_radius_m = 95;  // and PROX
   EXPECT_EQ(plan_second_pass(kept, contrast, false).contrast, StageRun::Rows);
   EXPECT_EQ(plan_second_pass(kept, contrast, false).connectance, StageRun::Rows);
+  EXPECT_EQ(plan_second_pass(kept, contrast, false).proximity, StageRun::Rows);
 
   // Every plan, the same values.
   for (const RowMetricOptions& options : {RowMetricOptions{}, centroid, contrast}) {
@@ -318,6 +320,8 @@ TEST(LandscapeJob, SecondPassStagesFollowTheirPlan) {
       ASSERT_EQ(reference.contrast.size(), r.contrast.size());
       EXPECT_EQ(r.joinings, reference.joinings);
       EXPECT_EQ(r.joinings.empty(), !options.threshold_m);
+      ASSERT_EQ(r.proximity.size(), options.search_radius_m ? r.patches.size() : 0);
+      for (size_t i = 0; i < r.proximity.size(); ++i) ASSERT_EQ(r.proximity[i], reference.proximity[i]) << i;
       for (size_t i = 0; i < r.contrast.size(); ++i) {
         ASSERT_EQ(r.contrast[i].weights_h, reference.contrast[i].weights_h) << i;
         ASSERT_EQ(r.contrast[i].weights_v, reference.contrast[i].weights_v) << i;

@@ -77,7 +77,7 @@ std::vector<std::string> metric_choice_details(const std::vector<std::string>& a
       for (const std::string& s : distribution_statistics()) stats += " _" + s;
       levels += (levels.empty() ? stats.substr(1) : ";" + stats) + " at class and landscape";
     }
-    details.push_back(levels + " · " + family_name(m->family));
+    details.push_back(levels + " · " + family_name(m->family) + (*m->needs ? std::string(" · needs ") + m->needs : ""));
   }
   return details;
 }

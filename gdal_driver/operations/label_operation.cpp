@@ -116,7 +116,8 @@ OperationSpec patchmetric_spec() {
                     if (std::find(names.begin(), names.end(), upper(value)) == names.end())
                       throw Error(ErrorKind::BadInput, "'" + value + "' is not a patch metric (expected one of " + list + ")");
                   }),
-              edge_depth_parameter(), edge_distance_parameter(), contrast_table_parameter()},
+              edge_depth_parameter(), edge_distance_parameter(), contrast_table_parameter(),
+              search_radius_parameter()},
              patch_parameters()),
       raster_output_parameters());
   s.serving.shape_before_run = [](const ParameterValues& v) {
@@ -157,6 +158,7 @@ void run_patchmetric(const ParameterValues& v, const RunContext& context) {
     job.contrast = std::make_shared<const ContrastTable>(read_contrast_table(v.text("contrast-table")));
   if (metric == "ECON" && !job.contrast)  // else a raster of N/A: refused before anything is read or written
     throw Error(ErrorKind::BadInput, "ECON needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
+  set_search_radius(v, job);
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
   use_given_nodata(source, v);
   source.require_measurable_cells();

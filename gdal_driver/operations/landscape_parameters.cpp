@@ -93,7 +93,7 @@ std::vector<ParameterSpec> table_analysis_parameters() {
                   .with_default("fragstats"),
               core_areas_parameter()},
              landscape_definition_parameters()),
-      {contrast_table_parameter(),
+      {contrast_table_parameter(), search_radius_parameter(),
        number("threshold-distance", "FRAGSTATS' threshold distance of CONNECT: two patches of a class are joined "
                                     "when their edge-to-edge distance (cell centre to cell centre) is at most this")
            .at_least(0)
@@ -116,6 +116,24 @@ ParameterSpec contrast_table_parameter() {
       .naming(PathKind::File)
       .trusted()
       .only(kCommandLine);
+}
+
+ParameterSpec search_radius_parameter() {
+  return number("search-radius", "FRAGSTATS' search radius of PROX: the patches of a patch's class whose edge-to-edge "
+                                 "distance (cell centre to cell centre) is at most this are its neighbours")
+      .at_least(0)
+      .at_most(1e9)
+      .in("m")
+      .titled("Search radius (PROX)");
+}
+
+void set_search_radius(const ParameterValues& v, LandscapeJobOptions& job) {
+  if (v.given("search-radius")) {
+    if (!(v.number("search-radius") > 0)) v.fail("search-radius", "the search radius must be more than 0 m");
+    job.search_radius = v.number("search-radius");
+  } else if (!job.selection.all() && job.selection.wants_patch_metric("PROX")) {
+    throw Error(ErrorKind::BadInput, "PROX needs FRAGSTATS' search radius (--search-radius METRES)");
+  }
 }
 
 ParameterSpec class_descriptors_parameter() {
@@ -155,6 +173,7 @@ LandscapeJobOptions table_job_options(const ParameterValues& v, const RunContext
   } else if (v.given("metrics") && !job.selection.all() && job.selection.selects("CONNECT")) {
     throw Error(ErrorKind::BadInput, "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)");
   }
+  set_search_radius(v, job);
   return job;
 }
 

@@ -49,12 +49,18 @@ ParameterSpec core_areas_parameter();
 void set_edge_depth(const ParameterValues& values, LandscapeJobOptions& job);
 /// What the tables of a landscape are computed with: metrics, edge-depth,
 /// edge-distance, gyrate, core-areas, background, boundary-edge,
-/// max-richness, contrast-table, max-classes (in that order). `metrics` and the in-memory landscape
+/// max-richness, contrast-table, search-radius, threshold-distance,
+/// max-classes (in that order). `metrics` and the in-memory landscape
 /// (landscape_tables.h) declare them alike.
 std::vector<ParameterSpec> table_analysis_parameters();
-/// contrast-table: a FRAGSTATS edge contrast weight file (.fce) for CWED and
-/// TECI; a path of the machine that runs it (trusted).
+/// contrast-table: a FRAGSTATS edge contrast weight file (.fce) for CWED,
+/// TECI and ECON; a path of the machine that runs it (trusted).
 ParameterSpec contrast_table_parameter();
+/// --search-radius (m), PROX's.
+ParameterSpec search_radius_parameter();
+/// Sets job.search_radius from --search-radius; throws lsm::Error(BadInput)
+/// for a radius <= 0, or when job.selection names PROX without one.
+void set_search_radius(const ParameterValues& values, LandscapeJobOptions& job);
 /// class-descriptors: a FRAGSTATS class descriptor file (names, disabled and
 /// background classes); a path of the machine that runs it (trusted).
 ParameterSpec class_descriptors_parameter();

@@ -1,67 +1,32 @@
 #include "connectance_sweep.h"
 
 #include <algorithm>
-#include <cmath>
-#include <string>
-
-#include "error.h"
 
 namespace lsm {
-
-namespace {
-
-// Whether cells dx columns and dy rows apart are within the threshold, in the
-// one form every caller (and the tests' brute force) evaluates.
-bool within(int64_t dx, int64_t dy, double w, double h, double t) {
-  const double x = static_cast<double>(dx) * w, y = static_cast<double>(dy) * h;
-  return x * x + y * y <= t * t;
-}
-
-constexpr int64_t kMaxReach = int64_t(1) << 20;
-
-}  // namespace
 
 ConnectanceSweep::ConnectanceSweep(const PagedArray<uint32_t>& class_of_pid, const PagedArray<uint32_t>& last_row_of_pid,
                                    size_t classes, int64_t width, double cell_width, double cell_height,
                                    double threshold_m)
-    : class_of_pid_(class_of_pid), last_row_of_pid_(last_row_of_pid), width_(width), joinings_(classes, 0) {
-  if (!(threshold_m > 0) || !std::isfinite(threshold_m))
-    throw Error(ErrorKind::BadInput, "the threshold distance must be a positive number of metres");
-  if (threshold_m / std::min(cell_width, cell_height) > static_cast<double>(kMaxReach))
-    throw Error(ErrorKind::BadInput, "the threshold distance reaches more than 2^20 cells");
-  // The largest gap in columns at each row distance dy, as long as dy alone is within reach.
-  for (int64_t dy = 0; within(0, dy, cell_width, cell_height, threshold_m); ++dy) {
-    int64_t g = static_cast<int64_t>(std::sqrt(std::max(0.0, threshold_m * threshold_m -
-                                                                 std::pow(static_cast<double>(dy) * cell_height, 2))) /
-                                     cell_width);
-    while (g > 0 && !within(g, dy, cell_width, cell_height, threshold_m)) --g;  // the exact test decides
-    while (within(g + 1, dy, cell_width, cell_height, threshold_m)) ++g;
-    max_gap_.push_back(g);
-  }
-  band_.resize(max_gap_.size());
-}
+    : class_of_pid_(class_of_pid),
+      last_row_of_pid_(last_row_of_pid),
+      width_(width),
+      max_gap_(gaps_within(threshold_m, cell_width, cell_height, "the threshold distance")),
+      band_(max_gap_.size()),
+      joinings_(classes, 0) {}
 
 void ConnectanceSweep::row(int64_t y, const uint32_t* pids) {
   forget_pairs_before(y);
   const int64_t reach = static_cast<int64_t>(max_gap_.size()) - 1;
-  std::vector<Run>& runs = band_[static_cast<size_t>(y % (reach + 1))];  // the row leaving reach makes room
-  runs.clear();
-  for (int64_t x0 = 0; x0 < width_;) {
-    int64_t x1 = x0;
-    while (x1 + 1 < width_ && pids[x1 + 1] == pids[x0]) ++x1;
-    if (pids[x0]) runs.push_back({class_of_pid_[pids[x0]], pids[x0], static_cast<int32_t>(x0), static_cast<int32_t>(x1)});
-    x0 = x1 + 1;
-  }
-  // Runs of one class are disjoint, so within a class both ends ascend.
-  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.cls != b.cls ? a.cls < b.cls : a.x0 < b.x0; });
+  std::vector<PatchRun>& runs = band_[static_cast<size_t>(y % (reach + 1))];  // the row leaving reach makes room
+  patch_runs(pids, width_, class_of_pid_, runs);
   for (size_t i = 0; i < runs.size(); ++i) {
-    const Run& r = runs[i];
+    const PatchRun& r = runs[i];
     for (int64_t dy = 0; dy <= reach && dy <= y; ++dy) {
-      const std::vector<Run>& other = band_[static_cast<size_t>((y - dy) % (reach + 1))];
+      const std::vector<PatchRun>& other = band_[static_cast<size_t>((y - dy) % (reach + 1))];
       const int64_t gap = max_gap_[static_cast<size_t>(dy)];
       // In its own row only the runs to its right: each pair of runs once.
       auto b = dy == 0 ? other.begin() + static_cast<std::ptrdiff_t>(i) + 1
-                       : std::lower_bound(other.begin(), other.end(), r, [gap](const Run& o, const Run& v) {
+                       : std::lower_bound(other.begin(), other.end(), r, [gap](const PatchRun& o, const PatchRun& v) {
                            return o.cls != v.cls ? o.cls < v.cls : o.x1 < v.x0 - gap;
                          });
       for (; b != other.end() && b->cls == r.cls && b->x0 <= r.x1 + gap; ++b)

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "paged_array.h"
+#include "patch_runs_within.h"
 
 namespace lsm {
 
@@ -53,10 +54,6 @@ class ConnectanceSweep {
   const std::vector<uint64_t>& joinings() const { return joinings_; }
 
  private:
-  struct Run {
-    uint32_t cls, pid;
-    int32_t x0, x1;  // first and last column, inclusive
-  };
   void forget_pairs_before(int64_t y);
   void join(uint32_t a, uint32_t b, uint32_t cls, int64_t y);
 
@@ -64,7 +61,7 @@ class ConnectanceSweep {
   const PagedArray<uint32_t>& last_row_of_pid_;
   int64_t width_;
   std::vector<int64_t> max_gap_;       // [dy]: the largest column gap within T at dy rows
-  std::vector<std::vector<Run>> band_;  // the runs of the rows within reach, ring by row, sorted by (class, column)
+  std::vector<std::vector<PatchRun>> band_;  // the runs of the rows within reach, ring by row, sorted by (class, column)
   std::vector<uint64_t> joinings_;
   std::unordered_set<uint64_t> pairs_;                  // joined pairs still findable: (lower PID << 32) | higher
   std::map<int64_t, std::vector<uint64_t>> forget_at_;  // row -> pairs no longer findable from it

@@ -138,6 +138,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     in.shape = rows.second_pass ? &rows.patches[i] : &records_only;
     in.geodesic = geodesic ? &rows.geodesic[i] : nullptr;
     in.contrast = rows.contrast.empty() ? nullptr : &rows.contrast[i];
+    in.proximity = rows.proximity.empty() ? nullptr : &rows.proximity[i];
     in.cell_width = cw;
     in.cell_height = ch;
     in.size = size_of(i, p);
@@ -163,7 +164,9 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     const MetricInfo* m = find_metric(column_names[c]);
     kept[c] = m && m->distributed && distribution_wanted(column_names[c]);
   }
-  if (rows.contrast.empty()) kept[patch_column("ECON")] = false;  // N/A: no distribution reads it
+  // N/A without their table or distance: no distribution reads them.
+  if (rows.contrast.empty()) kept[patch_column("ECON")] = false;
+  if (rows.proximity.empty()) kept[patch_column("PROX")] = false;
   kept[kPerim] = wanted("PAFRAC");
   kept[kArea] = std::find(kept.begin(), kept.end(), true) != kept.end();
   ClassValueColumns columns(kc, n_columns, options.temp_dir, options.memory_limit / 8, kept);
@@ -254,16 +257,13 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     else
       for (const char* metric : kCoreDistributions) add(metric);
   };
-  auto enn_distribution = [&](RowBuilder& b, const std::vector<size_t>& ids) {
-    b.add_distribution("ENN", distribution_wanted("ENN")
-                                  ? streamed_distribution(replay(ids, patch_column("ENN")), true, max_gathered)
-                                  : not_computed);
-  };
-  // ECON's distribution: N/A without edge contrast weights.
-  auto contrast_distribution = [&](RowBuilder& b, const std::vector<size_t>& ids) {
-    b.add_distribution("ECON", distribution_wanted("ECON") && !rows.contrast.empty()
-                                   ? streamed_distribution(replay(ids, patch_column("ECON")), false, max_gathered)
-                                   : not_computed);
+  // ENN, ECON, PROX: over the patches with a value (a patch alone in its
+  // class has no ENN); N/A where the column was not kept (not wanted, or no
+  // table or distance).
+  auto patch_distribution = [&](RowBuilder& b, const std::string& metric, const std::vector<size_t>& ids) {
+    const size_t column = patch_column(metric);
+    b.add_distribution(metric, kept[column] ? streamed_distribution(replay(ids, column), true, max_gathered)
+                                            : not_computed);
   };
   // PAFRAC: 2 / slope of ln(area m2) regressed on ln(perimeter m); undefined under 10 patches.
   auto pafrac = [&](const std::vector<size_t>& ids) {
@@ -319,8 +319,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   }
   level.joinings = rows.joinings.empty() ? nullptr : &rows.joinings;
   level.distributions = distributions;
-  level.enn_distribution = enn_distribution;
-  level.contrast_distribution = contrast_distribution;
+  level.patch_distribution = patch_distribution;
   level.pafrac = pafrac;
   for (size_t k : classes) {
     RowBuilder b;

@@ -27,6 +27,9 @@ struct MetricInfo {
   const char* unit;        ///< ha, m, m/ha, %, per 100 ha, count, proportion, none
   bool second_pass;        ///< needs the second pass (not from the scan's patch records alone)
   bool distributed;        ///< a patch metric whose _MN ... _CV are class and landscape columns
+  /// The option that gives it its input ("--contrast-table", FRAGSTATS'
+  /// auxiliary tables and distances), or "": without it the metric is N/A.
+  const char* needs = "";
 };
 
 /// Every metric, patch metrics first in the patch table's column order.

@@ -66,11 +66,13 @@ double econ(const PatchInputs& p) {
 }
 // Isolation: ENN (m; NaN when the class has no other patch).
 double enn(const PatchInputs& p) { return p.shape->enn_m; }
+// PROX (none; FRAGSTATS 4.2 P2, proximity_sweep.h); N/A without a search radius.
+double prox(const PatchInputs& p) { return p.proximity ? *p.proximity : std::nan(""); }
 
 const std::map<std::string, PatchFormula>& formulas_by_acronym() {
   static const std::map<std::string, PatchFormula> formulas = {
       {"AREA", area},     {"PERIM", perim}, {"GYRATE", gyrate}, {"PARA", para}, {"SHAPE", shape}, {"FRAC", frac},
-      {"CIRCLE", circle}, {"CONTIG", contig}, {"CORE", core},   {"NCORE", ncore}, {"CAI", cai},   {"ECON", econ}, {"ENN", enn},
+      {"CIRCLE", circle}, {"CONTIG", contig}, {"CORE", core},   {"NCORE", ncore}, {"CAI", cai},   {"ECON", econ}, {"ENN", enn}, {"PROX", prox},
   };
   return formulas;
 }

@@ -20,6 +20,7 @@ struct PatchInputs {
   const PatchShape* shape = nullptr;        ///< second-pass values (zeros where there was no second pass)
   const PatchGeodesic* geodesic = nullptr;  ///< geographic rasters only, else null
   const PatchContrast* contrast = nullptr;  ///< ECON's weighted perimeter; null without edge contrast weights
+  const double* proximity = nullptr;        ///< PROX (proximity_sweep.h); null without a search radius
   double cell_width = 0, cell_height = 0;   ///< m (projected rasters)
   /// The patch's size: its cells, or on geographic rasters its area (m2) on the ellipsoid.
   double size = 0;

@@ -11,6 +11,7 @@
 #include "fragstats_core_parallel.h"
 #include "enn_sweep.h"
 #include "connectance_sweep.h"
+#include "proximity_sweep.h"
 #include "patch_records.h"
 #include "nearest_neighbour.h"
 
@@ -468,6 +469,25 @@ class ConnectanceVisitor : public PatchRowVisitor {
   PatchRowResults& out_;
 };
 
+// PROX: each patch's neighbours of its class within the search radius.
+class ProximityVisitor : public PatchRowVisitor {
+ public:
+  ProximityVisitor(const PatchTable& table, const PatchClasses& classes, double radius_m, const PagedPolicy& paged,
+                   PatchRowResults& out)
+      : sweep_(classes.class_of_pid, classes.last_row_of_pid, patch_count(table), table.raster.width,
+               table.raster.cell_width, table.raster.cell_height, radius_m, paged),
+        out_(out) {}
+  void row(int64_t y, const uint32_t* pids) override { sweep_.row(y, pids); }
+  void finish() override {
+    sweep_.finish();
+    out_.proximity = std::move(sweep_.index());
+  }
+
+ private:
+  ProximitySweep sweep_;
+  PatchRowResults& out_;
+};
+
 // ENN: edge cells of each row once its lower neighbour is known. Planar
 // rasters: two sweeps in bounded memory (enn_sweep.h); geographic rasters:
 // the edge cells in memory, searched with a k-d tree (nearest_neighbour.h).
@@ -577,6 +597,7 @@ std::string SecondPassPlan::describe() const {
   return std::string("neighbourhood ") + run_name(neighbourhood) + ", circle " + run_name(circle) + ", gyrate " +
          run_name(gyrate) + ", core areas " + run_name(core_areas) + ", enn " + run_name(enn) + ", geodesic " +
          run_name(geodesic) + ", contrast " + run_name(contrast) + ", connectance " + run_name(connectance) +
+         ", proximity " + run_name(proximity) +
          (ids_in_memory ? " (patch IDs in memory)" : " (relabeled row by row)");
 }
 
@@ -588,6 +609,7 @@ SecondPassPlan plan_second_pass(const PatchTable& table, const RowMetricOptions&
   plan.enn = options.want_enn ? StageRun::Rows : StageRun::Skipped;
   plan.contrast = options.contrast ? StageRun::Rows : StageRun::Skipped;
   plan.connectance = options.threshold_m ? StageRun::Rows : StageRun::Skipped;
+  plan.proximity = options.search_radius_m ? StageRun::Rows : StageRun::Skipped;
   NeighbourhoodCounter* counter = plan.ids_in_memory ? options.counter : nullptr;
   if (!counter) return plan;  // every stage a row visitor
   const PatchIdRaster request = counter_request(table, options, geodesic);
@@ -642,6 +664,12 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
     if (geometry.geodesic())
       throw Error(ErrorKind::BadInput, "CONNECT's threshold distance needs a projected raster; this one has cells in degrees");
     visitors.push_back(&connectance.emplace(table, classes, *options.threshold_m, out));
+  }
+  std::optional<ProximityVisitor> proximity;
+  if (plan.proximity == StageRun::Rows) {
+    if (geometry.geodesic())
+      throw Error(ErrorKind::BadInput, "PROX's search radius needs a projected raster; this one has cells in degrees");
+    visitors.push_back(&proximity.emplace(table, classes, *options.search_radius_m, paged, out));
   }
   std::optional<EnnVisitor> enn;
   if (plan.enn == StageRun::Rows) {

@@ -107,6 +107,7 @@ struct SecondPassPlan {
   StageRun geodesic = StageRun::Skipped;    ///< areas and edge lengths on the ellipsoid (geographic rasters)
   StageRun contrast = StageRun::Skipped;    ///< ECON's weighted perimeters (RowMetricOptions::contrast given)
   StageRun connectance = StageRun::Skipped; ///< CONNECT's joined pairs (RowMetricOptions::threshold_m given)
+  StageRun proximity = StageRun::Skipped;   ///< PROX (RowMetricOptions::search_radius_m given)
   /// "neighbourhood device, circle device, gyrate rows, ...": the plan in one line.
   std::string describe() const;
 };
@@ -128,6 +129,8 @@ struct PatchRowResults {
   /// pairs of patches of the class within RowMetricOptions::threshold_m;
   /// empty when not computed (CONNECT is then N/A).
   std::vector<uint64_t> joinings;
+  /// PROX by PID-1 (proximity_sweep.h), with RowMetricOptions::search_radius_m; else empty (PROX is N/A).
+  PagedArray<double> proximity;
   /// Every counted disjunct core area (FRAGSTATS DCORE), by class index
   /// (adjacency.class_codes), in completion order, on a scratch file: its
   /// cells (metric 0) and, for geographic rasters, its area on the
@@ -154,6 +157,9 @@ struct RowMetricOptions {
   /// class's pairs of patches within it (PatchRowResults::joinings).
   /// Projected rasters only.
   std::optional<double> threshold_m;
+  /// FRAGSTATS' search radius (m) of PROX: set, the pass computes every
+  /// patch's proximity index (PatchRowResults::proximity). Projected rasters only.
+  std::optional<double> search_radius_m;
   /// Folder of the scratch files (spill_file.h); empty = $TMPDIR or /tmp.
   std::string temp_dir;
   /// Per-patch arrays (class lookups, open-patch slots, ENN's distances, the

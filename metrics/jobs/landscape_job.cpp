@@ -24,6 +24,7 @@ LandscapePlan plan_landscape_job(const RasterInfo& raster, const LandscapeJobOpt
   plan.enn = plan.second_pass && options.selection.wants_enn();
   plan.edge_contrast = plan.second_pass && options.contrast && options.selection.wants_patch_metric("ECON");
   plan.connectance = plan.second_pass && options.threshold_distance && options.selection.selects("CONNECT");
+  plan.proximity = plan.second_pass && options.search_radius && options.selection.wants_patch_metric("PROX");
   plan.record_bytes = budget.share(BudgetShare::Records);
   plan.patch_array_bytes = budget.share(BudgetShare::PatchArray);
   plan.table_bytes = budget.share(BudgetShare::Tables);
@@ -80,13 +81,16 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
     throw Error(ErrorKind::BadInput, "the boundary edge share must be in 0..1 (got " + std::to_string(options.boundary_edge) + ")");
   LandscapeResults results;
   const RasterInfo info = source.info();
-  if (options.threshold_distance) {
-    const double t = *options.threshold_distance;
-    if (!(t > 0) || !std::isfinite(t))
-      throw Error(ErrorKind::BadInput, "the threshold distance must be a positive number of metres (got " + metres_text(t) + ")");
+  // Distances of CONNECT and PROX: metres on a plane.
+  for (const auto& [distance, what] : {std::pair{options.threshold_distance, "the threshold distance"},
+                                       std::pair{options.search_radius, "the search radius"}}) {
+    if (!distance) continue;
+    const double d = *distance;
+    if (!(d > 0) || !std::isfinite(d))
+      throw Error(ErrorKind::BadInput, std::string(what) + " must be a positive number of metres (got " + metres_text(d) + ")");
     if (info.geodesic)
-      throw Error(ErrorKind::BadInput, "the threshold distance " + metres_text(t) + " m needs a projected raster; this "
-                                       "one has cells in degrees");
+      throw Error(ErrorKind::BadInput, std::string(what) + " " + metres_text(d) +
+                                           " m needs a projected raster; this one has cells in degrees");
   }
   results.plan = plan_landscape_job(info, options);
   const LandscapePlan& plan = results.plan;
@@ -128,6 +132,7 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
     row_options.core_areas = options.core_areas;
     row_options.want_enn = plan.enn;
     if (plan.connectance) row_options.threshold_m = options.threshold_distance;
+    if (plan.proximity) row_options.search_radius_m = options.search_radius;
     if (plan.edge_contrast) {
       row_options.contrast = options.contrast;
       row_options.contrast_boundary = boundary_class(

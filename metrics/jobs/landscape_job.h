@@ -59,6 +59,9 @@ struct LandscapeJobOptions {
   /// FRAGSTATS' threshold distance of CONNECT, in map units (m), > 0;
   /// none: CONNECT is undefined. Projected rasters only.
   std::optional<double> threshold_distance;
+  /// FRAGSTATS' search radius of PROX, in map units (m), > 0; none: PROX is
+  /// undefined. Projected rasters only.
+  std::optional<double> search_radius;
   int edge_depth = 1;               ///< cells (>= 1), for the core metrics
   /// The edge depth as FRAGSTATS asks for it, a distance in map units (m);
   /// when set it replaces edge_depth and must be a whole number (>= 1) of the
@@ -91,6 +94,9 @@ struct LandscapePlan {
   /// CONNECT is wanted and a threshold distance is given: the second pass
   /// counts each class's joined pairs (connectance_sweep.h).
   bool connectance = false;
+  /// PROX or its distribution is wanted and a search radius is given
+  /// (proximity_sweep.h; 8 bytes a patch).
+  bool proximity = false;
   int64_t kept_labels_bytes = 0;    ///< the limit given to the scan (ScanOptions::keep_labels_max_bytes)
   uint64_t record_bytes = 0;        ///< closed records held before a scratch file (ScanOptions::max_record_bytes)
   uint64_t patch_array_bytes = 0;   ///< each per-patch array before a scratch file
@@ -138,8 +144,8 @@ struct LandscapeResults {
 /// Runs the landscape job on `source`. Progress goes from 0 to 1 over every
 /// pass (scan, second pass, patch IDs). Throws lsm::Error: BadInput for bad
 /// options (boundary_edge outside [0, 1], edge_depth < 1, an edge_distance
-/// edge_depth_cells() refuses, a threshold distance that is not positive or
-/// is given for a geographic raster) or raster values,
+/// edge_depth_cells() refuses, a threshold distance or search radius that is
+/// not positive or is given for a geographic raster) or raster values,
 /// Io for scratch files and reads, Io "interrupted" when `progress` returns
 /// false, Backend when the backend is unavailable.
 LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJobOptions& options,

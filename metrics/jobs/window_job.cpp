@@ -451,8 +451,7 @@ class WindowMetrics {
     level_.ch = ch_;
     // The distributions and PAFRAC are WindowDistributions' bands: the families' calls of them give nothing read.
     level_.distributions = [](families::RowBuilder&, const std::vector<size_t>&, bool) {};
-    level_.enn_distribution = [](families::RowBuilder&, const std::vector<size_t>&) {};
-    level_.contrast_distribution = [](families::RowBuilder&, const std::vector<size_t>&) {};
+    level_.patch_distribution = [](families::RowBuilder&, const std::string&, const std::vector<size_t>&) {};
     level_.pafrac = [](const std::vector<size_t>&) { return families::kNaN; };
   }
 

@@ -80,12 +80,12 @@ void add_landscape_edge_contrast(RowBuilder& b, const LevelContext& c) {
 
 void add_class_contrast(RowBuilder& b, const LevelContext& c, size_t k) {
   add_class_edge_contrast(b, c, k);
-  c.contrast_distribution(b, {k});
+  c.patch_distribution(b, "ECON", {k});
 }
 
 void add_landscape_contrast(RowBuilder& b, const LevelContext& c) {
   add_landscape_edge_contrast(b, c);
-  c.contrast_distribution(b, c.classes);
+  c.patch_distribution(b, "ECON", c.classes);
 }
 
 }  // namespace lsm::families

@@ -67,10 +67,11 @@ struct LevelContext {
   /// CONNECT's joined pairs by class index (PatchRowResults::joinings); null: N/A.
   const std::vector<uint64_t>* joinings = nullptr;
   /// The distributions of the patches of classes `ids`: AREA ... CONTIG
-  /// (`area_edge_part`) or CORE, DCORE, CAI; ENN; ECON; and PAFRAC.
+  /// (`area_edge_part`) or CORE, DCORE, CAI; and PAFRAC.
   std::function<void(RowBuilder&, const std::vector<size_t>&, bool area_edge_part)> distributions;
-  std::function<void(RowBuilder&, const std::vector<size_t>&)> enn_distribution;
-  std::function<void(RowBuilder&, const std::vector<size_t>&)> contrast_distribution;  ///< ECON's
+  /// The distribution of patch metric `metric` (ENN, ECON, PROX) over the
+  /// patches of classes `ids` that have a value; N/A where not computed.
+  std::function<void(RowBuilder&, const std::string& metric, const std::vector<size_t>&)> patch_distribution;
   std::function<double(const std::vector<size_t>&)> pafrac;
 
   const ClassSums& sum(size_t k) const { return (*sums)[k]; }
@@ -90,7 +91,7 @@ void add_class_shape(RowBuilder& b, const LevelContext& c, size_t k);
 void add_class_core_area(RowBuilder& b, const LevelContext& c, size_t k);
 /// CWED, TECI, the ECON distribution (N/A without an edge contrast table).
 void add_class_contrast(RowBuilder& b, const LevelContext& c, size_t k);
-/// ENN distribution.
+/// ENN and PROX distributions.
 void add_class_isolation(RowBuilder& b, const LevelContext& c, size_t k);
 /// CLUMPY, PLADJ, IJI, COHESION, CONNECT, DIVISION, MESH, SPLIT, AI, NLSI.
 void add_class_aggregation(RowBuilder& b, const LevelContext& c, size_t k);
@@ -104,7 +105,7 @@ void add_landscape_shape(RowBuilder& b, const LevelContext& c);
 void add_landscape_core_area(RowBuilder& b, const LevelContext& c);
 /// CWED, TECI, the ECON distribution (N/A without an edge contrast table).
 void add_landscape_contrast(RowBuilder& b, const LevelContext& c);
-/// ENN distribution.
+/// ENN and PROX distributions.
 void add_landscape_isolation(RowBuilder& b, const LevelContext& c);
 /// CONTAG, PLADJ, IJI, COHESION, CONNECT, DIVISION, MESH, SPLIT.
 void add_landscape_aggregation(RowBuilder& b, const LevelContext& c);

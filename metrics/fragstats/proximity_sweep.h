@@ -1,0 +1,85 @@
+#pragma once
+// FRAGSTATS' proximity index (FRAGSTATS 4.2, "Aggregation metrics": P2
+// PROX): for each patch ij, the sum over the other patches s of its class
+// within the search radius R of a_ijs / h_ijs^2, where h_ijs is the
+// edge-to-edge distance of the two patches from cell centre to cell centre
+// (as ENN's) and a_ijs the area of patch s "within the specified
+// neighborhood of patch ij": lsm counts the cells of s whose centre is
+// within R of the centre of some cell of ij. A patch s is a neighbour when
+// h_ijs <= R. Distances are compared as (dx w)^2 + (dy h)^2 <= R^2 (dx, dy
+// in cells, w x h the cell size), so a distance equal to R counts.
+//
+// Rows arrive in order; each is cut into runs of one patch. A row is
+// processed once the rows within reach below it have arrived (the reach:
+// the rows whose vertical distance alone is within R): each run s of patch
+// Q there is compared with the runs of its class in the rows within reach
+// above and below. A run r of patch P covers, within s, the columns within
+// the largest horizontal gap allowed at their row distance; the union of
+// what P's runs cover is Q's area in P's neighbourhood on that row, and
+// the nearest pair of runs gives h. Once Q's last row is processed, its
+// pairs are complete: each adds a_PQ / h_PQ^2 to P's index, in an order
+// fixed by the rows alone (Q's last row, its runs there, then P), so the
+// sums are the same bits for every tile grid.
+//
+// Memory: the runs of the 2 x reach + 1 rows in the band (16 bytes each) and
+// the pairs whose neighbour patch is open in the band (24 bytes each); the
+// index per patch (8 bytes, paged). Time: per run, a binary search in each
+// of the band's rows and one step per run of its class within R; it grows
+// with R / h rows times the runs of the class within R of the run.
+// Planar rasters only.
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "paged_array.h"
+#include "patch_runs_within.h"
+
+namespace lsm {
+
+class ProximitySweep {
+ public:
+  /// `class_of_pid[pid]`, `last_row_of_pid[pid]`: class index and last row
+  /// of each of the `patches` patches (index 0 unused; both must outlive the
+  /// sweep); `width`: cells per row; cell size and `radius_m` in m;
+  /// `paged`: where the per-patch index goes. Throws lsm::Error(BadInput)
+  /// for a radius that is not a positive finite number, or that reaches more
+  /// than 2^20 rows or columns.
+  ProximitySweep(const PagedArray<uint32_t>& class_of_pid, const PagedArray<uint32_t>& last_row_of_pid,
+                 size_t patches, int64_t width, double cell_width, double cell_height, double radius_m,
+                 const PagedPolicy& paged = {});
+
+  /// Row `y` of patch IDs (`width` of them, 0 = nodata); rows 0, 1, ... in order.
+  void row(int64_t y, const uint32_t* pids);
+  /// After the last row: processes the rows still waiting for rows below.
+  void finish();
+
+  /// PROX of patch PID-1 (0 without a neighbour within R), after finish().
+  PagedArray<double>& index() { return prox_; }
+
+ private:
+  struct Pair {
+    uint64_t cells = 0;  // cells of the neighbour within R of the focal patch
+    double h2 = 0;       // squared distance of the nearest pair of cells, m2
+  };
+  struct Cover {
+    uint32_t focal;
+    int32_t x0, x1;  // the columns of the run it covers
+    double h2;
+  };
+  const std::vector<PatchRun>& runs_of(int64_t y) const { return band_[static_cast<size_t>(y % band_.size())]; }
+  void process(int64_t c);
+
+  const PagedArray<uint32_t>& class_of_pid_;
+  const PagedArray<uint32_t>& last_row_of_pid_;
+  int64_t width_;
+  double cell_width_, cell_height_;
+  std::vector<int64_t> max_gap_;        // [dy]: the largest column gap within R at dy rows
+  std::vector<std::vector<PatchRun>> band_;  // runs of rows, ring of 2 x reach + 1, sorted by (class, column)
+  int64_t last_row_ = -1, processed_ = -1;
+  std::map<std::pair<uint32_t, uint32_t>, Pair> pairs_;  // (neighbour, focal) -> open pair
+  std::vector<Cover> covers_;                           // one run's covers, reused
+  PagedArray<double> prox_;
+};
+
+}  // namespace lsm
