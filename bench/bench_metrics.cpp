@@ -9,7 +9,10 @@
 //                copied back;
 //   rows alone   cuda only: GYRATE (FRAGSTATS' rule) and CIRCLE's row extents
 //                on patch IDs already on the device (patch_rows_cuda.h),
-//                the results copied back.
+//                the results copied back;
+//   PROX 500m, PROX 2km, CONNECT 500m, CONNECT 2km
+//                full + PROX with that search radius (proximity_sweep.h), or
+//                + CONNECT with that threshold distance (connectance_sweep.h).
 // Prints the median of --repeat runs per stage and backend (--stages picks some,
 // comma-separated, e.g. "first pass"). See bench/RESULTS.md.
 #include <algorithm>
@@ -145,8 +148,8 @@ int main(int argc, char** argv) {
       const std::unique_ptr<NeighbourhoodCounter> counter = second_pass_counter(*labeler);  // as lsm metrics
       // "relabel": the second pass labels the raster again (rasters above the
       // in-memory limit of lsm metrics); the other stages keep the scan's labels.
-      for (const char* stage :
-           {"first pass", "no ENN", "full", "no ENN relabel", "full relabel", "ENN alone", "rows alone"}) {
+      for (const char* stage : {"first pass", "no ENN", "full", "no ENN relabel", "full relabel", "ENN alone",
+                                "rows alone", "PROX 500m", "PROX 2km", "CONNECT 500m", "CONNECT 2km"}) {
         const std::string s = stage;
         if (stages.find("," + s + ",") == std::string::npos) continue;
         if (s == "ENN alone" || s == "rows alone") {
@@ -166,8 +169,12 @@ int main(int argc, char** argv) {
             patches = area_edge_tables(t).patch.rows.size();
           } else {
             RowMetricOptions ro;
-            ro.want_enn = s.rfind("full", 0) == 0;
+            const bool distance = s.rfind("PROX", 0) == 0 || s.rfind("CONNECT", 0) == 0;
+            ro.want_enn = s.rfind("full", 0) == 0 || distance;
             ro.counter = counter.get();
+            const double metres = s.find("2km") != std::string::npos ? 2000 : 500;
+            if (s.rfind("PROX", 0) == 0) ro.search_radius_m = metres;
+            if (s.rfind("CONNECT", 0) == 0) ro.threshold_m = metres;
             const PatchRowResults rows = compute_patch_row_metrics(raster, *labeler, t, ro);
             const FragstatsMetrics m = compute_fragstats_metrics(t, rows, MetricOptions{});
             patches = m.patch.rows.size();

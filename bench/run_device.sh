@@ -16,6 +16,10 @@
 # "window" the moving window's count metrics on the GPUs against the CPU
 # (bv_2mpx.raw.gz and its 47 Mpx and LSM_GIGA_SIDE^2 mirror mosaics; 1 GPU,
 # then every GPU the machine has);
+# "distances" PROX and CONNECT at 500 m and 2 km against the full set on the
+# 47 Mpx bern_valais and 400 Mpx zion mirror mosaics (zion_1073x1359.raw.gz,
+# 31.5 m cells; CPU, peak memory per stage);
+# LSM_TARGETS builds only those targets (e.g. lsm_bench_metrics);
 # "guard" runs "stream" and "fullset" and compares their figures with
 # bench/device_baseline.json (bench/device_guard.py: LSM_COMMIT names the
 # commit, LSM_GUARD_RECORD=1 records the run as the new baseline).
@@ -31,7 +35,9 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S . -B build-dev "${generator[@]}" -DLSM_WITH_GDAL=OFF -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 ||
   { tail -30 "$OUT/configure.log"; exit 1; }
 grep -E "NPP|CUDA backend" "$OUT/configure.log" || true
-cmake --build build-dev -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
+targets=()
+for t in ${LSM_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build build-dev -j"$(nproc)" "${targets[@]}" >"$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
 if [[ $STEPS == *tests* ]]; then
   if [ -f .devdata/ct_head_512x512x140.i16.gz ]; then  # FuzzyRealCt: crops of the real CT
     gunzip -c .devdata/ct_head_512x512x140.i16.gz >/tmp/ct_head.i16
@@ -75,6 +81,18 @@ if [[ $STEPS == *metrics* ]]; then  # bern_valais itself (1319 x 1640), for the 
   gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
   build-dev/bench/lsm_bench_metrics --raw /tmp/bv_2mpx.raw --width 1319 --height 1640 --nodata 255 --cell 100 \
     --repeat 5 | tee "$OUT/bench_metrics.log"
+fi
+if [[ $STEPS == *distances* ]]; then  # PROX and CONNECT against the full set: 47 Mpx bern_valais, 400 Mpx zion mosaics
+  gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
+  gunzip -c .devdata/zion_1073x1359.raw.gz >/tmp/zion.raw
+  for stage in "full" "PROX 500m" "PROX 2km" "CONNECT 500m" "CONNECT 2km"; do
+    /usr/bin/time -f "peak %M KB" build-dev/bench/lsm_bench_metrics --raw /tmp/bv_2mpx.raw --width 1319 --height 1640 \
+      --nodata 255 --cell 100 --mosaic 5741 8190 --backends cpu --stages "$stage" --repeat 1 2>&1 | tee -a "$OUT/distances.log"
+  done
+  for stage in "full" "PROX 500m" "CONNECT 500m" "CONNECT 2km"; do
+    /usr/bin/time -f "peak %M KB" build-dev/bench/lsm_bench_metrics --raw /tmp/zion.raw --width 1073 --height 1359 \
+      --nodata 255 --cell 31.53 --mosaic 20000 20000 --backends cpu --stages "$stage" --repeat 1 2>&1 | tee -a "$OUT/distances.log"
+  done
 fi
 if [[ $STEPS == *fullset* ]]; then  # the full FRAGSTATS set on the 47 Mpx bern_valais and augusta mosaics, in memory
   for name in bv_47mpx:100 augusta_47mpx:30; do

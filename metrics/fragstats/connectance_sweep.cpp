@@ -19,20 +19,31 @@ void ConnectanceSweep::row(int64_t y, const uint32_t* pids) {
   const int64_t reach = static_cast<int64_t>(max_gap_.size()) - 1;
   std::vector<PatchRun>& runs = band_[static_cast<size_t>(y % (reach + 1))];  // the row leaving reach makes room
   patch_runs(pids, width_, class_of_pid_, runs);
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const PatchRun& r = runs[i];
+  // Each run's partners on all cores, entered in run order (the counts do
+  // not depend on the threads).
+  const int64_t n = static_cast<int64_t>(runs.size());
+  if (partners_.size() < runs.size()) partners_.resize(runs.size());
+#pragma omp parallel for schedule(dynamic, 8) if (n > 64)
+  for (int64_t i = 0; i < n; ++i) {
+    const PatchRun& r = runs[static_cast<size_t>(i)];
+    std::vector<uint32_t>& found = partners_[static_cast<size_t>(i)];
+    found.clear();
     for (int64_t dy = 0; dy <= reach && dy <= y; ++dy) {
       const std::vector<PatchRun>& other = band_[static_cast<size_t>((y - dy) % (reach + 1))];
       const int64_t gap = max_gap_[static_cast<size_t>(dy)];
       // In its own row only the runs to its right: each pair of runs once.
-      auto b = dy == 0 ? other.begin() + static_cast<std::ptrdiff_t>(i) + 1
+      auto b = dy == 0 ? other.begin() + i + 1
                        : std::lower_bound(other.begin(), other.end(), r, [gap](const PatchRun& o, const PatchRun& v) {
                            return o.cls != v.cls ? o.cls < v.cls : o.x1 < v.x0 - gap;
                          });
       for (; b != other.end() && b->cls == r.cls && b->x0 <= r.x1 + gap; ++b)
-        if (b->pid != r.pid) join(r.pid, b->pid, r.cls, y);
+        if (b->pid != r.pid) found.push_back(b->pid);
     }
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end());
   }
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (uint32_t partner : partners_[i]) join(runs[i].pid, partner, runs[i].cls, y);
 }
 
 void ConnectanceSweep::join(uint32_t a, uint32_t b, uint32_t cls, int64_t y) {

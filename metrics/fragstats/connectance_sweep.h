@@ -20,6 +20,9 @@
 // until the rows where it could be found again have passed: the lower of the
 // two patches' last rows plus the reach.
 //
+// The runs of a row are compared on all cores (OpenMP), their partners
+// entered in run order.
+//
 // Memory: the runs of the rows within reach (16 bytes each) and the joined
 // pairs whose patches are both within reach of the current row; not the
 // raster's height or patch count. Time: per run, a binary search in each row
@@ -63,6 +66,7 @@ class ConnectanceSweep {
   std::vector<int64_t> max_gap_;       // [dy]: the largest column gap within T at dy rows
   std::vector<std::vector<PatchRun>> band_;  // the runs of the rows within reach, ring by row, sorted by (class, column)
   std::vector<uint64_t> joinings_;
+  std::vector<std::vector<uint32_t>> partners_;          // per run of the current row: patches within T, reused
   std::unordered_set<uint64_t> pairs_;                  // joined pairs still findable: (lower PID << 32) | higher
   std::map<int64_t, std::vector<uint64_t>> forget_at_;  // row -> pairs no longer findable from it
 };

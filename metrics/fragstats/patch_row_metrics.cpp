@@ -659,18 +659,24 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   if (plan.gyrate == StageRun::Rows && !centroid_gyrate) visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
   std::optional<ContrastVisitor> contrast;
   if (plan.contrast == StageRun::Rows) visitors.push_back(&contrast.emplace(table, classes, options, geometry, out));
+  // The distance sweeps of CONNECT and PROX compare each row's runs on all
+  // cores themselves: with the IDs in memory they run after the visitors
+  // (outside their parallel region, where a nested one would get one
+  // thread); streamed, they are visitors like the others.
+  std::vector<PatchRowVisitor*> sweeps;
   std::optional<ConnectanceVisitor> connectance;
   if (plan.connectance == StageRun::Rows) {
     if (geometry.geodesic())
       throw Error(ErrorKind::BadInput, "CONNECT's threshold distance needs a projected raster; this one has cells in degrees");
-    visitors.push_back(&connectance.emplace(table, classes, *options.threshold_m, out));
+    sweeps.push_back(&connectance.emplace(table, classes, *options.threshold_m, out));
   }
   std::optional<ProximityVisitor> proximity;
   if (plan.proximity == StageRun::Rows) {
     if (geometry.geodesic())
       throw Error(ErrorKind::BadInput, "PROX's search radius needs a projected raster; this one has cells in degrees");
-    visitors.push_back(&proximity.emplace(table, classes, *options.search_radius_m, paged, out));
+    sweeps.push_back(&proximity.emplace(table, classes, *options.search_radius_m, paged, out));
   }
+  if (!plan.ids_in_memory) visitors.insert(visitors.end(), sweeps.begin(), sweeps.end());
   std::optional<EnnVisitor> enn;
   if (plan.enn == StageRun::Rows) {
     enn.emplace(table, classes, geometry, options, out, paged, plan.ids_in_memory);
@@ -726,6 +732,10 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
     if (progress && !progress(0.5)) throw Error(ErrorKind::Io, "interrupted");
   }
   visit_rows_in_memory(pids, table.raster.width, table.raster.height, visitors);
+  for (PatchRowVisitor* sweep : sweeps) {
+    for (int64_t y = 0; y < table.raster.height; ++y) sweep->row(y, pids.data() + y * table.raster.width);
+    sweep->finish();
+  }
   if (enn) {
     enn->use_patch_ids(pids.data());
     enn->search();

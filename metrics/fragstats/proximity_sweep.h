@@ -16,20 +16,24 @@
 // above and below. A run r of patch P covers, within s, the columns within
 // the largest horizontal gap allowed at their row distance; the union of
 // what P's runs cover is Q's area in P's neighbourhood on that row, and
-// the nearest pair of runs gives h. Once Q's last row is processed, its
-// pairs are complete: each adds a_PQ / h_PQ^2 to P's index, in an order
-// fixed by the rows alone (Q's last row, its runs there, then P), so the
-// sums are the same bits for every tile grid.
+// the nearest pair of runs gives h. A pair is complete once the row reach
+// rows below the lower of the two patches' last rows is processed (no cell
+// of one is within R of the other after it): it then adds a_PQ / h_PQ^2 to
+// P's index, the pairs completed by one row in ascending (Q, P), so the sums
+// are the same bits for every tile grid.
+//
+// The runs of a row are compared on all cores (OpenMP), and their pairs
+// updated there too, sharded by neighbour patch.
 //
 // Memory: the runs of the 2 x reach + 1 rows in the band (16 bytes each) and
-// the pairs whose neighbour patch is open in the band (24 bytes each); the
-// index per patch (8 bytes, paged). Time: per run, a binary search in each
+// the pairs of patches both within reach of the row processed (about 80
+// bytes each, in hash tables); the index per patch (8 bytes, paged). Time: per run, a binary search in each
 // of the band's rows and one step per run of its class within R; it grows
 // with R / h rows times the runs of the class within R of the run.
 // Planar rasters only.
 #include <cstdint>
 #include <map>
-#include <utility>
+#include <unordered_map>
 #include <vector>
 
 #include "paged_array.h"
@@ -67,8 +71,15 @@ class ProximitySweep {
     int32_t x0, x1;  // the columns of the run it covers
     double h2;
   };
+  struct Found {  // what a neighbour's run gives one focal patch
+    uint32_t focal;
+    uint64_t cells;
+    double h2;
+  };
+  void covers_of(const PatchRun& s, int64_t c, std::vector<Cover>& covers, std::vector<Found>& found) const;
   const std::vector<PatchRun>& runs_of(int64_t y) const { return band_[static_cast<size_t>(y % band_.size())]; }
   void process(int64_t c);
+  void complete_pairs(int64_t c);
 
   const PagedArray<uint32_t>& class_of_pid_;
   const PagedArray<uint32_t>& last_row_of_pid_;
@@ -77,8 +88,16 @@ class ProximitySweep {
   std::vector<int64_t> max_gap_;        // [dy]: the largest column gap within R at dy rows
   std::vector<std::vector<PatchRun>> band_;  // runs of rows, ring of 2 x reach + 1, sorted by (class, column)
   int64_t last_row_ = -1, processed_ = -1;
-  std::map<std::pair<uint32_t, uint32_t>, Pair> pairs_;  // (neighbour, focal) -> open pair
-  std::vector<Cover> covers_;                           // one run's covers, reused
+  // The open pairs, sharded by neighbour so that a row's updates (each
+  // commutative: a sum of cells, a minimum) run on all cores.
+  struct Shard {
+    std::unordered_map<uint64_t, Pair> pairs;            // (neighbour << 32) | focal
+    std::map<int64_t, std::vector<uint64_t>> complete;  // row -> the pairs complete once it is processed
+  };
+  static constexpr size_t kShards = 64;
+  std::vector<Shard> shards_;
+  std::vector<uint64_t> done_;  // the pairs a row completes, reused
+  std::vector<std::vector<Found>> found_;               // per run of the row processed, reused
   PagedArray<double> prox_;
 };
 
