@@ -10,9 +10,11 @@
 //   rows alone   cuda only: GYRATE (FRAGSTATS' rule) and CIRCLE's row extents
 //                on patch IDs already on the device (patch_rows_cuda.h),
 //                the results copied back;
-//   PROX 500m, PROX 2km, CONNECT 500m, CONNECT 2km
-//                full + PROX with that search radius (proximity_sweep.h), or
-//                + CONNECT with that threshold distance (connectance_sweep.h).
+//   PROX 500m, PROX 2km, CONNECT 500m, CONNECT 2km, SIMI 500m, SIMI 2km
+//                full + PROX with that search radius (proximity_sweep.h),
+//                + CONNECT with that threshold distance (connectance_sweep.h),
+//                or + PROX and SIMI with similarity 1 within a class and
+//                0.5 between any two (every class pair: SIMI's worst case).
 // Prints the median of --repeat runs per stage and backend (--stages picks some,
 // comma-separated, e.g. "first pass"). See bench/RESULTS.md.
 #include <algorithm>
@@ -39,6 +41,16 @@
 using namespace lsm;
 
 namespace {
+
+// Similarity weights for every Byte class: 1 within a class, 0.5 between two.
+std::shared_ptr<const ClassPairTable> every_class_similar() {
+  auto t = std::make_shared<ClassPairTable>();
+  for (int32_t c = 0; c < 256; ++c) t->codes.push_back(c);
+  for (int32_t a = 0; a < 256; ++a)
+    for (int32_t b = 0; b < 256; ++b) t->d.push_back(a == b ? 1 : 0.5);
+  t->path = "every class similar";
+  return t;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -149,7 +161,8 @@ int main(int argc, char** argv) {
       // "relabel": the second pass labels the raster again (rasters above the
       // in-memory limit of lsm metrics); the other stages keep the scan's labels.
       for (const char* stage : {"first pass", "no ENN", "full", "no ENN relabel", "full relabel", "ENN alone",
-                                "rows alone", "PROX 500m", "PROX 2km", "CONNECT 500m", "CONNECT 2km"}) {
+                                "rows alone", "PROX 500m", "PROX 2km", "CONNECT 500m", "CONNECT 2km", "SIMI 500m",
+                                "SIMI 2km"}) {
         const std::string s = stage;
         if (stages.find("," + s + ",") == std::string::npos) continue;
         if (s == "ENN alone" || s == "rows alone") {
@@ -169,11 +182,13 @@ int main(int argc, char** argv) {
             patches = area_edge_tables(t).patch.rows.size();
           } else {
             RowMetricOptions ro;
-            const bool distance = s.rfind("PROX", 0) == 0 || s.rfind("CONNECT", 0) == 0;
+            const bool simi = s.rfind("SIMI", 0) == 0;
+            const bool distance = s.rfind("PROX", 0) == 0 || s.rfind("CONNECT", 0) == 0 || simi;
             ro.want_enn = s.rfind("full", 0) == 0 || distance;
             ro.counter = counter.get();
             const double metres = s.find("2km") != std::string::npos ? 2000 : 500;
-            if (s.rfind("PROX", 0) == 0) ro.search_radius_m = metres;
+            if (s.rfind("PROX", 0) == 0 || simi) ro.search_radius_m = metres;
+            if (simi) ro.similarity = every_class_similar();
             if (s.rfind("CONNECT", 0) == 0) ro.threshold_m = metres;
             const PatchRowResults rows = compute_patch_row_metrics(raster, *labeler, t, ro);
             const FragstatsMetrics m = compute_fragstats_metrics(t, rows, MetricOptions{});

@@ -19,6 +19,8 @@
 # "distances" PROX and CONNECT at 500 m and 2 km against the full set on the
 # 47 Mpx bern_valais and 400 Mpx zion mirror mosaics (zion_1073x1359.raw.gz,
 # 31.5 m cells; CPU, peak memory per stage);
+# "simi" SIMI (every class pair similar) at 500 m and 2 km on the 47 Mpx
+# mosaic, at 500 m on the 400 Mpx one (stopped after 5 minutes);
 # LSM_TARGETS builds only those targets (e.g. lsm_bench_metrics);
 # "guard" runs "stream" and "fullset" and compares their figures with
 # bench/device_baseline.json (bench/device_guard.py: LSM_COMMIT names the
@@ -93,6 +95,17 @@ if [[ $STEPS == *distances* ]]; then  # PROX and CONNECT against the full set: 4
     /usr/bin/time -f "peak %M KB" build-dev/bench/lsm_bench_metrics --raw /tmp/zion.raw --width 1073 --height 1359 \
       --nodata 255 --cell 31.53 --mosaic 20000 20000 --backends cpu --stages "$stage" --repeat 1 2>&1 | tee -a "$OUT/distances.log"
   done
+fi
+if [[ $STEPS == *simi* ]]; then  # SIMI with every class pair similar, on the same mosaics (zion: 5 minutes at most)
+  gunzip -c .devdata/bv_2mpx.raw.gz >/tmp/bv_2mpx.raw
+  gunzip -c .devdata/zion_1073x1359.raw.gz >/tmp/zion.raw
+  for stage in "SIMI 500m" "SIMI 2km"; do
+    /usr/bin/time -f "peak %M KB" build-dev/bench/lsm_bench_metrics --raw /tmp/bv_2mpx.raw --width 1319 --height 1640 \
+      --nodata 255 --cell 100 --mosaic 5741 8190 --backends cpu --stages "$stage" --repeat 1 2>&1 | tee -a "$OUT/simi.log"
+  done
+  timeout 300 /usr/bin/time -f "peak %M KB" build-dev/bench/lsm_bench_metrics --raw /tmp/zion.raw --width 1073 \
+    --height 1359 --nodata 255 --cell 31.53 --mosaic 20000 20000 --backends cpu --stages "SIMI 500m" --repeat 1 2>&1 |
+    tee -a "$OUT/simi.log"
 fi
 if [[ $STEPS == *fullset* ]]; then  # the full FRAGSTATS set on the 47 Mpx bern_valais and augusta mosaics, in memory
   for name in bv_47mpx:100 augusta_47mpx:30; do

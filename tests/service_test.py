@@ -518,9 +518,9 @@ def window_process(base, data, tmp):
     check("window: every band and cell as the CLI's", sums(remote.stdout) and sums(remote.stdout) == sums(mine.stdout),
           (sums(remote.stdout)[:4], sums(mine.stdout)[:4]))
     status, headers, body = request("POST", base + "/processes/window/execution",
-                                    {"inputs": {"input": "landcover/sample.tif", "metrics": "SIMI_MN", "window-cells": 5}})
+                                    {"inputs": {"input": "landcover/sample.tif", "metrics": "GISFRAG", "window-cells": 5}})
     check("window: a metric lsm does not compute is a 400 that says so",
-          status == 400 and b"SIMI_MN is a FRAGSTATS metric that lsm does not compute yet" in body, (status, body[:300]))
+          status == 400 and b"GISFRAG is a FRAGSTATS metric that lsm does not compute yet" in body, (status, body[:300]))
 
 
 def zonal_process(base, data, tmp):

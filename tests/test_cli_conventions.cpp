@@ -115,15 +115,18 @@ TEST_F(CliConventions, MetricsNotComputedYetAreSaidSo) {
   const auto before = files();
   expect_clean_failure(run_lsm(run + " --metrics PROX_MN"),
                        "PROX needs FRAGSTATS' search radius (--search-radius METRES)", before);
-  expect_clean_failure(run_lsm(run + " --metrics PROX --search-radius 0"), "the search radius must be more than 0 m",
+  expect_clean_failure(run_lsm(run + " --metrics PROX --search-radius 0"), "--search-radius must be more than 0 m",
                        before);
+  expect_clean_failure(run_lsm(run + " --metrics ca,GISFRAG"),
+                       "GISFRAG is a FRAGSTATS metric that lsm does not compute yet", before);
   expect_clean_failure(run_lsm(run + " --metrics ca,SIMI_MN"),
-                       "SIMI_MN is a FRAGSTATS metric that lsm does not compute yet (it needs a similarity table and a "
-                       "search radius)", before);
+                       "SIMI needs FRAGSTATS' search radius (--search-radius METRES)", before);
+  expect_clean_failure(run_lsm(run + " --metrics SIMI --search-radius 500"),
+                       "SIMI needs FRAGSTATS' similarity weights (--similarity-table FILE.fsq)", before);
   expect_clean_failure(run_lsm(run + " --metrics ca,CONNECT"),
                        "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)", before);
   expect_clean_failure(run_lsm(run + " --metrics CONNECT --threshold-distance 0"),
-                       "the threshold distance must be more than 0 m", before);
+                       "--threshold-distance must be more than 0 m", before);
   // A metric that needs a table asked for without it: said so, nothing written.
   expect_clean_failure(run_lsm(run + " --metrics ca,cwed"),
                        "CWED needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", before);
@@ -196,7 +199,7 @@ TEST_F(CliConventions, ContrastTablesGiveCwedAndTeci) {
 // --threshold-distance gives CONNECT in the class and landscape tables,
 // --search-radius every patch's PROX and its distributions (geographic
 // rasters are refused: test_geographic.cpp).
-TEST_F(CliConventions, DistancesGiveConnectAndProx) {
+TEST_F(CliConventions, DistancesGiveConnectProxAndSimi) {
   const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";
   const CliRun r = run_lsm("metrics " + sample + " --output " + path("c") + " --metrics NP,CONNECT --threshold-distance 100 -q");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -213,6 +216,37 @@ TEST_F(CliConventions, DistancesGiveConnectAndProx) {
                        "PROX needs FRAGSTATS' search radius (--search-radius METRES)", files());
   const CliRun pm = run_lsm("patchmetric " + sample + " " + path("prox.tif") + " --metric PROX --search-radius 200 -q");
   EXPECT_EQ(pm.code, 0) << pm.err;
+  // SIMI with FRAGSTATS' .fsq: weights 1 for a class itself and 0 for every
+  // other give PROX exactly; weights 1 everywhere count every class too.
+  const auto prox_and_simi = [&](const std::string& weights) {
+    std::ofstream(path("w.fsq")) << "FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2, 3, 4, 5)\n" << weights;
+    const CliRun s = run_lsm("metrics " + sample + " --output " + path("s") +
+                             " --metrics PROX_MN,SIMI_MN --search-radius 200 --similarity-table " + path("w.fsq") + " -q");
+    EXPECT_EQ(s.code, 0) << s.err;
+    std::ifstream in(path("s.land.csv"));
+    std::string header, values;
+    std::getline(in, header);
+    std::getline(in, values);
+    EXPECT_EQ(header, "PROX_MN,SIMI_MN");
+    const size_t comma = values.rfind(',');
+    return std::pair{std::stod(values.substr(values.rfind(',', comma - 1) + 1)), std::stod(values.substr(comma + 1))};
+  };
+  const auto [prox_alone, simi_alone] = prox_and_simi("1,0,0,0,0\n0,1,0,0,0\n0,0,1,0,0\n0,0,0,1,0\n0,0,0,0,1\n");
+  EXPECT_EQ(prox_alone, prox_mn);
+  EXPECT_EQ(simi_alone, prox_mn);
+  const auto [prox_again, simi_all] = prox_and_simi("1,1,1,1,1\n1,1,1,1,1\n1,1,1,1,1\n1,1,1,1,1\n1,1,1,1,1\n");
+  EXPECT_EQ(prox_again, prox_mn);
+  EXPECT_GT(simi_all, 2 * prox_mn);  // every patch is beside others of other classes, 1 cell away
+  std::ofstream(path("short.fsq")) << "FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2)\n1,0\n0,1\n";
+  const auto before = files();
+  expect_clean_failure(run_lsm("metrics " + sample + " --output " + path("t") + " --metrics SIMI --search-radius 200 "
+                               "--similarity-table " + path("short.fsq")),
+                       "the similarity file '" + path("short.fsq") + "' lists no class 3, which is in the raster", before);
+  expect_clean_failure(run_lsm("patchmetric " + sample + " " + path("simi.tif") + " --metric SIMI --search-radius 200"),
+                       "SIMI needs FRAGSTATS' similarity weights (--similarity-table FILE.fsq)", before);
+  const CliRun sm = run_lsm("patchmetric " + sample + " " + path("simi.tif") + " --metric SIMI --search-radius 200 "
+                            "--similarity-table " + path("w.fsq") + " -q");
+  EXPECT_EQ(sm.code, 0) << sm.err;
 }
 
 // `--list-metrics` prints the catalogue: one line per acronym with its name,
@@ -244,10 +278,12 @@ TEST_F(CliConventions, ListMetricsPrintsTheCatalogue) {
             std::string::npos)
       << r.out;
   // After a blank line, the metrics known but not computed yet, with what they need.
-  EXPECT_NE(r.out.find("\n\nNot computed yet (asking for one says so):\nSIMI       FRAGSTATS; needs a similarity table and a search radius\n"),
+  EXPECT_NE(r.out.find("\n\nNot computed yet (asking for one says so):\nGISFRAG    FRAGSTATS\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nSIMI       Similarity index                           patch; _MN _AM _MD _RA _SD _CV at class "
+                       "and landscape · isolation · needs --search-radius and --similarity-table\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("\nGISFRAG    FRAGSTATS\n"), std::string::npos) << r.out;
   EXPECT_NE(run_lsm("metrics --help").out.find("--list-metrics"), std::string::npos);
 }
 

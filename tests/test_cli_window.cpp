@@ -112,7 +112,7 @@ TEST_F(CliWindow, BadInputIsRefusedBeforeAnyOutput) {
   expect_clean_failure(run_lsm(run + " --metrics SHDI --window-cells 4"), "--window-cells must be odd for a square window", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDI --window-cells 301"), "is larger than the raster (400 x 300)", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDII --window-cells 5"), "did you mean SHDI?", before);
-  expect_clean_failure(run_lsm(run + " --metrics SIMI_MN --window-cells 5"), "SIMI_MN is a FRAGSTATS metric that lsm does not compute yet", before);
+  expect_clean_failure(run_lsm(run + " --metrics GISFRAG --window-cells 5"), "GISFRAG is a FRAGSTATS metric that lsm does not compute yet", before);
   expect_clean_failure(run_lsm(run + " --metrics PROX_MN --window-cells 5"),
                        "PROX_MN is a landscape metric that moving windows do not compute yet", before);
   expect_clean_failure(run_lsm(run + " --metrics PLAND --level land --window-cells 5"), "PLAND is not a landscape metric", before);

@@ -1,5 +1,5 @@
 // FRAGSTATS' contrast metrics CWED and TECI (FRAGSTATS 4.2, "Contrast
-// metrics") from edge contrast weight files (.fce, contrast_table.h): the
+// metrics") from edge contrast weight files (.fce, class_pair_table.h): the
 // file format and its errors, a hand grid worked out below, and random
 // grids against a brute-force sum over every cell side.
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "contrast_table.h"
+#include "class_pair_table.h"
 #include "error.h"
 #include "landscape_job.h"
 #include "memory_raster.h"
@@ -54,7 +54,7 @@ class ContrastFiles : public ::testing::Test {
 
 TEST_F(ContrastFiles, ReadsFragstatsTables) {
   // Comments, Windows line ends, spaces, a numeric list.
-  const ContrastTable t = read_contrast_table(
+  const ClassPairTable t = read_contrast_table(
       file("FSQ_TABLE\r\n# land cover\r\nCLASS_LIST_NUMERIC(11, 21, 999)\r\n0, 0.5, 1\r\n0.5, 0, 0.25\r\n1,0.25,0\r\n"));
   ASSERT_EQ(t.codes, (std::vector<int32_t>{11, 21, 999}));
   EXPECT_EQ(t.weight(11, 21), 0.5);
@@ -63,7 +63,7 @@ TEST_F(ContrastFiles, ReadsFragstatsTables) {
   EXPECT_TRUE(t.lists(999));
   EXPECT_FALSE(t.lists(1));
   // Names of the class descriptor file, in the list's order (not the codes').
-  const ContrastTable named = read_contrast_table(file("FSQ_TABLE\nCLASS_LIST_LITERAL(forest, water)\n0,0.7\n0.7,0\n"),
+  const ClassPairTable named = read_contrast_table(file("FSQ_TABLE\nCLASS_LIST_LITERAL(forest, water)\n0,0.7\n0.7,0\n"),
                                                   {{1, "water"}, {2, "forest"}});
   EXPECT_EQ(named.codes, (std::vector<int32_t>{2, 1}));
   EXPECT_EQ(named.weight(1, 2), 0.7);
@@ -88,6 +88,30 @@ TEST_F(ContrastFiles, BadTablesNameTheFileAndLine) {
   EXPECT_EQ(error(""), "' is empty: expected FSQ_TABLE, a class list and the weights");
 }
 
+// Similarity weight files (.fsq) share the format; d_ik may differ from
+// d_ki (row: the focal patch's class) and the diagonal is read.
+TEST_F(ContrastFiles, ReadsSimilarityTables) {
+  const ClassPairTable t = read_similarity_table(file("FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2)\n1, 0.5\n0.25, 0.75\n"));
+  EXPECT_EQ(t.weight(1, 1), 1);
+  EXPECT_EQ(t.weight(1, 2), 0.5);
+  EXPECT_EQ(t.weight(2, 1), 0.25);
+  EXPECT_EQ(t.weight(2, 2), 0.75);
+  const std::string bad = file("FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2)\n1,2\n0,1\n");
+  try {
+    read_similarity_table(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), bad + ":3: '2' is not a similarity weight (a number from 0 to 1)");
+  }
+  const std::string headless = file("CLASS_LIST_NUMERIC(1)\n1\n");
+  try {
+    read_similarity_table(headless);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), headless + ":1: expected FSQ_TABLE, the first line of a FRAGSTATS similarity file");
+  }
+}
+
 // The landscape job's patch, class and landscape tables for `cells` with `table`.
 struct Tables {
   MetricTable patch, cls, land;
@@ -109,7 +133,7 @@ struct Tables {
 };
 
 Tables tables(const std::vector<int32_t>& cells, int64_t width, int64_t height, double cell,
-              std::shared_ptr<const ContrastTable> table, std::set<int32_t> background = {},
+              std::shared_ptr<const ClassPairTable> table, std::set<int32_t> background = {},
               NeighbourRule rule = NeighbourRule::Eight, int64_t tile = 0, double cell_height = 0) {
   MemoryClassRaster raster(width, height, cells, cell, cell_height > 0 ? cell_height : cell);
   LandscapeJobOptions o;
@@ -130,7 +154,7 @@ TEST_F(ContrastFiles, HandGrid) {
   // boundary (100 m): class 1 five sides (50 m), class 2 four (40 m),
   // class 3 one (10 m).
   const std::vector<int32_t> cells{1, 1, 2, 1, 3, 2};
-  auto table = std::make_shared<const ContrastTable>(read_contrast_table(
+  auto table = std::make_shared<const ClassPairTable>(read_contrast_table(
       file("FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2, 3, 999)\n0,0.5,1,0\n0.5,0,0.25,1\n1,0.25,0,0.5\n0,1,0.5,0\n")));
   const Tables t = tables(cells, 3, 2, 10, table);
   // No background: the boundary takes class 999's weights.
@@ -177,7 +201,7 @@ TEST_F(ContrastFiles, EdgeContrastIndexOfEachPatchOnAHandGrid) {
   //   1 1 2
   //   1 3 2
   const std::vector<int32_t> cells{1, 1, 2, 1, 3, 2};
-  auto table = std::make_shared<const ContrastTable>(read_contrast_table(
+  auto table = std::make_shared<const ClassPairTable>(read_contrast_table(
       file("FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2, 3, 999)\n0,0.5,1,0\n0.5,0,0.25,1\n1,0.25,0,0.5\n0,1,0.5,0\n")));
   const Tables t = tables(cells, 3, 2, 10, table);
   // ECON = sum of p_ijk d_ik over the perimeter p_ij, x 100; the boundary
@@ -209,7 +233,7 @@ TEST_F(ContrastFiles, EdgeContrastIndexOfEachPatchOnAHandGrid) {
   EXPECT_NEAR(b.land_value("ECON_MN"), (93.75 + 17.5 / 60 * 100) / 2, 1e-12);
 
   // Every side of maximum contrast: exactly 100 (the weights' sums are whole).
-  auto ones = std::make_shared<const ContrastTable>(read_contrast_table(
+  auto ones = std::make_shared<const ClassPairTable>(read_contrast_table(
       file("FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2, 3, 999)\n0,1,1,1\n1,0,1,1\n1,1,0,1\n1,1,1,0\n")));
   const Tables all = tables(cells, 3, 2, 10, ones);
   for (uint32_t pid = 1; pid <= 3; ++pid) EXPECT_EQ(all.patch_value(pid, "ECON"), 100) << pid;
@@ -217,7 +241,7 @@ TEST_F(ContrastFiles, EdgeContrastIndexOfEachPatchOnAHandGrid) {
 
 TEST_F(ContrastFiles, ClassesTheTableLacksAreRefused) {
   const std::vector<int32_t> cells{1, 1, 2, 1, 3, 2};
-  auto no_three = std::make_shared<const ContrastTable>(
+  auto no_three = std::make_shared<const ClassPairTable>(
       read_contrast_table(file("FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2, 999)\n0,0.5,0\n0.5,0,1\n0,1,0\n")));
   try {
     tables(cells, 3, 2, 10, no_three);
@@ -225,7 +249,7 @@ TEST_F(ContrastFiles, ClassesTheTableLacksAreRefused) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("lists no class 3, which is in the raster"), std::string::npos) << e.what();
   }
-  auto no_background = std::make_shared<const ContrastTable>(
+  auto no_background = std::make_shared<const ClassPairTable>(
       read_contrast_table(file("FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2, 3)\n0,0.5,1\n0.5,0,1\n1,1,0\n")));
   try {
     tables(cells, 3, 2, 10, no_background);
@@ -259,7 +283,7 @@ TEST_F(ContrastFiles, RandomGridsEqualABruteForceWalkOverEverySide) {
   std::mt19937 rng(50);
   const std::vector<int32_t> codes{1, 2, 3, 4};
   std::map<std::pair<int32_t, int32_t>, double> d;
-  auto table = std::make_shared<const ContrastTable>(read_contrast_table(file(random_weights(rng, 100, d))));
+  auto table = std::make_shared<const ClassPairTable>(read_contrast_table(file(random_weights(rng, 100, d))));
   std::uniform_int_distribution<int> pick(0, 4), percent(0, 99);
   for (int trial = 0; trial < 4; ++trial) {
     const int64_t w = 13 + trial, h = 9 + trial;
@@ -330,7 +354,7 @@ TEST_F(ContrastFiles, RandomGridsEqualABruteForceWalkOverEverySide) {
 TEST_F(ContrastFiles, EdgeContrastIndexEqualsABruteForceWalkOverEveryPatch) {
   std::mt19937 rng(52);
   std::map<std::pair<int32_t, int32_t>, double> d;
-  auto table = std::make_shared<const ContrastTable>(read_contrast_table(file(random_weights(rng, 1000, d))));
+  auto table = std::make_shared<const ClassPairTable>(read_contrast_table(file(random_weights(rng, 1000, d))));
   std::uniform_int_distribution<int> pick(1, 4), percent(0, 99);
   for (int trial = 0; trial < 6; ++trial) {
     const int64_t w = 17 + 3 * trial, h = 11 + 2 * trial;

@@ -282,7 +282,7 @@ TEST(LandscapeJob, SecondPassStagesFollowTheirPlan) {
   EXPECT_EQ(p.enn, StageRun::Skipped);
   // Edge contrast weights (codes 0..5 and the boundary's 999, symmetric):
   // ECON's weighted perimeters, row by row.
-  auto weights = std::make_shared<ContrastTable>();
+  auto weights = std::make_shared<ClassPairTable>();
   weights->codes = {0, 1, 2, 3, 4, 5, 999};
   for (int32_t a : weights->codes)
     for (int32_t b : weights->codes) weights->d.push_back(((a % 13 + 1) * (b % 13 + 1) % 7) / 7.0);
@@ -290,6 +290,7 @@ TEST(LandscapeJob, SecondPassStagesFollowTheirPlan) {
   contrast.contrast = weights;
   contrast.threshold_m = 75;      // and CONNECT's joined pairs
   contrast.search_radius_m = 95;  // and PROX
+  contrast.similarity = weights;  // and SIMI (the same weights read as similarities)
   EXPECT_EQ(plan_second_pass(kept, contrast, false).contrast, StageRun::Rows);
   EXPECT_EQ(plan_second_pass(kept, contrast, false).connectance, StageRun::Rows);
   EXPECT_EQ(plan_second_pass(kept, contrast, false).proximity, StageRun::Rows);
@@ -322,6 +323,8 @@ TEST(LandscapeJob, SecondPassStagesFollowTheirPlan) {
       EXPECT_EQ(r.joinings.empty(), !options.threshold_m);
       ASSERT_EQ(r.proximity.size(), options.search_radius_m ? r.patches.size() : 0);
       for (size_t i = 0; i < r.proximity.size(); ++i) ASSERT_EQ(r.proximity[i], reference.proximity[i]) << i;
+      ASSERT_EQ(r.similarity.size(), options.similarity ? r.patches.size() : 0);
+      for (size_t i = 0; i < r.similarity.size(); ++i) ASSERT_EQ(r.similarity[i], reference.similarity[i]) << i;
       for (size_t i = 0; i < r.contrast.size(); ++i) {
         ASSERT_EQ(r.contrast[i].weights_h, reference.contrast[i].weights_h) << i;
         ASSERT_EQ(r.contrast[i].weights_v, reference.contrast[i].weights_v) << i;

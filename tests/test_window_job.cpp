@@ -287,9 +287,12 @@ TEST(WindowJob, BadOptionsAreRefusedWithTheReason) {
   WindowJobOptions o;
   o.shape = square_window(1);
   EXPECT_EQ(message(o), "a moving window needs at least one metric");
-  o.landscape_metrics = {"SIMI_MN"};  // computed nowhere yet
-  EXPECT_EQ(message(o), "SIMI_MN is a FRAGSTATS metric that lsm does not compute yet (it needs a similarity table and "
-                        "a search radius)");
+  o.landscape_metrics = {"GISFRAG"};  // computed nowhere yet
+  EXPECT_EQ(message(o), "GISFRAG is a FRAGSTATS metric that lsm does not compute yet");
+  o.landscape_metrics = {"SIMI_MN"};  // computed by the landscape job, not in windows yet
+  EXPECT_EQ(message(o).rfind("SIMI_MN is a landscape metric that moving windows do not compute yet (they compute TA,", 0),
+            0u)
+      << message(o);
   o.landscape_metrics = {"PROX_MN"};  // computed by the landscape job, not in windows yet
   EXPECT_EQ(message(o).rfind("PROX_MN is a landscape metric that moving windows do not compute yet (they compute TA,", 0),
             0u)

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "contrast_table.h"
+#include "class_pair_table.h"
 #include "landscape_job.h"
 #include "memory_raster.h"
 #include "window_job.h"
@@ -131,11 +131,11 @@ inline void expect_equal_to_cut_out_windows(const std::vector<int32_t>& cells, i
 // Edge contrast weights for every class of `cells` and FRAGSTATS'
 // background value 999 (symmetric, 0 on the diagonal, tenths from a fixed
 // rule), so that CWED and TECI run among every metric.
-inline std::shared_ptr<const ContrastTable> contrast_table_for(const std::vector<int32_t>& cells) {
+inline std::shared_ptr<const ClassPairTable> contrast_table_for(const std::vector<int32_t>& cells) {
   std::set<int32_t> codes(cells.begin(), cells.end());
   codes.erase(kNoClass);
   codes.insert(kFragstatsBackgroundValue);
-  auto t = std::make_shared<ContrastTable>();
+  auto t = std::make_shared<ClassPairTable>();
   t->codes.assign(codes.begin(), codes.end());
   t->path = "the test's weights";
   const size_t n = t->codes.size();

@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "common_parameters.h"
-#include "contrast_table.h"
+#include "class_pair_table.h"
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "geotiff_output.h"
@@ -117,7 +117,7 @@ OperationSpec patchmetric_spec() {
                       throw Error(ErrorKind::BadInput, "'" + value + "' is not a patch metric (expected one of " + list + ")");
                   }),
               edge_depth_parameter(), edge_distance_parameter(), contrast_table_parameter(),
-              search_radius_parameter()},
+              search_radius_parameter(), similarity_table_parameter()},
              patch_parameters()),
       raster_output_parameters());
   s.serving.shape_before_run = [](const ParameterValues& v) {
@@ -155,10 +155,10 @@ void run_patchmetric(const ParameterValues& v, const RunContext& context) {
   // the scan's records alone, without the second pass.
   job.selection = MetricSelection(metric);
   if (v.given("contrast-table"))
-    job.contrast = std::make_shared<const ContrastTable>(read_contrast_table(v.text("contrast-table")));
+    job.contrast = std::make_shared<const ClassPairTable>(read_contrast_table(v.text("contrast-table")));
   if (metric == "ECON" && !job.contrast)  // else a raster of N/A: refused before anything is read or written
     throw Error(ErrorKind::BadInput, "ECON needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
-  set_search_radius(v, job);
+  set_proximity_inputs(v, job);
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
   use_given_nodata(source, v);
   source.require_measurable_cells();

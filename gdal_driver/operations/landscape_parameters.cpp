@@ -4,7 +4,7 @@
 
 #include "class_descriptors.h"
 #include "common_parameters.h"
-#include "contrast_table.h"
+#include "class_pair_table.h"
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "metric_catalogue.h"
@@ -93,18 +93,41 @@ std::vector<ParameterSpec> table_analysis_parameters() {
                   .with_default("fragstats"),
               core_areas_parameter()},
              landscape_definition_parameters()),
-      {contrast_table_parameter(), search_radius_parameter(),
-       number("threshold-distance", "FRAGSTATS' threshold distance of CONNECT: two patches of a class are joined "
-                                    "when their edge-to-edge distance (cell centre to cell centre) is at most this")
-           .at_least(0)
-           .at_most(1e9)
-           .in("m")
-           .titled("Threshold distance (CONNECT)"),
-       integer("max-classes", "refuse rasters with more classes than this")
+      joined(auxiliary_input_parameters(),
+             {integer("max-classes", "refuse rasters with more classes than this")
            .with_default("1000")
            .at_least(1)
            .at_most(1000000)
-           .technical()});
+           .technical()}));
+}
+
+std::vector<ParameterSpec> auxiliary_input_parameters() {
+  return {contrast_table_parameter(), search_radius_parameter(), similarity_table_parameter(),
+          number("threshold-distance", "FRAGSTATS' threshold distance of CONNECT: two patches of a class are joined "
+                                       "when their edge-to-edge distance (cell centre to cell centre) is at most this")
+              .at_least(0)
+              .at_most(1e9)
+              .in("m")
+              .titled("Threshold distance (CONNECT)")};
+}
+
+void set_auxiliary_inputs(const ParameterValues& v, LandscapeJobOptions& job,
+                          const std::map<int32_t, std::string>& class_names) {
+  const bool named = !job.selection.all();  // asked for by name: empty columns would read as a failure
+  if (v.given("contrast-table"))
+    job.contrast = std::make_shared<const ClassPairTable>(read_contrast_table(v.text("contrast-table"), class_names));
+  else if (named)
+    for (const char* contrast : {"CWED", "TECI", "ECON"})
+      if (job.selection.wants_patch_metric(contrast))
+        throw Error(ErrorKind::BadInput,
+                    std::string(contrast) + " needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
+  if (v.given("threshold-distance")) {
+    if (!(v.number("threshold-distance") > 0)) v.fail("threshold-distance", "must be more than 0 m");
+    job.threshold_distance = v.number("threshold-distance");
+  } else if (named && job.selection.selects("CONNECT")) {
+    throw Error(ErrorKind::BadInput, "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)");
+  }
+  set_proximity_inputs(v, job, class_names);
 }
 
 ParameterSpec contrast_table_parameter() {
@@ -119,21 +142,40 @@ ParameterSpec contrast_table_parameter() {
 }
 
 ParameterSpec search_radius_parameter() {
-  return number("search-radius", "FRAGSTATS' search radius of PROX: the patches of a patch's class whose edge-to-edge "
-                                 "distance (cell centre to cell centre) is at most this are its neighbours")
+  return number("search-radius", "FRAGSTATS' search radius of PROX and SIMI: the patches whose edge-to-edge "
+                                 "distance (cell centre to cell centre) to a patch is at most this are its neighbours")
       .at_least(0)
       .at_most(1e9)
       .in("m")
-      .titled("Search radius (PROX)");
+      .titled("Search radius (PROX, SIMI)");
 }
 
-void set_search_radius(const ParameterValues& v, LandscapeJobOptions& job) {
+ParameterSpec similarity_table_parameter() {
+  return text("similarity-table", "FRAGSTATS similarity weight file (.fsq: FSQ_TABLE, the class list, a matrix of "
+                                  "weights 0..1, row = the focal patch's class), for SIMI with --search-radius")
+      .titled("Similarity weights")
+      .with_metavar("FILE")
+      .naming(PathKind::File)
+      .trusted()
+      .only(kCommandLine);
+}
+
+void set_proximity_inputs(const ParameterValues& v, LandscapeJobOptions& job,
+                          const std::map<int32_t, std::string>& class_names) {
+  const bool named = !job.selection.all();  // asked for by name: empty columns would read as a failure
   if (v.given("search-radius")) {
-    if (!(v.number("search-radius") > 0)) v.fail("search-radius", "the search radius must be more than 0 m");
+    if (!(v.number("search-radius") > 0)) v.fail("search-radius", "must be more than 0 m");
     job.search_radius = v.number("search-radius");
-  } else if (!job.selection.all() && job.selection.wants_patch_metric("PROX")) {
-    throw Error(ErrorKind::BadInput, "PROX needs FRAGSTATS' search radius (--search-radius METRES)");
+  } else {
+    for (const char* metric : {"PROX", "SIMI"})
+      if (named && job.selection.wants_patch_metric(metric))
+        throw Error(ErrorKind::BadInput, std::string(metric) + " needs FRAGSTATS' search radius (--search-radius METRES)");
   }
+  if (v.given("similarity-table"))
+    job.similarity =
+        std::make_shared<const ClassPairTable>(read_similarity_table(v.text("similarity-table"), class_names));
+  else if (named && job.selection.wants_patch_metric("SIMI"))
+    throw Error(ErrorKind::BadInput, "SIMI needs FRAGSTATS' similarity weights (--similarity-table FILE.fsq)");
 }
 
 ParameterSpec class_descriptors_parameter() {
@@ -150,11 +192,6 @@ LandscapeJobOptions table_job_options(const ParameterValues& v, const RunContext
                                       const ClassDescriptors& descriptors, const std::string& input) {
   LandscapeJobOptions job = landscape_job_options(v, context);
   if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
-  if (v.given("metrics") && !v.given("contrast-table"))  // asked for by name: empty columns would read as a failure
-    for (const char* contrast : {"CWED", "TECI", "ECON"})
-      if (!job.selection.all() && job.selection.wants_patch_metric(contrast))
-        throw Error(ErrorKind::BadInput,
-                    std::string(contrast) + " needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
   // --background wins over the descriptor file's IsBackground classes.
   job.background = v.given("background") ? std::set<int32_t>{static_cast<int32_t>(v.integer("background"))}
                                          : descriptors.background;
@@ -164,16 +201,7 @@ LandscapeJobOptions table_job_options(const ParameterValues& v, const RunContext
   job.gyrate = parse_gyrate_rule(v.text("gyrate"));
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
   job.after_scan = class_count_check(v, input);
-  if (v.given("contrast-table"))
-    job.contrast = std::make_shared<const ContrastTable>(read_contrast_table(v.text("contrast-table"), descriptors.names));
-  if (v.given("threshold-distance")) {
-    if (!(v.number("threshold-distance") > 0))
-      v.fail("threshold-distance", "the threshold distance must be more than 0 m");
-    job.threshold_distance = v.number("threshold-distance");
-  } else if (v.given("metrics") && !job.selection.all() && job.selection.selects("CONNECT")) {
-    throw Error(ErrorKind::BadInput, "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)");
-  }
-  set_search_radius(v, job);
+  set_auxiliary_inputs(v, job, descriptors.names);
   return job;
 }
 

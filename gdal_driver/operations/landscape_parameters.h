@@ -3,6 +3,7 @@
 // patches) share: their values as job options, the class-count limit, and
 // the note on how a raster's cells are measured.
 #include <functional>
+#include <map>
 #include <string>
 
 #include "landscape_job.h"
@@ -49,18 +50,36 @@ ParameterSpec core_areas_parameter();
 void set_edge_depth(const ParameterValues& values, LandscapeJobOptions& job);
 /// What the tables of a landscape are computed with: metrics, edge-depth,
 /// edge-distance, gyrate, core-areas, background, boundary-edge,
-/// max-richness, contrast-table, search-radius, threshold-distance,
+/// max-richness, contrast-table, search-radius, similarity-table, threshold-distance,
 /// max-classes (in that order). `metrics` and the in-memory landscape
 /// (landscape_tables.h) declare them alike.
 std::vector<ParameterSpec> table_analysis_parameters();
+/// The inputs of the metrics that take a FRAGSTATS table or distance:
+/// contrast-table, search-radius, similarity-table, threshold-distance.
+std::vector<ParameterSpec> auxiliary_input_parameters();
+/// Sets job.contrast, job.threshold_distance, job.search_radius and
+/// job.similarity from auxiliary_input_parameters()' values (class names of
+/// CLASS_LIST_LITERAL looked up in `class_names`); throws
+/// lsm::Error(BadInput) for a bad table or distance, or when job.selection
+/// names a metric without its input (CWED, TECI, ECON without the contrast
+/// table; CONNECT without the threshold distance; set_proximity_inputs()).
+void set_auxiliary_inputs(const ParameterValues& values, LandscapeJobOptions& job,
+                          const std::map<int32_t, std::string>& class_names = {});
 /// contrast-table: a FRAGSTATS edge contrast weight file (.fce) for CWED,
 /// TECI and ECON; a path of the machine that runs it (trusted).
 ParameterSpec contrast_table_parameter();
-/// --search-radius (m), PROX's.
+/// --search-radius (m), PROX's and SIMI's.
 ParameterSpec search_radius_parameter();
-/// Sets job.search_radius from --search-radius; throws lsm::Error(BadInput)
-/// for a radius <= 0, or when job.selection names PROX without one.
-void set_search_radius(const ParameterValues& values, LandscapeJobOptions& job);
+/// similarity-table: a FRAGSTATS similarity weight file (.fsq) for SIMI; a
+/// path of the machine that runs it (trusted).
+ParameterSpec similarity_table_parameter();
+/// Sets job.search_radius and job.similarity from --search-radius and
+/// --similarity-table (CLASS_LIST_LITERAL names looked up in
+/// `class_names`); throws lsm::Error(BadInput) for a radius <= 0, a bad
+/// table (read_similarity_table()), or when job.selection names PROX or
+/// SIMI without the radius, or SIMI without the table.
+void set_proximity_inputs(const ParameterValues& values, LandscapeJobOptions& job,
+                          const std::map<int32_t, std::string>& class_names = {});
 /// class-descriptors: a FRAGSTATS class descriptor file (names, disabled and
 /// background classes); a path of the machine that runs it (trusted).
 ParameterSpec class_descriptors_parameter();

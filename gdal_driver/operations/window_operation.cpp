@@ -22,7 +22,7 @@
 #include "landscape_parameters.h"
 #include "metric_catalogue.h"
 #include "operations.h"
-#include "contrast_table.h"
+#include "class_pair_table.h"
 #include "window_job.h"
 
 namespace lsm::ops {
@@ -236,7 +236,7 @@ WindowJobOptions window_job_options(const ParameterValues& v, const RunContext& 
   set_edge_depth(v, depth);
   job.edge_depth = edge_depth_cells(info, depth);
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
-  if (v.given("contrast-table")) job.contrast = std::make_shared<const ContrastTable>(read_contrast_table(v.text("contrast-table")));
+  if (v.given("contrast-table")) job.contrast = std::make_shared<const ClassPairTable>(read_contrast_table(v.text("contrast-table")));
   const bool circle = v.text("window-shape") == "circle";
   if (v.given("window-cells")) {
     const int64_t n = v.integer("window-cells");

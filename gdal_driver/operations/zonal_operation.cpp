@@ -96,7 +96,7 @@ OperationSpec zonal_spec() {
               .one_of_labelled({{"fragstats", "one column per metric"}, {"tidy", "one row per value"}})
               .with_default("fragstats"),
       },
-      landscape_definition_parameters()),
+      joined(landscape_definition_parameters(), auxiliary_input_parameters())),
       patch_parameters());
   s.rules = {one_of_the_two("zones", "grid"), requires_also("buffer", "zones"), excludes("zone-field", "grid")};
   return s;
@@ -110,6 +110,7 @@ void run_zonal(const ParameterValues& v, const RunContext& context) {
   LandscapeJobOptions job = landscape_job_options(v, context);
   if (v.given("metrics")) job.selection = MetricSelection(v.text("metrics"));
   set_landscape_definition(v, job);
+  set_auxiliary_inputs(v, job);
   if (levels.patch && !job.selection.selects_at(kPatchLevel)) levels.patch = false;
   if (levels.cls && !job.selection.selects_at(kClassLevel)) levels.cls = false;
   if (levels.land && !job.selection.selects_at(kLandscapeLevel)) levels.land = false;

@@ -7,7 +7,7 @@
 
 #include "cell_geometry.h"
 #include "class_value_columns.h"
-#include "contrast_table.h"
+#include "class_pair_table.h"
 #include "error.h"
 #include "families/metric_families.h"
 #include "metric_catalogue.h"
@@ -139,6 +139,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     in.geodesic = geodesic ? &rows.geodesic[i] : nullptr;
     in.contrast = rows.contrast.empty() ? nullptr : &rows.contrast[i];
     in.proximity = rows.proximity.empty() ? nullptr : &rows.proximity[i];
+    in.similarity = rows.similarity.empty() ? nullptr : &rows.similarity[i];
     in.cell_width = cw;
     in.cell_height = ch;
     in.size = size_of(i, p);
@@ -167,6 +168,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   // N/A without their table or distance: no distribution reads them.
   if (rows.contrast.empty()) kept[patch_column("ECON")] = false;
   if (rows.proximity.empty()) kept[patch_column("PROX")] = false;
+  if (rows.similarity.empty()) kept[patch_column("SIMI")] = false;
   kept[kPerim] = wanted("PAFRAC");
   kept[kArea] = std::find(kept.begin(), kept.end(), true) != kept.end();
   ClassValueColumns columns(kc, n_columns, options.temp_dir, options.memory_limit / 8, kept);
@@ -257,7 +259,7 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     else
       for (const char* metric : kCoreDistributions) add(metric);
   };
-  // ENN, ECON, PROX: over the patches with a value (a patch alone in its
+  // ENN, ECON, PROX, SIMI: over the patches with a value (a patch alone in its
   // class has no ENN); N/A where the column was not kept (not wanted, or no
   // table or distance).
   auto patch_distribution = [&](RowBuilder& b, const std::string& metric, const std::vector<size_t>& ids) {

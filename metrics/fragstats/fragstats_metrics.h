@@ -17,7 +17,7 @@
 
 namespace lsm {
 
-struct ContrastTable;
+struct ClassPairTable;
 
 /// FRAGSTATS run parameters that change metric values.
 struct MetricOptions {
@@ -31,9 +31,9 @@ struct MetricOptions {
   double boundary_edge = 0;
   /// Maximum potential number of classes, for RPR; without it RPR is undefined.
   std::optional<int> max_richness;
-  /// FRAGSTATS' edge contrast weights (contrast_table.h), for CWED and TECI;
+  /// FRAGSTATS' edge contrast weights (class_pair_table.h), for CWED and TECI;
   /// without them those are undefined.
-  std::shared_ptr<const ContrastTable> contrast;
+  std::shared_ptr<const ClassPairTable> contrast;
   /// The columns the caller keeps (e.g. MetricSelection::selects); empty =
   /// all. Distributions (ACRONYM_MN ... _CV) and PAFRAC of unwanted columns
   /// are left NaN instead of computed: their sorts and logarithms over

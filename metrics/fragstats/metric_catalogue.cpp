@@ -27,6 +27,7 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {"ECON",     "Edge contrast index",                        F::Contrast,     P,       "%",          true,  true, "--contrast-table"},
       {"ENN",      "Euclidean nearest-neighbour distance",       F::Isolation,    P,       "m",          true,  true},
       {"PROX",     "Proximity index",                            F::Isolation,    P,       "none",       true,  true, "--search-radius"},
+      {"SIMI",     "Similarity index",                           F::Isolation,    P,       "none",       true,  true, "--search-radius and --similarity-table"},
       {"DCORE",    "Disjunct core area",                         F::CoreArea,     0,       "ha",         true,  true},
       {"TA",       "Total area",                                 F::AreaEdge,     L,       "ha",         false, false},
       {"CA",       "Total (class) area",                         F::AreaEdge,     C,       "ha",         false, false},
@@ -111,7 +112,6 @@ const std::vector<MissingMetric>& missing_metrics() {
   // auxiliary table or a distance (its "Isolation/Proximity", "Contrast" and
   // "Connectivity" sections).
   static const std::vector<MissingMetric> missing = {
-      {"SIMI", "FRAGSTATS", "a similarity table and a search radius"},
       {"GISFRAG", "FRAGSTATS", ""},
   };
   return missing;

@@ -68,11 +68,14 @@ double econ(const PatchInputs& p) {
 double enn(const PatchInputs& p) { return p.shape->enn_m; }
 // PROX (none; FRAGSTATS 4.2 P2, proximity_sweep.h); N/A without a search radius.
 double prox(const PatchInputs& p) { return p.proximity ? *p.proximity : std::nan(""); }
+// SIMI (none; FRAGSTATS 4.2 P3, proximity_sweep.h); N/A without a search radius and similarity weights.
+double simi(const PatchInputs& p) { return p.similarity ? *p.similarity : std::nan(""); }
 
 const std::map<std::string, PatchFormula>& formulas_by_acronym() {
   static const std::map<std::string, PatchFormula> formulas = {
       {"AREA", area},     {"PERIM", perim}, {"GYRATE", gyrate}, {"PARA", para}, {"SHAPE", shape}, {"FRAC", frac},
       {"CIRCLE", circle}, {"CONTIG", contig}, {"CORE", core},   {"NCORE", ncore}, {"CAI", cai},   {"ECON", econ}, {"ENN", enn}, {"PROX", prox},
+      {"SIMI", simi},
   };
   return formulas;
 }

@@ -21,6 +21,7 @@ struct PatchInputs {
   const PatchGeodesic* geodesic = nullptr;  ///< geographic rasters only, else null
   const PatchContrast* contrast = nullptr;  ///< ECON's weighted perimeter; null without edge contrast weights
   const double* proximity = nullptr;        ///< PROX (proximity_sweep.h); null without a search radius
+  const double* similarity = nullptr;       ///< SIMI (proximity_sweep.h); null without a radius and similarity weights
   double cell_width = 0, cell_height = 0;   ///< m (projected rasters)
   /// The patch's size: its cells, or on geographic rasters its area (m2) on the ellipsoid.
   double size = 0;

@@ -396,7 +396,7 @@ class ContrastVisitor : public PatchRowVisitor {
                   const CellGeometry& geometry, PatchRowResults& out)
       : width_(table.raster.width), geometry_(geometry), class_of_pid_(classes.class_of_pid), out_(out),
         k_(classes.codes.size()), prev_(static_cast<size_t>(width_), 0) {
-    const ContrastTable& t = *options.contrast;
+    const ClassPairTable& t = *options.contrast;
     std::vector<int32_t> listed = classes.codes;
     listed.push_back(options.contrast_boundary);
     check_contrast_classes(t, listed);
@@ -469,21 +469,37 @@ class ConnectanceVisitor : public PatchRowVisitor {
   PatchRowResults& out_;
 };
 
-// PROX: each patch's neighbours of its class within the search radius.
+// PROX: each patch's neighbours of its class within the search radius;
+// with similarity weights SIMI too: its neighbours of every class.
 class ProximityVisitor : public PatchRowVisitor {
  public:
-  ProximityVisitor(const PatchTable& table, const PatchClasses& classes, double radius_m, const PagedPolicy& paged,
-                   PatchRowResults& out)
-      : sweep_(classes.class_of_pid, classes.last_row_of_pid, patch_count(table), table.raster.width,
-               table.raster.cell_width, table.raster.cell_height, radius_m, paged),
+  ProximityVisitor(const PatchTable& table, const PatchClasses& classes, const RowMetricOptions& options,
+                   const PagedPolicy& paged, PatchRowResults& out)
+      : weights_(similarity_weights(classes, options.similarity.get())),
+        sweep_(classes.class_of_pid, classes.last_row_of_pid, patch_count(table), classes.codes.size(),
+               table.raster.width, table.raster.cell_width, table.raster.cell_height, *options.search_radius_m, paged,
+               options.similarity ? &weights_ : nullptr),
         out_(out) {}
   void row(int64_t y, const uint32_t* pids) override { sweep_.row(y, pids); }
   void finish() override {
     sweep_.finish();
     out_.proximity = std::move(sweep_.index());
+    out_.similarity = std::move(sweep_.similarity_index());
   }
 
  private:
+  // d_ik by class index (row i the focal class), or empty.
+  static std::vector<double> similarity_weights(const PatchClasses& classes, const ClassPairTable* table) {
+    if (!table) return {};
+    check_similarity_classes(*table, classes.codes);
+    const size_t k = classes.codes.size();
+    std::vector<double> d(k * k);
+    for (size_t i = 0; i < k; ++i)
+      for (size_t j = 0; j < k; ++j) d[i * k + j] = table->weight(classes.codes[i], classes.codes[j]);
+    return d;
+  }
+
+  std::vector<double> weights_;
   ProximitySweep sweep_;
   PatchRowResults& out_;
 };
@@ -673,8 +689,9 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   std::optional<ProximityVisitor> proximity;
   if (plan.proximity == StageRun::Rows) {
     if (geometry.geodesic())
-      throw Error(ErrorKind::BadInput, "PROX's search radius needs a projected raster; this one has cells in degrees");
-    sweeps.push_back(&proximity.emplace(table, classes, *options.search_radius_m, paged, out));
+      throw Error(ErrorKind::BadInput, std::string(options.similarity ? "SIMI" : "PROX") +
+                                           "'s search radius needs a projected raster; this one has cells in degrees");
+    sweeps.push_back(&proximity.emplace(table, classes, options, paged, out));
   }
   if (!plan.ids_in_memory) visitors.insert(visitors.end(), sweeps.begin(), sweeps.end());
   std::optional<EnnVisitor> enn;

@@ -13,7 +13,7 @@
 
 #include "cell_neighbourhood.h"
 #include "class_value_columns.h"
-#include "contrast_table.h"
+#include "class_pair_table.h"
 #include "fragstats_core_areas.h"
 #include "fragstats_gyrate.h"
 #include "paged_array.h"
@@ -45,7 +45,7 @@ struct PatchGeodesic {
 /// p_ijk d_ik over the patch's perimeter): each perimeter side weighted by
 /// the edge contrast d_ik between the patch's class and what lies beyond it
 /// (another class, the background, or on the landscape boundary the
-/// boundary's class, boundary_class() of contrast_table.h). Sums of weights
+/// boundary's class, boundary_class() of class_pair_table.h). Sums of weights
 /// by side direction, added row by row in raster order, so they are the
 /// same bits for any tile grid; on geographic rasters `weighted_m` instead.
 struct PatchContrast {
@@ -107,7 +107,7 @@ struct SecondPassPlan {
   StageRun geodesic = StageRun::Skipped;    ///< areas and edge lengths on the ellipsoid (geographic rasters)
   StageRun contrast = StageRun::Skipped;    ///< ECON's weighted perimeters (RowMetricOptions::contrast given)
   StageRun connectance = StageRun::Skipped; ///< CONNECT's joined pairs (RowMetricOptions::threshold_m given)
-  StageRun proximity = StageRun::Skipped;   ///< PROX (RowMetricOptions::search_radius_m given)
+  StageRun proximity = StageRun::Skipped;   ///< PROX and SIMI (RowMetricOptions::search_radius_m given)
   /// "neighbourhood device, circle device, gyrate rows, ...": the plan in one line.
   std::string describe() const;
 };
@@ -131,6 +131,9 @@ struct PatchRowResults {
   std::vector<uint64_t> joinings;
   /// PROX by PID-1 (proximity_sweep.h), with RowMetricOptions::search_radius_m; else empty (PROX is N/A).
   PagedArray<double> proximity;
+  /// SIMI by PID-1 (proximity_sweep.h), with RowMetricOptions::search_radius_m
+  /// and RowMetricOptions::similarity; else empty (SIMI is N/A).
+  PagedArray<double> similarity;
   /// Every counted disjunct core area (FRAGSTATS DCORE), by class index
   /// (adjacency.class_codes), in completion order, on a scratch file: its
   /// cells (metric 0) and, for geographic rasters, its area on the
@@ -150,7 +153,7 @@ struct RowMetricOptions {
   /// FRAGSTATS' edge contrast weights: set, the pass weighs every patch's
   /// perimeter for ECON (PatchRowResults::contrast). Every class of the
   /// raster and `contrast_boundary` must be listed (check_contrast_classes()).
-  std::shared_ptr<const ContrastTable> contrast;
+  std::shared_ptr<const ClassPairTable> contrast;
   /// The class whose weights the landscape boundary (raster edge, nodata) takes: boundary_class().
   int32_t contrast_boundary = kFragstatsBackgroundValue;
   /// FRAGSTATS' threshold distance (m) of CONNECT: set, the pass counts each
@@ -160,6 +163,10 @@ struct RowMetricOptions {
   /// FRAGSTATS' search radius (m) of PROX: set, the pass computes every
   /// patch's proximity index (PatchRowResults::proximity). Projected rasters only.
   std::optional<double> search_radius_m;
+  /// FRAGSTATS' similarity weights (.fsq): with search_radius_m, the pass
+  /// also gives each patch's similarity index (PatchRowResults::similarity).
+  /// Every class of the raster must be listed (check_similarity_classes()).
+  std::shared_ptr<const ClassPairTable> similarity;
   /// Folder of the scratch files (spill_file.h); empty = $TMPDIR or /tmp.
   std::string temp_dir;
   /// Per-patch arrays (class lookups, open-patch slots, ENN's distances, the

@@ -5,8 +5,8 @@
 namespace lsm {
 
 ProximitySweep::ProximitySweep(const PagedArray<uint32_t>& class_of_pid, const PagedArray<uint32_t>& last_row_of_pid,
-                               size_t patches, int64_t width, double cell_width, double cell_height, double radius_m,
-                               const PagedPolicy& paged)
+                               size_t patches, size_t classes, int64_t width, double cell_width, double cell_height,
+                               double radius_m, const PagedPolicy& paged, const std::vector<double>* similarity)
     : class_of_pid_(class_of_pid),
       last_row_of_pid_(last_row_of_pid),
       width_(width),
@@ -15,7 +15,19 @@ ProximitySweep::ProximitySweep(const PagedArray<uint32_t>& class_of_pid, const P
       max_gap_(gaps_within(radius_m, cell_width, cell_height, "the search radius")),
       band_(2 * max_gap_.size() - 1),
       shards_(kShards),
-      prox_(patches, paged) {}
+      prox_(patches, paged) {
+  // Which focal classes each neighbour class is sought for: its own (PROX),
+  // and with similarity weights every class that finds it similar (SIMI).
+  focal_classes_.resize(classes);
+  for (size_t k = 0; k < classes; ++k)
+    for (size_t i = 0; i < classes; ++i)
+      if (i == k || (similarity && (*similarity)[i * classes + k] > 0)) focal_classes_[k].push_back(static_cast<uint32_t>(i));
+  if (similarity) {
+    similarity_ = *similarity;
+    classes_ = classes;
+    simi_.assign(patches, paged);
+  }
+}
 
 void ProximitySweep::row(int64_t y, const uint32_t* pids) {
   const int64_t reach = static_cast<int64_t>(max_gap_.size()) - 1;
@@ -33,21 +45,25 @@ void ProximitySweep::finish() {
 void ProximitySweep::covers_of(const PatchRun& s, int64_t c, std::vector<Cover>& covers,
                                std::vector<Found>& found) const {
   const int64_t reach = static_cast<int64_t>(max_gap_.size()) - 1;
-  // What the runs of other patches of s's class within reach cover of s.
+  // What the runs of other patches of the classes that seek s's class
+  // within reach cover of s.
   covers.clear();
   for (int64_t y = std::max<int64_t>(0, c - reach); y <= std::min(last_row_, c + reach); ++y) {
     const int64_t dy = y > c ? y - c : c - y, gap = max_gap_[static_cast<size_t>(dy)];
     const std::vector<PatchRun>& other = runs_of(y);
-    auto r = std::lower_bound(other.begin(), other.end(), s, [gap](const PatchRun& o, const PatchRun& v) {
-      return o.cls != v.cls ? o.cls < v.cls : o.x1 < v.x0 - gap;
-    });
-    for (; r != other.end() && r->cls == s.cls && r->x0 <= s.x1 + gap; ++r) {
-      if (r->pid == s.pid) continue;
-      // Columns apart of the nearest cells of the two runs (0 when they overlap).
-      const int64_t dx = std::max<int64_t>({0, int64_t(r->x0) - s.x1, int64_t(s.x0) - r->x1});
-      const double x_m = static_cast<double>(dx) * cell_width_, y_m = static_cast<double>(dy) * cell_height_;
-      covers.push_back({r->pid, static_cast<int32_t>(std::max<int64_t>(s.x0, r->x0 - gap)),
-                        static_cast<int32_t>(std::min<int64_t>(s.x1, r->x1 + gap)), x_m * x_m + y_m * y_m});
+    for (const uint32_t focal_class : focal_classes_[s.cls]) {
+      const PatchRun probe{focal_class, s.pid, s.x0, s.x1};
+      auto r = std::lower_bound(other.begin(), other.end(), probe, [gap](const PatchRun& o, const PatchRun& v) {
+        return o.cls != v.cls ? o.cls < v.cls : o.x1 < v.x0 - gap;
+      });
+      for (; r != other.end() && r->cls == focal_class && r->x0 <= s.x1 + gap; ++r) {
+        if (r->pid == s.pid) continue;
+        // Columns apart of the nearest cells of the two runs (0 when they overlap).
+        const int64_t dx = std::max<int64_t>({0, int64_t(r->x0) - s.x1, int64_t(s.x0) - r->x1});
+        const double x_m = static_cast<double>(dx) * cell_width_, y_m = static_cast<double>(dy) * cell_height_;
+        covers.push_back({r->pid, static_cast<int32_t>(std::max<int64_t>(s.x0, r->x0 - gap)),
+                          static_cast<int32_t>(std::min<int64_t>(s.x1, r->x1 + gap)), x_m * x_m + y_m * y_m});
+      }
     }
   }
   // Per focal patch: the union of its covers (cells of s in its
@@ -116,7 +132,11 @@ void ProximitySweep::complete_pairs(int64_t c) {
   for (uint64_t key : done_) {
     Shard& shard = shards_[(key >> 32) % kShards];
     const auto pair = shard.pairs.find(key);
-    prox_[(key & 0xffffffffu) - 1] += static_cast<double>(pair->second.cells) * cell_m2 / pair->second.h2;
+    const uint32_t neighbour = static_cast<uint32_t>(key >> 32), focal = static_cast<uint32_t>(key & 0xffffffffu);
+    const double near = static_cast<double>(pair->second.cells) * cell_m2 / pair->second.h2;
+    const uint32_t i = class_of_pid_[focal], k = class_of_pid_[neighbour];
+    if (i == k) prox_[focal - 1] += near;
+    if (!similarity_.empty()) simi_[focal - 1] += similarity_[i * classes_ + k] * near;
     shard.pairs.erase(pair);
   }
 }

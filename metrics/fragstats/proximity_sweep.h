@@ -31,6 +31,13 @@
 // of the band's rows and one step per run of its class within R; it grows
 // with R / h rows times the runs of the class within R of the run.
 // Planar rasters only.
+//
+// SIMI (FRAGSTATS 4.2, P3 "Similarity index") is the same sum over the
+// patches of every class, each term weighted by the similarity d_ik of the
+// focal patch's class i and the neighbour's class k: given similarity
+// weights, the sweep also seeks, for a run of class k, the runs of every
+// class i with d_ik > 0 (so its cost grows with the number of such class
+// pairs), and gives PROX (the pairs of one class) and SIMI together.
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -43,15 +50,17 @@ namespace lsm {
 
 class ProximitySweep {
  public:
-  /// `class_of_pid[pid]`, `last_row_of_pid[pid]`: class index and last row
-  /// of each of the `patches` patches (index 0 unused; both must outlive the
-  /// sweep); `width`: cells per row; cell size and `radius_m` in m;
-  /// `paged`: where the per-patch index goes. Throws lsm::Error(BadInput)
+  /// `class_of_pid[pid]`, `last_row_of_pid[pid]`: class index (below
+  /// `classes`) and last row of each of the `patches` patches (index 0
+  /// unused; both must outlive the sweep); `width`: cells per row; cell size and `radius_m` in m;
+  /// `paged`: where the per-patch indices go; `similarity`: for SIMI, the
+  /// `classes` x `classes` weights d_ik by class index (row i the focal
+  /// patch's class), or null. Throws lsm::Error(BadInput)
   /// for a radius that is not a positive finite number, or that reaches more
   /// than 2^20 rows or columns.
   ProximitySweep(const PagedArray<uint32_t>& class_of_pid, const PagedArray<uint32_t>& last_row_of_pid,
-                 size_t patches, int64_t width, double cell_width, double cell_height, double radius_m,
-                 const PagedPolicy& paged = {});
+                 size_t patches, size_t classes, int64_t width, double cell_width, double cell_height,
+                 double radius_m, const PagedPolicy& paged = {}, const std::vector<double>* similarity = nullptr);
 
   /// Row `y` of patch IDs (`width` of them, 0 = nodata); rows 0, 1, ... in order.
   void row(int64_t y, const uint32_t* pids);
@@ -60,6 +69,9 @@ class ProximitySweep {
 
   /// PROX of patch PID-1 (0 without a neighbour within R), after finish().
   PagedArray<double>& index() { return prox_; }
+  /// SIMI of patch PID-1 (0 without a similar neighbour within R), after
+  /// finish(); empty without similarity weights.
+  PagedArray<double>& similarity_index() { return simi_; }
 
  private:
   struct Pair {
@@ -98,7 +110,10 @@ class ProximitySweep {
   std::vector<Shard> shards_;
   std::vector<uint64_t> done_;  // the pairs a row completes, reused
   std::vector<std::vector<Found>> found_;               // per run of the row processed, reused
-  PagedArray<double> prox_;
+  std::vector<std::vector<uint32_t>> focal_classes_;  // [neighbour class]: the focal classes that count it
+  std::vector<double> similarity_;                    // classes_^2 weights d_ik, or empty
+  size_t classes_ = 0;
+  PagedArray<double> prox_, simi_;
 };
 
 }  // namespace lsm

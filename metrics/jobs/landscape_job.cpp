@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cell_neighbourhood.h"
-#include "contrast_table.h"
+#include "class_pair_table.h"
 #include "error.h"
 
 namespace lsm {
@@ -24,7 +24,10 @@ LandscapePlan plan_landscape_job(const RasterInfo& raster, const LandscapeJobOpt
   plan.enn = plan.second_pass && options.selection.wants_enn();
   plan.edge_contrast = plan.second_pass && options.contrast && options.selection.wants_patch_metric("ECON");
   plan.connectance = plan.second_pass && options.threshold_distance && options.selection.selects("CONNECT");
-  plan.proximity = plan.second_pass && options.search_radius && options.selection.wants_patch_metric("PROX");
+  plan.similarity = plan.second_pass && options.search_radius && options.similarity &&
+                    options.selection.wants_patch_metric("SIMI");
+  plan.proximity = plan.similarity ||
+                   (plan.second_pass && options.search_radius && options.selection.wants_patch_metric("PROX"));
   plan.record_bytes = budget.share(BudgetShare::Records);
   plan.patch_array_bytes = budget.share(BudgetShare::PatchArray);
   plan.table_bytes = budget.share(BudgetShare::Tables);
@@ -133,6 +136,7 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
     row_options.want_enn = plan.enn;
     if (plan.connectance) row_options.threshold_m = options.threshold_distance;
     if (plan.proximity) row_options.search_radius_m = options.search_radius;
+    if (plan.similarity) row_options.similarity = options.similarity;
     if (plan.edge_contrast) {
       row_options.contrast = options.contrast;
       row_options.contrast_boundary = boundary_class(

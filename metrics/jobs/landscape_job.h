@@ -54,14 +54,17 @@ struct LandscapeJobOptions {
   double boundary_edge = 0;         ///< share (0..1) of boundary and background edge counted in TE/ED
   std::optional<int> max_richness;  ///< for RPR; none: RPR undefined
   /// FRAGSTATS' edge contrast weights, for CWED, TECI and ECON
-  /// (contrast_table.h); none: those are undefined.
-  std::shared_ptr<const ContrastTable> contrast;
+  /// (class_pair_table.h); none: those are undefined.
+  std::shared_ptr<const ClassPairTable> contrast;
   /// FRAGSTATS' threshold distance of CONNECT, in map units (m), > 0;
   /// none: CONNECT is undefined. Projected rasters only.
   std::optional<double> threshold_distance;
-  /// FRAGSTATS' search radius of PROX, in map units (m), > 0; none: PROX is
-  /// undefined. Projected rasters only.
+  /// FRAGSTATS' search radius of PROX and SIMI, in map units (m), > 0;
+  /// none: both are undefined. Projected rasters only.
   std::optional<double> search_radius;
+  /// FRAGSTATS' similarity weights, for SIMI (class_pair_table.h); none:
+  /// SIMI is undefined.
+  std::shared_ptr<const ClassPairTable> similarity;
   int edge_depth = 1;               ///< cells (>= 1), for the core metrics
   /// The edge depth as FRAGSTATS asks for it, a distance in map units (m);
   /// when set it replaces edge_depth and must be a whole number (>= 1) of the
@@ -97,6 +100,9 @@ struct LandscapePlan {
   /// PROX or its distribution is wanted and a search radius is given
   /// (proximity_sweep.h; 8 bytes a patch).
   bool proximity = false;
+  /// SIMI or its distribution is wanted, with a search radius and similarity
+  /// weights: the proximity sweep also seeks neighbours of other classes.
+  bool similarity = false;
   int64_t kept_labels_bytes = 0;    ///< the limit given to the scan (ScanOptions::keep_labels_max_bytes)
   uint64_t record_bytes = 0;        ///< closed records held before a scratch file (ScanOptions::max_record_bytes)
   uint64_t patch_array_bytes = 0;   ///< each per-patch array before a scratch file

@@ -15,7 +15,7 @@
 #include "families/metric_families.h"
 #include "metric_catalogue.h"
 #include "cell_geometry.h"
-#include "contrast_table.h"
+#include "class_pair_table.h"
 #include "enclosing_circle.h"
 #include "fragstats_gyrate.h"
 #include "near_match.h"

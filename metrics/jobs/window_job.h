@@ -37,7 +37,7 @@
 
 namespace lsm {
 
-struct ContrastTable;
+struct ClassPairTable;
 
 /// The cells of a window around a focal cell, as row spans: row offset dy =
 /// i - reach() holds the cells dx in [-half_widths[i], half_widths[i]]; a
@@ -85,8 +85,8 @@ struct WindowJobOptions {
   int edge_depth = 1;
   CoreAreaRule core_areas = CoreAreaRule::Fragstats;
   /// FRAGSTATS' edge contrast weights, which CWED and TECI need
-  /// (contrast_table.h; the window's border takes the background's weights).
-  std::shared_ptr<const ContrastTable> contrast;
+  /// (class_pair_table.h; the window's border takes the background's weights).
+  std::shared_ptr<const ClassPairTable> contrast;
   /// Memory the job may hold (bytes): the band of rows and the counts.
   uint64_t memory_limit = uint64_t(1) << 30;
   /// Where the windows are computed. Auto: on the GPUs where this build and

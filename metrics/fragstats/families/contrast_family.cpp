@@ -1,11 +1,11 @@
 // Contrast metrics (FRAGSTATS 4.2, "Contrast metrics": C1 and L1 CWED, C2
 // and L2 TECI) from the class adjacencies and the edge contrast weights of
-// a FRAGSTATS .fce file (contrast_table.h), and the distribution of the
+// a FRAGSTATS .fce file (class_pair_table.h), and the distribution of the
 // patches' ECON (P1, patch_columns.cpp). Without a table they are N/A.
 // The landscape boundary has no border in lsm: its segments take the
 // weights of the background (boundary_class()), counted whole — the
 // weights, not --boundary-edge, say how much of them is contrast.
-#include "contrast_table.h"
+#include "class_pair_table.h"
 #include "metric_families.h"
 
 namespace lsm::families {
@@ -25,7 +25,7 @@ void add_class_edge_contrast(RowBuilder& b, const LevelContext& c, size_t k) {
     b.add("TECI", kNaN);
     return;
   }
-  const ContrastTable& table = *c.options->contrast;
+  const ClassPairTable& table = *c.options->contrast;
   const std::vector<int32_t>& codes = c.adjacency->class_codes;
   const double boundary_d = table.weight(codes[k], boundary_class(table, background_codes(c)));
   // Every edge of the class with another class or the background, and the
@@ -51,7 +51,7 @@ void add_landscape_edge_contrast(RowBuilder& b, const LevelContext& c) {
     b.add("TECI", kNaN);
     return;
   }
-  const ContrastTable& table = *c.options->contrast;
+  const ClassPairTable& table = *c.options->contrast;
   const std::vector<int32_t>& codes = c.adjacency->class_codes;
   const int32_t boundary = boundary_class(table, background_codes(c));
   // Each edge once: class pairs i < j, a class with the background, and the

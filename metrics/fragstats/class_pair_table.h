@@ -1,7 +1,10 @@
 #pragma once
-// FRAGSTATS 4.2 edge contrast weight files (.fce; FRAGSTATS 4.2 help,
-// "Specifying common tables": "Edge contrast"), the weights d_ik of the
-// contrast metrics CWED and TECI (FRAGSTATS 4.2, "Contrast metrics"):
+// FRAGSTATS 4.2's class-pair tables (FRAGSTATS 4.2 help, "Specifying common
+// tables"), one file format for two kinds of weights:
+// - edge contrast weights (.fce), the d_ik of the contrast metrics CWED,
+//   TECI and ECON (FRAGSTATS 4.2, "Contrast metrics");
+// - similarity weights (.fsq), the d_ik of SIMI (FRAGSTATS 4.2, P3
+//   "Similarity index"):
 //
 //   FSQ_TABLE
 //   CLASS_LIST_NUMERIC(1, 2, 3)          # or CLASS_LIST_LITERAL(forest, ...)
@@ -10,10 +13,15 @@
 //   1.0, 0.8, 0.0
 //
 // one row and one column per listed class, in the list's order, weights
-// from 0 (no contrast) to 1 (maximum contrast); lines starting with '#' are
-// comments. An edge between classes i and k has one contrast, so the
-// matrix must be symmetric; its diagonal (a class beside itself: no edge)
-// is not read.
+// from 0 to 1; lines starting with '#' are comments.
+// - Contrast: 0 is no contrast, 1 the most. An edge between classes i and
+//   k has one contrast, so the matrix must be symmetric; its diagonal (a
+//   class beside itself: no edge) is not read.
+// - Similarity: 0 is not similar (the neighbour adds nothing to SIMI), 1
+//   the same as the focal class. Row i is the focal patch's class, column
+//   k its neighbour's: d_ik need not equal d_ki (how much a class k patch
+//   counts for a class i patch); the diagonal is read (a neighbour of the
+//   focal patch's own class).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -26,7 +34,7 @@ namespace lsm {
 /// boundary_class() below).
 inline constexpr int32_t kFragstatsBackgroundValue = 999;
 
-struct ContrastTable {
+struct ClassPairTable {
   std::vector<int32_t> codes;  ///< the listed classes, in the file's order
   std::vector<double> d;       ///< codes.size()^2 weights, row-major
   std::string path;            ///< for messages
@@ -44,7 +52,11 @@ struct ContrastTable {
 /// a malformed class list, a class listed twice, a name without a class
 /// descriptor, a row count or row length other than the list's, a weight
 /// that is not a number between 0 and 1, or d_ik != d_ki.
-ContrastTable read_contrast_table(const std::string& path, const std::map<int32_t, std::string>& names = {});
+ClassPairTable read_contrast_table(const std::string& path, const std::map<int32_t, std::string>& names = {});
+
+/// Reads a similarity weight file (.fsq) as read_contrast_table() does,
+/// with the same errors except that d_ik may differ from d_ki.
+ClassPairTable read_similarity_table(const std::string& path, const std::map<int32_t, std::string>& names = {});
 
 /// The class whose weights the landscape boundary takes: FRAGSTATS treats
 /// boundary segments "like background (as specified in the edge contrast
@@ -52,11 +64,14 @@ ContrastTable read_contrast_table(const std::string& path, const std::map<int32_
 /// class when exactly one is given (`background`), else FRAGSTATS' default
 /// background value 999. Throws lsm::Error(BadInput) naming the file when
 /// the table does not list it.
-int32_t boundary_class(const ContrastTable& table, const std::vector<int32_t>& background);
+int32_t boundary_class(const ClassPairTable& table, const std::vector<int32_t>& background);
 
 /// Throws lsm::Error(BadInput) naming the file and the first class of
 /// `classes` (the landscape's classes and background classes) that the
 /// table does not list: every edge needs its weight.
-void check_contrast_classes(const ContrastTable& table, const std::vector<int32_t>& classes);
+void check_contrast_classes(const ClassPairTable& table, const std::vector<int32_t>& classes);
+
+/// The same for a similarity file: every pair of patches needs its weight.
+void check_similarity_classes(const ClassPairTable& table, const std::vector<int32_t>& classes);
 
 }  // namespace lsm

@@ -1,4 +1,4 @@
-#include "contrast_table.h"
+#include "class_pair_table.h"
 
 #include <algorithm>
 #include <cctype>
@@ -69,26 +69,37 @@ std::vector<int32_t> class_list(const std::vector<std::string>& fields, const st
 
 }  // namespace
 
-bool ContrastTable::lists(int32_t code) const { return std::find(codes.begin(), codes.end(), code) != codes.end(); }
+bool ClassPairTable::lists(int32_t code) const { return std::find(codes.begin(), codes.end(), code) != codes.end(); }
 
-double ContrastTable::weight(int32_t a, int32_t b) const {
+double ClassPairTable::weight(int32_t a, int32_t b) const {
   const size_t i = static_cast<size_t>(std::find(codes.begin(), codes.end(), a) - codes.begin());
   const size_t k = static_cast<size_t>(std::find(codes.begin(), codes.end(), b) - codes.begin());
   if (i == codes.size() || k == codes.size())
-    throw Error(ErrorKind::Internal, "no contrast weight for classes " + std::to_string(a) + " and " + std::to_string(b));
+    throw Error(ErrorKind::Internal, "no weight in '" + path + "' for classes " + std::to_string(a) + " and " + std::to_string(b));
   return d[i * codes.size() + k];
 }
 
-ContrastTable read_contrast_table(const std::string& path, const std::map<int32_t, std::string>& names) {
-  ContrastTable t;
+namespace {
+
+// What differs between the kinds of class-pair file.
+struct TableKind {
+  const char* file;    // "the edge contrast file"
+  const char* weight;  // "a contrast weight"
+  bool symmetric;
+};
+
+ClassPairTable read_class_pair_table(const std::string& path, const std::map<int32_t, std::string>& names,
+                                     const TableKind& kind) {
+  ClassPairTable t;
   t.path = path;
   bool header = false, listed = false;
   std::vector<int> row_lines;
-  const std::string what = "the edge contrast file";
+  const std::string what = kind.file;
   for_each_csv_record(path, what, 1 << 20, true, [&](const std::vector<std::string>& fields, int line, const std::string& where) {
     if (!header) {
       if (fields.size() != 1 || upper(fields[0]) != "FSQ_TABLE")
-        throw Error(ErrorKind::BadInput, where + "expected FSQ_TABLE, the first line of a FRAGSTATS edge contrast file");
+        throw Error(ErrorKind::BadInput, where + "expected FSQ_TABLE, the first line of a FRAGSTATS " +
+                                             std::string(kind.file).substr(4));
       header = true;
       return;
     }
@@ -107,7 +118,7 @@ ContrastTable read_contrast_table(const std::string& path, const std::map<int32_
       char* end = nullptr;
       const double v = std::strtod(f.c_str(), &end);
       if (f.empty() || *end || !(v >= 0 && v <= 1))
-        throw Error(ErrorKind::BadInput, where + "'" + f.substr(0, 40) + "' is not a contrast weight (a number from 0 to 1)");
+        throw Error(ErrorKind::BadInput, where + "'" + f.substr(0, 40) + "' is not " + kind.weight + " (a number from 0 to 1)");
       t.d.push_back(v);
     }
     row_lines.push_back(line);
@@ -118,7 +129,7 @@ ContrastTable read_contrast_table(const std::string& path, const std::map<int32_
   if (row_lines.size() != n)
     throw Error(ErrorKind::BadInput, what + " '" + path + "' has " + std::to_string(row_lines.size()) + " rows of weights for " +
                                          std::to_string(n) + " classes");
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n && kind.symmetric; ++i)
     for (size_t k = i + 1; k < n; ++k)
       if (t.d[i * n + k] != t.d[k * n + i])
         throw Error(ErrorKind::BadInput, path + ":" + std::to_string(row_lines[k]) + ": the weight of classes " +
@@ -129,7 +140,17 @@ ContrastTable read_contrast_table(const std::string& path, const std::map<int32_
   return t;
 }
 
-int32_t boundary_class(const ContrastTable& table, const std::vector<int32_t>& background) {
+}  // namespace
+
+ClassPairTable read_contrast_table(const std::string& path, const std::map<int32_t, std::string>& names) {
+  return read_class_pair_table(path, names, {"the edge contrast file", "a contrast weight", true});
+}
+
+ClassPairTable read_similarity_table(const std::string& path, const std::map<int32_t, std::string>& names) {
+  return read_class_pair_table(path, names, {"the similarity file", "a similarity weight", false});
+}
+
+int32_t boundary_class(const ClassPairTable& table, const std::vector<int32_t>& background) {
   const int32_t b = background.size() == 1 ? background.front() : kFragstatsBackgroundValue;
   if (!table.lists(b))
     throw Error(ErrorKind::BadInput,
@@ -140,7 +161,14 @@ int32_t boundary_class(const ContrastTable& table, const std::vector<int32_t>& b
   return b;
 }
 
-void check_contrast_classes(const ContrastTable& table, const std::vector<int32_t>& classes) {
+void check_similarity_classes(const ClassPairTable& table, const std::vector<int32_t>& classes) {
+  for (int32_t c : classes)
+    if (!table.lists(c))
+      throw Error(ErrorKind::BadInput, "the similarity file '" + table.path + "' lists no class " + std::to_string(c) +
+                                           ", which is in the raster: every pair of patches needs its weight");
+}
+
+void check_contrast_classes(const ClassPairTable& table, const std::vector<int32_t>& classes) {
   for (int32_t c : classes)
     if (!table.lists(c))
       throw Error(ErrorKind::BadInput, "the edge contrast file '" + table.path + "' lists no class " + std::to_string(c) +
