@@ -721,6 +721,11 @@ def inline_inputs(base, data, tmp, work):
                        ({"href": "https://example.org/x.tif"}, b"this server reads no remote inputs")):
         status, headers, body = request("POST", base + "/processes/metrics/execution", {"inputs": {"input": value}})
         check("input %s: 400 that says why" % json.dumps(value)[:60], status == 400 and why in body, (status, body[:300]))
+    # A metric asked for without its distance: the service names its input, not a command-line option.
+    status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                    {"inputs": {"input": "landcover/sample.tif", "metrics": "PROX_MN"}})
+    check("PROX_MN without a search radius: 400 naming the input", status == 400
+          and b"PROX needs FRAGSTATS' search radius (input search-radius, in metres)" in body, (status, body[:300]))
     check("a refused job leaves no folder", set(os.listdir(os.path.join(work, "jobs"))) == before,
           set(os.listdir(os.path.join(work, "jobs"))) - before)
 

@@ -208,6 +208,28 @@ TEST(Proximity, RandomGridsEqualABruteForceOverEveryPairOfCells) {
   }
 }
 
+// The sweep runs after the other row visitors and can take minutes: it
+// reports progress by rows.
+TEST(Proximity, TheSweepReportsProgressByRows) {
+  std::mt19937 rng(7);
+  MemoryClassRaster raster = random_run_grid(rng, 40, 640, 3, 30, 30);
+  const auto ticks = [&](std::optional<double> radius) {
+    LandscapeJobOptions o;
+    o.backend = Backend::Cpu;
+    o.search_radius = radius;
+    o.selection = MetricSelection("PROX,ENN");
+    std::vector<double> seen;
+    run_landscape_job(raster, o, {}, [&](double f) {
+      seen.push_back(f);
+      return true;
+    });
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    EXPECT_EQ(seen.back(), 1.0);
+    return seen.size();
+  };
+  EXPECT_GE(ticks(90), ticks(std::nullopt) + 640 / 64 - 1);  // one tick each 64 rows of the sweep
+}
+
 TEST(Proximity, BadRadiiAreRefused) {
   MemoryClassRaster raster = grid({"121", "212"}, 30);
   for (double bad : {0.0, -5.0, std::nan("")}) {

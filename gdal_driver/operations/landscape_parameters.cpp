@@ -14,6 +14,17 @@
 
 namespace lsm::ops {
 
+namespace {
+
+// A distance input as the front end names it in a message: "--search-radius
+// METRES" on the command line, "input search-radius" to a service client.
+std::string distance_input(const ParameterValues& v, const std::string& name) {
+  const std::string spelled = v.spelled(name);
+  return spelled.rfind("--", 0) == 0 ? spelled + " METRES" : spelled + ", in metres";
+}
+
+}  // namespace
+
 void use_given_nodata(GdalClassRaster& source, const ParameterValues& values) {
   if (values.spec().find("nodata") && values.given("nodata")) source.set_nodata(values.number("nodata"));
 }
@@ -125,7 +136,8 @@ void set_auxiliary_inputs(const ParameterValues& v, LandscapeJobOptions& job,
     if (!(v.number("threshold-distance") > 0)) v.fail("threshold-distance", "must be more than 0 m");
     job.threshold_distance = v.number("threshold-distance");
   } else if (named && job.selection.selects("CONNECT")) {
-    throw Error(ErrorKind::BadInput, "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)");
+    throw Error(ErrorKind::BadInput,
+                "CONNECT needs FRAGSTATS' threshold distance (" + distance_input(v, "threshold-distance") + ")");
   }
   set_proximity_inputs(v, job, class_names);
 }
@@ -169,7 +181,8 @@ void set_proximity_inputs(const ParameterValues& v, LandscapeJobOptions& job,
   } else {
     for (const char* metric : {"PROX", "SIMI"})
       if (named && job.selection.wants_patch_metric(metric))
-        throw Error(ErrorKind::BadInput, std::string(metric) + " needs FRAGSTATS' search radius (--search-radius METRES)");
+        throw Error(ErrorKind::BadInput,
+                    std::string(metric) + " needs FRAGSTATS' search radius (" + distance_input(v, "search-radius") + ")");
   }
   if (v.given("similarity-table"))
     job.similarity =

@@ -675,10 +675,9 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
   if (plan.gyrate == StageRun::Rows && !centroid_gyrate) visitors.push_back(&gyrate.emplace(table, classes, geometry, out, paged));
   std::optional<ContrastVisitor> contrast;
   if (plan.contrast == StageRun::Rows) visitors.push_back(&contrast.emplace(table, classes, options, geometry, out));
-  // The distance sweeps of CONNECT and PROX compare each row's runs on all
-  // cores themselves: with the IDs in memory they run after the visitors
-  // (outside their parallel region, where a nested one would get one
-  // thread); streamed, they are visitors like the others.
+  // The distance sweeps of CONNECT, PROX and SIMI compare each row's runs on
+  // all cores themselves: they take the rows after the other visitors,
+  // outside their parallel region (where a nested one would get one thread).
   std::vector<PatchRowVisitor*> sweeps;
   std::optional<ConnectanceVisitor> connectance;
   if (plan.connectance == StageRun::Rows) {
@@ -693,7 +692,6 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
                                            "'s search radius needs a projected raster; this one has cells in degrees");
     sweeps.push_back(&proximity.emplace(table, classes, options, paged, out));
   }
-  if (!plan.ids_in_memory) visitors.insert(visitors.end(), sweeps.begin(), sweeps.end());
   std::optional<EnnVisitor> enn;
   if (plan.enn == StageRun::Rows) {
     enn.emplace(table, classes, geometry, options, out, paged, plan.ids_in_memory);
@@ -702,7 +700,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
     for (PatchShape& s : out.patches) s.enn_m = std::nan("");  // the device's distances overwrite them
   }
   if (!plan.ids_in_memory) {
-    visit_patch_rows(source, labeler, table, visitors, also_write, progress);
+    visit_patch_rows(source, labeler, table, visitors, sweeps, also_write, progress);
     if (enn) enn->search();
     return out;
   }
@@ -749,10 +747,8 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
     if (progress && !progress(0.5)) throw Error(ErrorKind::Io, "interrupted");
   }
   visit_rows_in_memory(pids, table.raster.width, table.raster.height, visitors);
-  for (PatchRowVisitor* sweep : sweeps) {
-    for (int64_t y = 0; y < table.raster.height; ++y) sweep->row(y, pids.data() + y * table.raster.width);
-    sweep->finish();
-  }
+  // The sweeps can take minutes on large, fragmented rasters: progress by rows.
+  visit_rows_in_memory_in_turn(pids, table.raster.width, table.raster.height, sweeps, progress, 0.5, 0.95);
   if (enn) {
     enn->use_patch_ids(pids.data());
     enn->search();

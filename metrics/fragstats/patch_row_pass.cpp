@@ -15,8 +15,9 @@ namespace {
 // strip's rows to the visitor once every tile of it has arrived.
 class StripAssembler : public LabelRasterSink {
  public:
-  StripAssembler(int64_t width, const std::vector<PatchRowVisitor*>& visitors, LabelRasterSink* also)
-      : width_(width), visitors_(visitors), also_(also) {}
+  StripAssembler(int64_t width, const std::vector<PatchRowVisitor*>& visitors,
+                 const std::vector<PatchRowVisitor*>& parallel_visitors, LabelRasterSink* also)
+      : width_(width), visitors_(visitors), parallel_visitors_(parallel_visitors), also_(also) {}
 
   void write(const Window& w, const uint32_t* labels) override {
     if (also_) also_->write(w, labels);
@@ -42,6 +43,8 @@ class StripAssembler : public LabelRasterSink {
       }
     }
     if (failure) std::rethrow_exception(failure);
+    for (PatchRowVisitor* v : parallel_visitors_)
+      for (int64_t r = 0; r < height_; ++r) v->row(y0_ + r, strip_.data() + r * width_);
     received_ = 0;
     release_paged_memory();  // per-patch arrays on scratch files: keep what the next strip touches
   }
@@ -49,6 +52,7 @@ class StripAssembler : public LabelRasterSink {
  private:
   int64_t width_;
   const std::vector<PatchRowVisitor*>& visitors_;
+  const std::vector<PatchRowVisitor*>& parallel_visitors_;
   LabelRasterSink* also_;
   std::vector<uint32_t> strip_;
   int64_t y0_ = 0, height_ = 0, received_ = 0;
@@ -107,12 +111,29 @@ void visit_rows_in_memory(const std::vector<uint32_t>& pids, int64_t width, int6
   if (failure) std::rethrow_exception(failure);
 }
 
+void visit_rows_in_memory_in_turn(const std::vector<uint32_t>& pids, int64_t width, int64_t height,
+                                  const std::vector<PatchRowVisitor*>& parallel_visitors, const ProgressFn& progress,
+                                  double from, double to) {
+  const double rows = static_cast<double>(height) * static_cast<double>(parallel_visitors.size());
+  double done = 0;
+  for (PatchRowVisitor* v : parallel_visitors) {
+    for (int64_t y = 0; y < height; ++y, ++done) {
+      v->row(y, pids.data() + y * width);
+      if ((y & 63) == 63 && progress && !progress(from + (to - from) * done / rows))
+        throw Error(ErrorKind::Io, "interrupted");
+    }
+    v->finish();
+  }
+}
+
 void visit_patch_rows(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
-                      const std::vector<PatchRowVisitor*>& visitors, LabelRasterSink* also_write,
+                      const std::vector<PatchRowVisitor*>& visitors,
+                      const std::vector<PatchRowVisitor*>& parallel_visitors, LabelRasterSink* also_write,
                       const ProgressFn& progress) {
-  StripAssembler strips(table.raster.width, visitors, also_write);
+  StripAssembler strips(table.raster.width, visitors, parallel_visitors, also_write);
   write_patch_ids(source, labeler, table, strips, progress);
   for (PatchRowVisitor* v : visitors) v->finish();
+  for (PatchRowVisitor* v : parallel_visitors) v->finish();
 }
 
 }  // namespace lsm

@@ -27,11 +27,15 @@ class PatchRowVisitor {
 /// Relabels `source` (as write_patch_ids() does) and feeds every row to each
 /// of `visitors` (each sees all rows in order, then finish(); the visitors
 /// take each strip of rows concurrently, one thread each, so they must not
-/// share mutable state), and to
-/// `also_write` when it is not null. Memory: one tile row of patch IDs.
-/// `table` must come from scan_patches() with keep_patch_ids. Throws lsm::Error.
+/// share mutable state), then to each of `parallel_visitors` (visitors that
+/// spread each row over the cores themselves: one after the other, outside
+/// the visitors' parallel region, where a nested one would get one thread),
+/// and to `also_write` when it is not null. Memory: one tile row of patch
+/// IDs. `table` must come from scan_patches() with keep_patch_ids. Throws
+/// lsm::Error.
 void visit_patch_rows(ClassRasterSource& source, TileLabeler& labeler, const PatchTable& table,
-                      const std::vector<PatchRowVisitor*>& visitors, LabelRasterSink* also_write = nullptr,
+                      const std::vector<PatchRowVisitor*>& visitors,
+                      const std::vector<PatchRowVisitor*>& parallel_visitors = {}, LabelRasterSink* also_write = nullptr,
                       const ProgressFn& progress = {});
 
 /// True when the scan kept its tile labels (ScanOptions::keep_labels_max_bytes).
@@ -44,5 +48,12 @@ std::vector<uint32_t> assemble_patch_ids(const PatchTable& table);
 /// mutable state. Rethrows the first exception of a visitor.
 void visit_rows_in_memory(const std::vector<uint32_t>& pids, int64_t width, int64_t height,
                           const std::vector<PatchRowVisitor*>& visitors);
+/// Feeds every row of an in-memory patch-ID raster to each of
+/// `parallel_visitors` in turn (each spreads a row over the cores itself),
+/// then finish(); reports progress from `from` to `to` (0..1) by rows.
+/// Throws lsm::Error(Io) "interrupted" when `progress` returns false.
+void visit_rows_in_memory_in_turn(const std::vector<uint32_t>& pids, int64_t width, int64_t height,
+                                  const std::vector<PatchRowVisitor*>& parallel_visitors, const ProgressFn& progress,
+                                  double from, double to);
 
 }  // namespace lsm
