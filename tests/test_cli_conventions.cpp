@@ -249,6 +249,51 @@ TEST_F(CliConventions, DistancesGiveConnectProxAndSimi) {
   EXPECT_EQ(sm.code, 0) << sm.err;
 }
 
+// --edge-depth-table: FRAGSTATS' .fdt gives the core metrics depths per
+// class pair; one depth everywhere is --edge-distance; it excludes the
+// other ways of giving the depth, and a bad file is refused before anything
+// is written.
+TEST_F(CliConventions, EdgeDepthTablesGiveTheCoreMetrics) {
+  const std::string sample = std::string(LSM_SOURCE_DIR) + "/sample_rasters/nlm_fbm_400x300.tif";  // 30 m cells
+  const auto table = [&](const std::string& name, const std::string& rows) {
+    std::ofstream(path(name)) << "FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2, 3, 4, 5, 999)\n" << rows;
+    return path(name);
+  };
+  std::string sixties;
+  for (int i = 0; i < 6; ++i) sixties += "60,60,60,60,60,60\n";
+  const std::string uniform = table("uniform.fdt", sixties);
+  const std::string run = "metrics " + sample + " --metrics TCA,CORE_MN,NDCA --level class,land -q -o ";
+  ASSERT_EQ(run_lsm(run + path("a") + " --edge-depth-table " + uniform).code, 0);
+  ASSERT_EQ(run_lsm(run + path("b") + " --edge-distance 60").code, 0);
+  EXPECT_EQ(slurp(path("a.class.csv")), slurp(path("b.class.csv")));
+  EXPECT_EQ(slurp(path("a.land.csv")), slurp(path("b.land.csv")));
+  // Only class 5 reaching 90 m into class 4: class 4 has less core than with 30 m everywhere.
+  std::string thirties;
+  for (int i = 0; i < 6; ++i) thirties += i == 3 ? "30,30,30,30,90,30\n" : "30,30,30,30,30,30\n";
+  const std::string tca = "metrics " + sample + " --metrics TCA --level land -q -o ";
+  ASSERT_EQ(run_lsm(tca + path("c") + " --edge-depth-table " + table("deep.fdt", thirties)).code, 0);
+  ASSERT_EQ(run_lsm(tca + path("d") + " --edge-depth 1").code, 0);
+  const auto [header, tca_c] = header_and_last_value(path("c.land.csv"));
+  const auto [header_d, tca_d] = header_and_last_value(path("d.land.csv"));
+  EXPECT_EQ(header, "TCA");
+  EXPECT_LT(tca_c, tca_d);
+  EXPECT_GT(tca_c, 0.8 * tca_d);  // only class 4 beside class 5 lost core
+  const std::string odd = table("odd.fdt", sixties.substr(0, sixties.size() - 18) + "60,60,60,60,60,45\n");
+  const std::string negative = table("negative.fdt", "0,-1,0,0,0,0\n" + sixties.substr(18));
+  const auto before = files();
+  expect_clean_failure(run_lsm(run + path("x") + " --edge-depth 2 --edge-depth-table " + uniform),
+                       "--edge-depth and --edge-depth-table exclude each other", before);
+  expect_clean_failure(run_lsm(run + path("x") + " --edge-distance 60 --edge-depth-table " + uniform),
+                       "--edge-distance and --edge-depth-table exclude each other", before);
+  expect_clean_failure(run_lsm(run + path("x") + " --edge-depth-table " + odd),
+                       "the depth 45 m of classes 999 and 999 is not a whole number of the raster's 30 m cells", before);
+  expect_clean_failure(run_lsm(run + path("x") + " --edge-depth-table " + negative),
+                       negative + ":3: '-1' is not an edge depth (a distance of 0 m or more)", before);
+  const CliRun pm = run_lsm("patchmetric " + sample + " " + path("core.tif") + " --metric CORE --edge-depth-table " +
+                            uniform + " -q");
+  EXPECT_EQ(pm.code, 0) << pm.err;
+}
+
 // `--list-metrics` prints the catalogue: one line per acronym with its name,
 // unit, levels and family, and nothing else.
 TEST_F(CliConventions, ListMetricsPrintsTheCatalogue) {

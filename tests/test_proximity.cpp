@@ -133,6 +133,22 @@ TEST(Similarity, HandGrid) {
   for (double v : none.simi_by_pid) EXPECT_EQ(v, 0);
 }
 
+// A background class is no patches: its cells count for no focal patch's
+// SIMI, and the similarity file need not list it.
+TEST(Similarity, BackgroundIsNoNeighbour) {
+  MemoryClassRaster raster = grid({"112122", "222222", "122221"}, 10);
+  LandscapeJobOptions o;
+  o.backend = Backend::Cpu;
+  o.search_radius = 20;
+  o.background = {2};
+  o.similarity = similarity({1}, {1});
+  o.selection = MetricSelection("PROX,SIMI");
+  const LandscapeResults r = run_landscape_job(raster, o);
+  ASSERT_EQ(r.metrics.patch.rows.size(), 4u);  // A, B, C, D: class 2 is background
+  for (const MetricTable::Row& row : r.metrics.patch.rows) EXPECT_EQ(row.values.at(0), row.values.at(1)) << row.pid;
+  EXPECT_DOUBLE_EQ(r.metrics.patch.rows[0].values.at(1), 0.5);  // A: B and C only, as its PROX
+}
+
 // A class the similarity weights do not list: refused by name.
 TEST(Similarity, EveryClassNeedsItsWeights) {
   MemoryClassRaster raster = grid({"112122", "222222", "122223"}, 10);

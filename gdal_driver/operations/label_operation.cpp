@@ -117,7 +117,7 @@ OperationSpec patchmetric_spec() {
                       throw Error(ErrorKind::BadInput, "'" + value + "' is not a patch metric (expected one of " + list + ")");
                   }),
               edge_depth_parameter(), edge_distance_parameter(), contrast_table_parameter(),
-              search_radius_parameter(), similarity_table_parameter()},
+              edge_depth_table_parameter(), search_radius_parameter(), similarity_table_parameter()},
              patch_parameters()),
       raster_output_parameters());
   s.serving.shape_before_run = [](const ParameterValues& v) {
@@ -158,6 +158,7 @@ void run_patchmetric(const ParameterValues& v, const RunContext& context) {
     job.contrast = std::make_shared<const ClassPairTable>(read_contrast_table(v.text("contrast-table")));
   if (metric == "ECON" && !job.contrast)  // else a raster of N/A: refused before anything is read or written
     throw Error(ErrorKind::BadInput, "ECON needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
+  set_edge_depth_table(v, job);
   set_proximity_inputs(v, job);
   GdalClassRaster source(v.text("input"), static_cast<int>(v.integer("band")));
   use_given_nodata(source, v);

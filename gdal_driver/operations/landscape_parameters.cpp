@@ -113,7 +113,7 @@ std::vector<ParameterSpec> table_analysis_parameters() {
 }
 
 std::vector<ParameterSpec> auxiliary_input_parameters() {
-  return {contrast_table_parameter(), search_radius_parameter(), similarity_table_parameter(),
+  return {contrast_table_parameter(), edge_depth_table_parameter(), search_radius_parameter(), similarity_table_parameter(),
           number("threshold-distance", "FRAGSTATS' threshold distance of CONNECT: two patches of a class are joined "
                                        "when their edge-to-edge distance (cell centre to cell centre) is at most this")
               .at_least(0)
@@ -139,7 +139,29 @@ void set_auxiliary_inputs(const ParameterValues& v, LandscapeJobOptions& job,
     throw Error(ErrorKind::BadInput,
                 "CONNECT needs FRAGSTATS' threshold distance (" + distance_input(v, "threshold-distance") + ")");
   }
+  set_edge_depth_table(v, job, class_names);
   set_proximity_inputs(v, job, class_names);
+}
+
+void set_edge_depth_table(const ParameterValues& v, LandscapeJobOptions& job,
+                          const std::map<int32_t, std::string>& class_names) {
+  if (!v.given("edge-depth-table")) return;
+  for (const char* other : {"edge-distance", "edge-depth"})  // a depth at its default gives way, as to --edge-distance
+    if (v.spec().find(other) && v.given(other) && !(std::string(other) == "edge-depth" && job.edge_depth == 1))
+      throw Error(ErrorKind::BadInput, v.spelled(other) + " and " + v.spelled("edge-depth-table") + " exclude each other");
+  job.edge_depth_table =
+      std::make_shared<const ClassPairTable>(read_edge_depth_table(v.text("edge-depth-table"), class_names));
+}
+
+ParameterSpec edge_depth_table_parameter() {
+  return text("edge-depth-table", "FRAGSTATS edge depth file (.fdt: FSQ_TABLE, the class list, a matrix of depths in "
+                                  "m, row = the class of the patch, column = the class beyond its edge), for the core "
+                                  "metrics (instead of --edge-depth)")
+      .titled("Edge depths per class pair")
+      .with_metavar("FILE")
+      .naming(PathKind::File)
+      .trusted()
+      .only(kCommandLine);
 }
 
 ParameterSpec contrast_table_parameter() {

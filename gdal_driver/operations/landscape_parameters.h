@@ -55,19 +55,31 @@ void set_edge_depth(const ParameterValues& values, LandscapeJobOptions& job);
 /// (landscape_tables.h) declare them alike.
 std::vector<ParameterSpec> table_analysis_parameters();
 /// The inputs of the metrics that take a FRAGSTATS table or distance:
-/// contrast-table, search-radius, similarity-table, threshold-distance.
+/// contrast-table, edge-depth-table, search-radius, similarity-table,
+/// threshold-distance.
 std::vector<ParameterSpec> auxiliary_input_parameters();
 /// Sets job.contrast, job.threshold_distance, job.search_radius and
 /// job.similarity from auxiliary_input_parameters()' values (class names of
 /// CLASS_LIST_LITERAL looked up in `class_names`); throws
 /// lsm::Error(BadInput) for a bad table or distance, or when job.selection
 /// names a metric without its input (CWED, TECI, ECON without the contrast
-/// table; CONNECT without the threshold distance; set_proximity_inputs()).
+/// table; CONNECT without the threshold distance; set_proximity_inputs()),
+/// and for an edge depth file with --edge-distance or a depth other than 1
+/// (job.edge_depth_table; set_edge_depth() must have run).
 void set_auxiliary_inputs(const ParameterValues& values, LandscapeJobOptions& job,
                           const std::map<int32_t, std::string>& class_names = {});
 /// contrast-table: a FRAGSTATS edge contrast weight file (.fce) for CWED,
 /// TECI and ECON; a path of the machine that runs it (trusted).
 ParameterSpec contrast_table_parameter();
+/// edge-depth-table: a FRAGSTATS edge depth file (.fdt) for the core
+/// metrics; a path of the machine that runs it (trusted).
+ParameterSpec edge_depth_table_parameter();
+/// Sets job.edge_depth_table from --edge-depth-table (CLASS_LIST_LITERAL
+/// names looked up in `class_names`); throws lsm::Error(BadInput) for a bad
+/// file, or with --edge-distance or a depth other than 1 (set_edge_depth()
+/// must have run).
+void set_edge_depth_table(const ParameterValues& values, LandscapeJobOptions& job,
+                          const std::map<int32_t, std::string>& class_names = {});
 /// --search-radius (m), PROX's and SIMI's.
 ParameterSpec search_radius_parameter();
 /// similarity-table: a FRAGSTATS similarity weight file (.fsq) for SIMI; a

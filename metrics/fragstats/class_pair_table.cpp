@@ -84,8 +84,9 @@ namespace {
 // What differs between the kinds of class-pair file.
 struct TableKind {
   const char* file;    // "the edge contrast file"
-  const char* weight;  // "a contrast weight"
+  const char* weight;  // "a contrast weight (a number from 0 to 1)"
   bool symmetric;
+  double most;         // the largest value allowed (the least is 0)
 };
 
 ClassPairTable read_class_pair_table(const std::string& path, const std::map<int32_t, std::string>& names,
@@ -117,8 +118,8 @@ ClassPairTable read_class_pair_table(const std::string& path, const std::map<int
     for (const std::string& f : fields) {
       char* end = nullptr;
       const double v = std::strtod(f.c_str(), &end);
-      if (f.empty() || *end || !(v >= 0 && v <= 1))
-        throw Error(ErrorKind::BadInput, where + "'" + f.substr(0, 40) + "' is not " + kind.weight + " (a number from 0 to 1)");
+      if (f.empty() || *end || !(v >= 0 && v <= kind.most))
+        throw Error(ErrorKind::BadInput, where + "'" + f.substr(0, 40) + "' is not " + kind.weight);
       t.d.push_back(v);
     }
     row_lines.push_back(line);
@@ -143,22 +144,42 @@ ClassPairTable read_class_pair_table(const std::string& path, const std::map<int
 }  // namespace
 
 ClassPairTable read_contrast_table(const std::string& path, const std::map<int32_t, std::string>& names) {
-  return read_class_pair_table(path, names, {"the edge contrast file", "a contrast weight", true});
+  return read_class_pair_table(path, names,
+                               {"the edge contrast file", "a contrast weight (a number from 0 to 1)", true, 1});
 }
 
 ClassPairTable read_similarity_table(const std::string& path, const std::map<int32_t, std::string>& names) {
-  return read_class_pair_table(path, names, {"the similarity file", "a similarity weight", false});
+  return read_class_pair_table(path, names,
+                               {"the similarity file", "a similarity weight (a number from 0 to 1)", false, 1});
 }
 
-int32_t boundary_class(const ClassPairTable& table, const std::vector<int32_t>& background) {
+ClassPairTable read_edge_depth_table(const std::string& path, const std::map<int32_t, std::string>& names) {
+  return read_class_pair_table(path, names,
+                               {"the edge depth file", "an edge depth (a distance of 0 m or more)", false, 1e9});
+}
+
+namespace {
+
+int32_t listed_boundary_class(const ClassPairTable& table, const std::vector<int32_t>& background, const std::string& file,
+                              const std::string& values) {
   const int32_t b = background.size() == 1 ? background.front() : kFragstatsBackgroundValue;
   if (!table.lists(b))
     throw Error(ErrorKind::BadInput,
-                "the edge contrast file '" + table.path + "' lists no class " + std::to_string(b) +
+                file + " '" + table.path + "' lists no class " + std::to_string(b) +
                     (background.size() == 1 ? std::string(" (the background class)")
                                             : std::string(" (FRAGSTATS' background value, as no single background class is given)")) +
-                    ", whose weights the landscape boundary takes (FRAGSTATS treats boundary segments like background)");
+                    ", whose " + values + " the landscape boundary takes (FRAGSTATS treats boundary segments like background)");
   return b;
+}
+
+}  // namespace
+
+int32_t boundary_class(const ClassPairTable& table, const std::vector<int32_t>& background) {
+  return listed_boundary_class(table, background, "the edge contrast file", "weights");
+}
+
+int32_t edge_depth_boundary_class(const ClassPairTable& table, const std::vector<int32_t>& background) {
+  return listed_boundary_class(table, background, "the edge depth file", "depths");
 }
 
 void check_similarity_classes(const ClassPairTable& table, const std::vector<int32_t>& classes) {
@@ -166,6 +187,13 @@ void check_similarity_classes(const ClassPairTable& table, const std::vector<int
     if (!table.lists(c))
       throw Error(ErrorKind::BadInput, "the similarity file '" + table.path + "' lists no class " + std::to_string(c) +
                                            ", which is in the raster: every pair of patches needs its weight");
+}
+
+void check_edge_depth_classes(const ClassPairTable& table, const std::vector<int32_t>& classes) {
+  for (int32_t c : classes)
+    if (!table.lists(c))
+      throw Error(ErrorKind::BadInput, "the edge depth file '" + table.path + "' lists no class " + std::to_string(c) +
+                                           ", which is in the raster: every edge needs its depth");
 }
 
 void check_contrast_classes(const ClassPairTable& table, const std::vector<int32_t>& classes) {

@@ -11,6 +11,7 @@
 #include "fragstats_core_parallel.h"
 #include "enn_sweep.h"
 #include "connectance_sweep.h"
+#include "pair_depth_core.h"
 #include "proximity_sweep.h"
 #include "patch_records.h"
 #include "nearest_neighbour.h"
@@ -333,14 +334,22 @@ class CoreVisitor : public PatchRowVisitor {
       open_.emplace(patch_count(table), paged);
       core_.send_core_rows_to([this](int64_t row, const uint8_t* core, const uint32_t* pids) { fragstats_row(row, core, pids); });
     }
+    if (options.edge_depths)
+      pair_depths_.emplace(table.raster.width, table.raster.height, classes.class_of_pid, classes.codes.size(),
+                           depths_by_class_index(classes, options),
+                           [this](int64_t row, const uint32_t* pids, const uint8_t* core) { core_.core_row(row, pids, core); });
   }
   /// Core cells decided beforehand (a NeighbourhoodCounter's mask, row-major).
   void use_core_mask(const uint8_t* mask) { mask_ = mask; }
   void row(int64_t y, const uint32_t* pids) override {
-    if (mask_) core_.core_row(y, pids, mask_ + y * width_);
+    if (pair_depths_) pair_depths_->row(y, pids);
+    else if (mask_) core_.core_row(y, pids, mask_ + y * width_);
     else core_.row(y, pids);
   }
-  void finish() override { core_.finish(); }
+  void finish() override {
+    if (pair_depths_) pair_depths_->finish();
+    core_.finish();
+  }
 
  private:
   // FRAGSTATS' rule: each patch's core runs are kept until its last row, then
@@ -374,7 +383,22 @@ class CoreVisitor : public PatchRowVisitor {
     }
   }
 
+  // The edge depth file's depths (cells) by class index, the boundary's last.
+  static std::vector<int> depths_by_class_index(const PatchClasses& classes, const RowMetricOptions& options) {
+    const ClassPairTable& t = *options.edge_depths;
+    std::vector<int32_t> listed = classes.codes;
+    listed.push_back(options.edge_depth_boundary);
+    check_edge_depth_classes(t, listed);
+    const size_t k = classes.codes.size();
+    std::vector<int> d(k * (k + 1));
+    for (size_t i = 0; i < k; ++i)
+      for (size_t j = 0; j <= k; ++j)
+        d[i * (k + 1) + j] = static_cast<int>(t.weight(classes.codes[i], listed[j]));
+    return d;
+  }
+
   CoreAreaTracker core_;
+  std::optional<PairDepthCoreMask> pair_depths_;  // with an edge depth file
   const PatchClasses& classes_;
   const CellGeometry& geometry_;
   PatchRowResults& out_;
@@ -475,7 +499,7 @@ class ProximityVisitor : public PatchRowVisitor {
  public:
   ProximityVisitor(const PatchTable& table, const PatchClasses& classes, const RowMetricOptions& options,
                    const PagedPolicy& paged, PatchRowResults& out)
-      : weights_(similarity_weights(classes, options.similarity.get())),
+      : weights_(similarity_weights(classes, options.similarity.get(), options.background)),
         sweep_(classes.class_of_pid, classes.last_row_of_pid, patch_count(table), classes.codes.size(),
                table.raster.width, table.raster.cell_width, table.raster.cell_height, *options.search_radius_m, paged,
                options.similarity ? &weights_ : nullptr),
@@ -488,14 +512,21 @@ class ProximityVisitor : public PatchRowVisitor {
   }
 
  private:
-  // d_ik by class index (row i the focal class), or empty.
-  static std::vector<double> similarity_weights(const PatchClasses& classes, const ClassPairTable* table) {
+  // d_ik by class index (row i the focal class), or empty; 0 where either
+  // class is background (no patches: not sought, and not in the output).
+  static std::vector<double> similarity_weights(const PatchClasses& classes, const ClassPairTable* table,
+                                                const std::set<int32_t>& background) {
     if (!table) return {};
-    check_similarity_classes(*table, classes.codes);
+    std::vector<int32_t> patch_classes;
+    for (int32_t c : classes.codes)
+      if (!background.count(c)) patch_classes.push_back(c);
+    check_similarity_classes(*table, patch_classes);
     const size_t k = classes.codes.size();
-    std::vector<double> d(k * k);
+    std::vector<double> d(k * k, 0);
     for (size_t i = 0; i < k; ++i)
-      for (size_t j = 0; j < k; ++j) d[i * k + j] = table->weight(classes.codes[i], classes.codes[j]);
+      for (size_t j = 0; j < k; ++j)
+        if (!background.count(classes.codes[i]) && !background.count(classes.codes[j]))
+          d[i * k + j] = table->weight(classes.codes[i], classes.codes[j]);
     return d;
   }
 
@@ -631,7 +662,9 @@ SecondPassPlan plan_second_pass(const PatchTable& table, const RowMetricOptions&
   const PatchIdRaster request = counter_request(table, options, geodesic);
   plan.neighbourhood = StageRun::Device;  // the per-cell tests: pairs, adjacencies, the core mask
   // With the counter's core mask, FRAGSTATS' scan runs patch by patch; every 8-connected core area row by row.
-  plan.core_areas = options.core_areas == CoreAreaRule::Fragstats ? StageRun::Patches : StageRun::Rows;
+  // (An edge depth file's core cells are decided by the core visitor itself.)
+  plan.core_areas = options.core_areas == CoreAreaRule::Fragstats && !options.edge_depths ? StageRun::Patches
+                                                                                         : StageRun::Rows;
   if (request.with_enn && counter->computes_enn(request)) plan.enn = StageRun::Device;
   if (request.with_gyrate && counter->computes_gyrate(request)) plan.gyrate = StageRun::Device;
   // CIRCLE from the counter's row extents, unless a shape visitor runs anyway
@@ -730,7 +763,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
     }
     out.adjacency.sides_h = std::move(counts.sides_h);
     out.adjacency.sides_v = std::move(counts.sides_v);
-    if (core) core->use_core_mask(counts.core.data());
+    if (core && !options.edge_depths) core->use_core_mask(counts.core.data());
     if (plan.core_areas == StageRun::Patches) {  // entered as the core visitor enters them
       const bool geodesic = geometry.geodesic();
       fragstats_core_areas_in_parallel(

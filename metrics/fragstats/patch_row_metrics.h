@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,15 @@ struct RowMetricOptions {
   std::shared_ptr<const ClassPairTable> contrast;
   /// The class whose weights the landscape boundary (raster edge, nodata) takes: boundary_class().
   int32_t contrast_boundary = kFragstatsBackgroundValue;
+  /// FRAGSTATS' edge depths per pair of classes (an edge depth file,
+  /// class_pair_table.h), converted to whole cells: set, they replace
+  /// edge_depth for the core cells (pair_depth_core.h), decided row by row
+  /// on the CPU whatever the counter. Every class of the raster and
+  /// `edge_depth_boundary` must be listed (check_edge_depth_classes()).
+  std::shared_ptr<const ClassPairTable> edge_depths;
+  /// The class whose depths the raster's edge and nodata take (background cells
+  /// take their own class's): edge_depth_boundary_class().
+  int32_t edge_depth_boundary = kFragstatsBackgroundValue;
   /// FRAGSTATS' threshold distance (m) of CONNECT: set, the pass counts each
   /// class's pairs of patches within it (PatchRowResults::joinings).
   /// Projected rasters only.
@@ -167,6 +177,10 @@ struct RowMetricOptions {
   /// also gives each patch's similarity index (PatchRowResults::similarity).
   /// Every class of the raster must be listed (check_similarity_classes()).
   std::shared_ptr<const ClassPairTable> similarity;
+  /// FRAGSTATS' background classes: their cells carry patch IDs in the
+  /// pass, but they are no patches, so SIMI does not count them as
+  /// neighbours (nor need their weights).
+  std::set<int32_t> background;
   /// Folder of the scratch files (spill_file.h); empty = $TMPDIR or /tmp.
   std::string temp_dir;
   /// Per-patch arrays (class lookups, open-patch slots, ENN's distances, the

@@ -47,16 +47,10 @@ std::string metres_text(double m) {
   return text.str();
 }
 
-}  // namespace
-
-int edge_depth_cells(const RasterInfo& raster, const LandscapeJobOptions& options) {
-  if (!options.edge_distance) {
-    if (options.edge_depth < 1)
-      throw Error(ErrorKind::BadInput, "the edge depth must be at least 1 cell (got " + std::to_string(options.edge_depth) + ")");
-    return options.edge_depth;
-  }
-  const double d = *options.edge_distance, cell = raster.cell_width;
-  const std::string given = "the edge distance " + metres_text(d) + " m";
+// `d` metres as a whole number (least..1000) of the raster's square cells;
+// `given` names the distance in messages ("the edge distance 90 m").
+int whole_cells(double d, const RasterInfo& raster, const std::string& given, int least) {
+  const double cell = raster.cell_width;
   if (raster.geodesic)
     throw Error(ErrorKind::BadInput, given + " needs a projected raster; this one has cells in degrees: give the edge "
                                              "depth in cells");
@@ -67,14 +61,39 @@ int edge_depth_cells(const RasterInfo& raster, const LandscapeJobOptions& option
                                          metres_text(raster.cell_height) + " m: give the edge depth in cells");
   const double cells = d / cell;
   const double whole = std::round(cells);
-  if (!(whole >= 1) || std::fabs(cells - whole) > kTolerance * std::max(1.0, cells) || whole > 1000) {
-    const double below = std::max(1.0, std::floor(cells)), above = std::max(below + 1, std::ceil(cells));
+  if (!(whole >= least) || std::fabs(cells - whole) > kTolerance * std::max(1.0, cells) || whole > 1000) {
+    const double below = std::max<double>(least, std::floor(cells)), above = std::max(below + 1, std::ceil(cells));
     throw Error(ErrorKind::BadInput, given + " is not a whole number of the raster's " + metres_text(cell) +
                                          " m cells (FRAGSTATS' edge depth on them is a multiple of the cell size, " +
-                                         "1 to 1000 cells): give " + metres_text(below * cell) + " or " +
-                                         metres_text(above * cell) + " m");
+                                         std::to_string(least) + " to 1000 cells): give " + metres_text(below * cell) +
+                                         " or " + metres_text(above * cell) + " m");
   }
   return static_cast<int>(whole);
+}
+
+}  // namespace
+
+int edge_depth_cells(const RasterInfo& raster, const LandscapeJobOptions& options) {
+  if (!options.edge_distance) {
+    if (options.edge_depth < 1)
+      throw Error(ErrorKind::BadInput, "the edge depth must be at least 1 cell (got " + std::to_string(options.edge_depth) + ")");
+    return options.edge_depth;
+  }
+  const double d = *options.edge_distance;
+  return whole_cells(d, raster, "the edge distance " + metres_text(d) + " m", 1);
+}
+
+std::shared_ptr<const ClassPairTable> edge_depths_in_cells(const RasterInfo& raster, const ClassPairTable& metres) {
+  auto cells = std::make_shared<ClassPairTable>(metres);
+  const size_t n = metres.codes.size();
+  for (size_t i = 0; i < n; ++i)
+    for (size_t k = 0; k < n; ++k)
+      cells->d[i * n + k] = whole_cells(metres.d[i * n + k], raster,
+                                        "the edge depth file '" + metres.path + "': the depth " +
+                                            metres_text(metres.d[i * n + k]) + " m of classes " +
+                                            std::to_string(metres.codes[i]) + " and " + std::to_string(metres.codes[k]),
+                                        0);
+  return cells;
 }
 
 LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJobOptions& options,
@@ -94,6 +113,13 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
     if (info.geodesic)
       throw Error(ErrorKind::BadInput, std::string(what) + " " + metres_text(d) +
                                            " m needs a projected raster; this one has cells in degrees");
+  }
+  std::shared_ptr<const ClassPairTable> edge_depths;  // the edge depth file in cells, refused before any work
+  if (options.edge_depth_table) {
+    if (info.geodesic)
+      throw Error(ErrorKind::BadInput, "the edge depth file '" + options.edge_depth_table->path +
+                                           "' gives metres: it needs a projected raster; this one has cells in degrees");
+    edge_depths = edge_depths_in_cells(info, *options.edge_depth_table);
   }
   results.plan = plan_landscape_job(info, options);
   const LandscapePlan& plan = results.plan;
@@ -131,12 +157,18 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
     row_options.temp_dir = budget.temp_dir;
     row_options.max_patch_array_bytes = plan.patch_array_bytes;
     row_options.edge_depth = edge_depth;
+    if (edge_depths) {
+      row_options.edge_depths = edge_depths;
+      row_options.edge_depth_boundary = edge_depth_boundary_class(
+          *edge_depths, std::vector<int32_t>(options.background.begin(), options.background.end()));
+    }
     row_options.gyrate = options.gyrate;
     row_options.core_areas = options.core_areas;
     row_options.want_enn = plan.enn;
     if (plan.connectance) row_options.threshold_m = options.threshold_distance;
     if (plan.proximity) row_options.search_radius_m = options.search_radius;
     if (plan.similarity) row_options.similarity = options.similarity;
+    row_options.background = options.background;
     if (plan.edge_contrast) {
       row_options.contrast = options.contrast;
       row_options.contrast_boundary = boundary_class(

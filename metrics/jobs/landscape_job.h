@@ -66,6 +66,11 @@ struct LandscapeJobOptions {
   /// SIMI is undefined.
   std::shared_ptr<const ClassPairTable> similarity;
   int edge_depth = 1;               ///< cells (>= 1), for the core metrics
+  /// FRAGSTATS' edge depth file (class_pair_table.h): depths in metres per
+  /// pair of classes, each a whole number (0 or more) of the raster's
+  /// square cells; set, it replaces edge_depth and edge_distance. Projected
+  /// rasters only.
+  std::shared_ptr<const ClassPairTable> edge_depth_table;
   /// The edge depth as FRAGSTATS asks for it, a distance in map units (m);
   /// when set it replaces edge_depth and must be a whole number (>= 1) of the
   /// raster's square cells (edge_depth_cells()).
@@ -115,6 +120,11 @@ struct LandscapePlan {
 /// not square (to 0.1 %), or one that is not a whole number of cells (to
 /// 0.1 %; 1 to 1000), naming the nearest distances that are.
 int edge_depth_cells(const RasterInfo& raster, const LandscapeJobOptions& options);
+/// An edge depth file's depths (m) as whole cells of `raster` (a copy of
+/// `metres` with each value divided by the cell size). Throws
+/// lsm::Error(BadInput) naming the file and the pair for a depth that is not
+/// a whole number (0 to 1000) of square cells, or on a geographic raster.
+std::shared_ptr<const ClassPairTable> edge_depths_in_cells(const RasterInfo& raster, const ClassPairTable& metres);
 
 /// Decides the plan for a raster of `raster`'s shape. Pure: no I/O.
 LandscapePlan plan_landscape_job(const RasterInfo& raster, const LandscapeJobOptions& options);

@@ -1,0 +1,59 @@
+#pragma once
+// Core cells with FRAGSTATS' edge depths per pair of classes (the edge depth
+// file, .fdt; FRAGSTATS 4.2, "Core area metrics": the depth of edge
+// influence may differ with the class beyond the edge). A cell of patch P,
+// class i, is core when no cell outside P lies within d_ik of it, k being
+// that cell's class (a background class too: its cells carry patch IDs),
+// or the boundary class for the raster's edge and nodata (patch ID 0): Euclidean distance from cell centre to
+// cell centre, in cells, compared as dx^2 + dy^2 <= d_ik^2 (a cell exactly
+// d_ik away is within reach). With every d_ik = D it is core_area.h's rule
+// for edge depth D; a depth 0 lets the cells beside that class be core.
+//
+// Rows arrive in order; row c is decided once the rows within the largest
+// depth below it have arrived. Memory: 2 x the largest depth + 1 rows of
+// patch IDs. Time: per patch cell, the cells of the disc of its class's
+// largest depth (fewer where a cell outside the patch ends the test).
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "paged_array.h"
+
+namespace lsm {
+
+class PairDepthCoreMask {
+ public:
+  /// Receives each row's core cells (core[x] = 1) with its patch IDs, rows in
+  /// order. Pointers valid during the call.
+  using CoreRowFn = std::function<void(int64_t row, const uint32_t* pids, const uint8_t* core)>;
+
+  /// `class_of_pid[pid]`: class index (below `classes`) of each patch (must
+  /// outlive the mask); `depth_cells`: classes x (classes + 1) depths in
+  /// cells by class index, row i the patch's class, column k the class
+  /// beyond the edge, column `classes` the boundary's. Throws
+  /// lsm::Error(BadInput) for a negative depth or one over 1000 cells.
+  PairDepthCoreMask(int64_t width, int64_t height, const PagedArray<uint32_t>& class_of_pid, size_t classes,
+                    std::vector<int> depth_cells, CoreRowFn emit);
+
+  /// Row `y` of patch IDs (`width` of them, 0 = nodata); rows 0, 1, ... in order.
+  void row(int64_t y, const uint32_t* pids);
+  /// After the last row: decides the rows still waiting for rows below.
+  void finish();
+
+ private:
+  void decide(int64_t c);
+  const uint32_t* pids_of(int64_t y) const { return ring_[static_cast<size_t>(y % ring_.size())].data(); }
+
+  int64_t width_, height_;
+  const PagedArray<uint32_t>& class_of_pid_;
+  size_t classes_;
+  std::vector<int> depth_;      // classes x (classes + 1), cells
+  std::vector<int> max_depth_;  // [class]: the largest depth of its row
+  int reach_ = 0;               // the largest depth of all
+  CoreRowFn emit_;
+  std::vector<std::vector<uint32_t>> ring_;  // the last 2 x reach + 1 rows
+  std::vector<uint8_t> core_;
+  int64_t last_row_ = -1, decided_ = -1;
+};
+
+}  // namespace lsm
