@@ -215,6 +215,7 @@ def run(tmp, have_schemas):
         section(zonal_process, base, data, tmp)
         section(batch_and_change, base, data, tmp)
         section(requested_outputs, base, data, tmp)
+        section(fragstats_tables, base, data, tmp)
         section(echo_and_values, base, have_schemas)
         section(inline_inputs, base, data, tmp, work)
         section(pages_for_every_document, base)
@@ -574,6 +575,43 @@ def batch_and_change(base, data, tmp):
                                     {"inputs": {"input": "landcover/sample.tif", "later": "rough.tif"}})
     check("change: another grid is a 400 that says so", status == 400 and b"cells, the earlier raster" in body,
           (status, body[:300]))
+
+
+def fragstats_tables(base, data, tmp):
+    """FRAGSTATS' auxiliary tables as inputs: inline text or a file under a
+    data root, the same land table as the CLI's; a path outside the roots and
+    a metric without its table are 400s."""
+    weights = "FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2, 3, 4, 5, 999)\n" + "".join(
+        ",".join("0" if i == k else str(round(0.2 * abs(i - k), 1)) for k in range(6)) + "\n" for i in range(6))
+    with open(os.path.join(data, "landcover", "weights.fce"), "w") as f:
+        f.write(weights)
+    local = os.path.join(tmp, "contrast")
+    subprocess.run([LSM, "metrics", os.path.join(data, "landcover", "sample.tif"), "-o", local, "--metrics", "CWED,TECI",
+                    "--contrast-table", os.path.join(data, "landcover", "weights.fce"), "--level", "land", "-q"],
+                   check=True)
+    with open(local + ".land.csv", "rb") as f:
+        land_table = f.read()
+    for given in ({"value": weights, "mediaType": "text/plain"}, {"href": "file:landcover/weights.fce"},
+                  "landcover/weights.fce"):
+        status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                        {"inputs": {"input": "landcover/sample.tif", "metrics": "CWED,TECI",
+                                                    "level": "land", "contrast-table": given},
+                                         "outputs": {"land": {}}})
+        check("contrast-table %s: the CLI's land table" % json.dumps(given)[:40],
+              status == 200 and body == land_table, (status, body[:300], land_table[:300]))
+    status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                    {"inputs": {"input": "landcover/sample.tif", "metrics": "CWED",
+                                                "contrast-table": "/etc/passwd"}})
+    check("a table outside the data roots: 400", status == 400 and b"/etc/passwd" in body, (status, body[:300]))
+    status, headers, body = request("POST", base + "/processes/metrics/execution",
+                                    {"inputs": {"input": "landcover/sample.tif", "metrics": "CWED"}})
+    check("CWED without a table: 400 naming the input", status == 400 and
+          b"CWED needs FRAGSTATS' edge contrast weights (input contrast-table, a .fce table)" in body,
+          (status, body[:300]))
+    _, described = get_json(base + "/processes/metrics")
+    schema = described.get("inputs", {}).get("similarity-table", {}).get("schema", {})
+    check("the process description offers the similarity table as text",
+          schema.get("contentMediaType") == "text/plain", described.get("inputs", {}).keys())
 
 
 def requested_outputs(base, data, tmp):

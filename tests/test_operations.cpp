@@ -358,8 +358,17 @@ TEST_F(Operations, RulesAndVisibilityAreDeclaredOnceForEveryFrontEnd) {
       EXPECT_EQ(command["rules"][0]["parameters"], Json::array({"grey", "band"}));
     }
   }
-  for (const char* trusted : {"metrics temp-dir", "metrics class-descriptors", "kmeans init", "fuzzy seeds-from"})
+  for (const char* trusted : {"metrics temp-dir", "kmeans init", "fuzzy seeds-from"})
     EXPECT_EQ(visibility[trusted], "trusted") << trusted;
+  // FRAGSTATS' tables are input tables: the service takes them as it takes
+  // datasets, under a data root or inline (ParameterRole::InputTable).
+  for (const char* table : {"metrics class-descriptors", "metrics contrast-table", "metrics similarity-table",
+                            "metrics edge-depth-table", "zonal contrast-table"})
+    EXPECT_EQ(visibility[table], "everyone") << table;
+  for (const ops::Operation& op : ops::operations())
+    for (const ops::ParameterSpec& p : op.spec.parameters)
+      if (p.name == "contrast-table" || p.name == "edge-depth-table")
+        EXPECT_TRUE(p.role == ops::ParameterRole::InputTable && p.shown_in(ops::kService)) << op.spec.name << " " << p.name;
   for (const char* shown : {"metrics quiet", "metrics print", "gradient of", "gradient co"})
     EXPECT_EQ(visibility[shown], "presentation") << shown;
   EXPECT_EQ(visibility["metrics edge-depth"], "everyone");

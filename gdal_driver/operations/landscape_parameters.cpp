@@ -16,11 +16,17 @@ namespace lsm::ops {
 
 namespace {
 
-// A distance input as the front end names it in a message: "--search-radius
-// METRES" on the command line, "input search-radius" to a service client.
-std::string distance_input(const ParameterValues& v, const std::string& name) {
+// An input as the front end names it in a message: "--search-radius
+// METRES" on the command line, "input search-radius, in metres" to a
+// service client (`cli_value`: "METRES", `what`: "in metres").
+std::string named_input(const ParameterValues& v, const std::string& name, const std::string& cli_value,
+                        const std::string& what) {
   const std::string spelled = v.spelled(name);
-  return spelled.rfind("--", 0) == 0 ? spelled + " METRES" : spelled + ", in metres";
+  return spelled.rfind("--", 0) == 0 ? spelled + " " + cli_value : spelled + ", " + what;
+}
+
+std::string distance_input(const ParameterValues& v, const std::string& name) {
+  return named_input(v, name, "METRES", "in metres");
 }
 
 }  // namespace
@@ -131,7 +137,8 @@ void set_auxiliary_inputs(const ParameterValues& v, LandscapeJobOptions& job,
     for (const char* contrast : {"CWED", "TECI", "ECON"})
       if (job.selection.wants_patch_metric(contrast))
         throw Error(ErrorKind::BadInput,
-                    std::string(contrast) + " needs FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
+                    std::string(contrast) + " needs FRAGSTATS' edge contrast weights (" +
+                        named_input(v, "contrast-table", "FILE.fce", "a .fce table") + ")");
   if (v.given("threshold-distance")) {
     if (!(v.number("threshold-distance") > 0)) v.fail("threshold-distance", "must be more than 0 m");
     job.threshold_distance = v.number("threshold-distance");
@@ -154,25 +161,19 @@ void set_edge_depth_table(const ParameterValues& v, LandscapeJobOptions& job,
 }
 
 ParameterSpec edge_depth_table_parameter() {
-  return text("edge-depth-table", "FRAGSTATS edge depth file (.fdt: FSQ_TABLE, the class list, a matrix of depths in "
+  return input_table("edge-depth-table", "FRAGSTATS edge depth file (.fdt: FSQ_TABLE, the class list, a matrix of depths in "
                                   "m, row = the class of the patch, column = the class beyond its edge), for the core "
                                   "metrics (instead of --edge-depth)")
       .titled("Edge depths per class pair")
-      .with_metavar("FILE")
-      .naming(PathKind::File)
-      .trusted()
-      .only(kCommandLine);
+      .with_metavar("FILE");
 }
 
 ParameterSpec contrast_table_parameter() {
-  return text("contrast-table", "FRAGSTATS edge contrast weight file (.fce: FSQ_TABLE, the class list, a symmetric "
+  return input_table("contrast-table", "FRAGSTATS edge contrast weight file (.fce: FSQ_TABLE, the class list, a symmetric "
                                 "matrix of weights 0..1), for CWED, TECI and ECON; the landscape boundary takes the "
                                 "background's weights (the --background class, else class 999)")
       .titled("Edge contrast weights")
-      .with_metavar("FILE")
-      .naming(PathKind::File)
-      .trusted()
-      .only(kCommandLine);
+      .with_metavar("FILE");
 }
 
 ParameterSpec search_radius_parameter() {
@@ -185,13 +186,10 @@ ParameterSpec search_radius_parameter() {
 }
 
 ParameterSpec similarity_table_parameter() {
-  return text("similarity-table", "FRAGSTATS similarity weight file (.fsq: FSQ_TABLE, the class list, a matrix of "
+  return input_table("similarity-table", "FRAGSTATS similarity weight file (.fsq: FSQ_TABLE, the class list, a matrix of "
                                   "weights 0..1, row = the focal patch's class), for SIMI with --search-radius")
       .titled("Similarity weights")
-      .with_metavar("FILE")
-      .naming(PathKind::File)
-      .trusted()
-      .only(kCommandLine);
+      .with_metavar("FILE");
 }
 
 void set_proximity_inputs(const ParameterValues& v, LandscapeJobOptions& job,
@@ -210,17 +208,15 @@ void set_proximity_inputs(const ParameterValues& v, LandscapeJobOptions& job,
     job.similarity =
         std::make_shared<const ClassPairTable>(read_similarity_table(v.text("similarity-table"), class_names));
   else if (named && job.selection.wants_patch_metric("SIMI"))
-    throw Error(ErrorKind::BadInput, "SIMI needs FRAGSTATS' similarity weights (--similarity-table FILE.fsq)");
+    throw Error(ErrorKind::BadInput, "SIMI needs FRAGSTATS' similarity weights (" +
+                                         named_input(v, "similarity-table", "FILE.fsq", "a .fsq table") + ")");
 }
 
 ParameterSpec class_descriptors_parameter() {
-  return text("class-descriptors", "FRAGSTATS class descriptor file (ID, Name, Enabled, IsBackground): class names "
+  return input_table("class-descriptors", "FRAGSTATS class descriptor file (ID, Name, Enabled, IsBackground): class names "
                                    "for the tables, classes left out of the class table, the background classes")
       .titled("Class descriptors")
-      .with_metavar("FILE")
-      .naming(PathKind::File)
-      .trusted()
-      .only(kCommandLine);
+      .with_metavar("FILE");
 }
 
 LandscapeJobOptions table_job_options(const ParameterValues& v, const RunContext& context,

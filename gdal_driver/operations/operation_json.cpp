@@ -30,7 +30,8 @@ Json role_name(ParameterRole r) {
     case ParameterRole::OutputVector: return "vector";
     case ParameterRole::Value:
     case ParameterRole::InputRaster:
-    case ParameterRole::InputVector: break;
+    case ParameterRole::InputVector:
+    case ParameterRole::InputTable: break;
   }
   return nullptr;
 }
@@ -38,6 +39,7 @@ Json role_name(ParameterRole r) {
 Json input_kind(ParameterRole r) {
   if (r == ParameterRole::InputRaster) return "raster";
   if (r == ParameterRole::InputVector) return "vector";
+  if (r == ParameterRole::InputTable) return "table";
   return nullptr;
 }
 

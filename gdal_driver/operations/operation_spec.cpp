@@ -293,6 +293,12 @@ ParameterSpec input_vector(std::string name, std::string help) {
   p.front_ends = kEveryFrontEnd;  // the driver's one input is a raster: a vector one is an option
   return p;
 }
+ParameterSpec input_table(std::string name, std::string help) {
+  ParameterSpec p = input_raster(std::move(name), std::move(help));
+  p.role = ParameterRole::InputTable;
+  p.path = PathKind::File;  // QGIS's file field
+  return p;
+}
 ParameterRule excludes(std::string first, std::string second) {
   return {ParameterRule::Excludes, std::move(first), std::move(second)};
 }

@@ -45,6 +45,10 @@ enum class ParameterRole {
   Value,
   InputRaster,        ///< a raster GDAL opens
   InputVector,        ///< a vector dataset OGR opens (zones, points): the dataset kind zonal operations declare
+  /// A small text table the run reads (FRAGSTATS' .fce, .fsq, .fdt): a file
+  /// on the command line and in QGIS; in the service a file under a data
+  /// root or an inline text value, like the datasets.
+  InputTable,
   OutputRaster,       ///< a raster written (GeoTIFF or -of)
   OutputFile,         ///< another file written (.npy, JSON)
   OutputTablePrefix,  ///< the prefix of CSV tables
@@ -160,10 +164,12 @@ struct ParameterSpec {
   bool shown_in(FrontEnd f) const { return (front_ends & f) != 0; }
   /// True for the roles that name something the run writes.
   bool is_output() const {
-    return role != ParameterRole::Value && role != ParameterRole::InputRaster && role != ParameterRole::InputVector;
+    return role != ParameterRole::Value && !is_input();
   }
-  /// True for the roles that name a dataset the run reads.
-  bool is_input() const { return role == ParameterRole::InputRaster || role == ParameterRole::InputVector; }
+  /// True for the roles that name a dataset or table the run reads.
+  bool is_input() const {
+    return role == ParameterRole::InputRaster || role == ParameterRole::InputVector || role == ParameterRole::InputTable;
+  }
   /// The files an output parameter makes: `files`, else by role one raster
   /// (".tif", COG) or one vector (".gpkg") named after the parameter.
   std::vector<DeclaredFile> files_made() const;
@@ -221,6 +227,9 @@ ParameterSpec flag(std::string name, std::string help);
 ParameterSpec input_raster(std::string name, std::string help);
 /// A vector dataset the run reads (OGR: GeoPackage, Shapefile, GeoJSON ...).
 ParameterSpec input_vector(std::string name, std::string help);
+/// A text table the run reads (ParameterRole::InputTable; QGIS: a file
+/// field); on the command line and in the service.
+ParameterSpec input_table(std::string name, std::string help);
 
 /// A rule between two parameters of one operation, declared once and checked
 /// by ParameterValues::check_required() for every front end. "Given" means

@@ -40,6 +40,7 @@ std::string extension_of(const std::string& media_type, bool geojson) {
   if (media_type == "image/png") return ".png";
   if (media_type == "image/jpeg") return ".jpg";
   if (media_type.find("netcdf") != std::string::npos) return ".nc";
+  if (starts_with(media_type, "text/plain")) return ".txt";
   return ".dat";
 }
 

@@ -39,6 +39,13 @@ Json input_schema(const ops::ParameterSpec& p) {
     s["contentMediaType"] = "application/geopackage+sqlite3";
     return s;
   }
+  if (p.role == ops::ParameterRole::InputTable) {
+    // By reference, or inline as text ({"value": "FSQ_TABLE\n...",
+    // "mediaType": "text/plain"}) or base64 (input_sources.h).
+    s["type"] = "string";
+    s["contentMediaType"] = "text/plain";
+    return s;
+  }
   switch (p.type) {
     case ops::ParameterType::Integer: s["type"] = "integer"; break;
     case ops::ParameterType::Number: s["type"] = "number"; break;

@@ -177,8 +177,9 @@ def help_text(command, catalogue):
         for m in catalogue:
             stats = [s for s in statistics if m["acronym"] + "_" + s in offered]
             if m["acronym"] in offered:
+                levels = ", ".join(m["levels"]) or "its distributions only"  # DCORE: no column of its own
                 rows.append("<li><b>{}</b> {} ({}; {})</li>".format(m["acronym"], m["name"], m["unit"] or "no unit",
-                                                                   ", ".join(m["levels"])))
+                                                                   levels))
             if stats:  # a distribution at class and landscape level, where only those are offered
                 rows.append("<li><b>{}</b>{} {} ({}; class, landscape)</li>".format(
                     m["acronym"], " ".join("_" + s for s in stats), m["name"], m["unit"] or "no unit"))
