@@ -392,6 +392,11 @@ TEST_F(Hardening, DriverFailuresAreReportedOnceWithTheirReason) {
   EXPECT_LT(messages[0].size(), 400u);
 
   messages.clear();
+  // A host that decodes on all cores (as lsm itself does): GDAL meets the
+  // failure in one of its threads, whose messages go to the host's handler;
+  // the driver still names GDAL's reason, once.
+  const std::string threads = CPLGetConfigOption("GDAL_NUM_THREADS", "");
+  CPLSetConfigOption("GDAL_NUM_THREADS", "ALL_CPUS");
   const std::string lzw = striped_lzw("lzw.tif");
   const std::string bytes = slurp(lzw);
   std::ofstream(path("truncated.tif"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
@@ -402,6 +407,7 @@ TEST_F(Hardening, DriverFailuresAreReportedOnceWithTheirReason) {
             CE_None);
   GDALClose(d);
   CPLPopErrorHandler();
+  CPLSetConfigOption("GDAL_NUM_THREADS", threads.empty() ? nullptr : threads.c_str());
   ASSERT_EQ(messages.size(), 1u);
   EXPECT_NE(messages[0].find("TIFF"), std::string::npos) << messages[0];
 }

@@ -146,6 +146,16 @@ GDALRasterBand* GdalClassRaster::small_window_band(const Window& w) {
 
 namespace {
 
+// GDAL_NUM_THREADS=ALL_CPUS (lsm's default, or the host's setting) decodes
+// the main handle's blocks in GDAL's threads; in a host (the driver in QGIS)
+// their failures reach the host's handler, not lsm's, and the read fails
+// without a reason. The same read through a single-threaded handle meets
+// the failure in the reading thread, where HeldGdalMessages hears it.
+bool without_reason(const Error& e) {
+  const std::string m = e.what();
+  return m.size() >= kNoGdalReason.size() && m.compare(m.size() - kNoGdalReason.size(), kNoGdalReason.size(), kNoGdalReason) == 0;
+}
+
 // FRAGSTATS reads negative class codes as the landscape border (cells outside
 // the landscape that decide the type of its boundary edges): until lsm gives
 // them that meaning, a class raster holding one is refused, not read as a class.
@@ -195,7 +205,15 @@ void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
   };
   if (read_as_int32_) {
     const std::vector<Window> slabs = column_slabs(w);
-    if (slabs.size() == 1) return read_integers(small_window_band(w), w, out, line_stride);
+    if (slabs.size() == 1) {
+      GDALRasterBand* band = small_window_band(w);
+      try {
+        return read_integers(band, w, out, line_stride);
+      } catch (const Error& e) {
+        if (band != band_ || !without_reason(e)) throw;
+      }
+      return read_integers(slab_band(0), w, out, line_stride);  // the failure again, in this thread
+    }
     std::vector<GDALRasterBand*> bands;
     for (size_t k = 0; k < slabs.size(); ++k) bands.push_back(slab_band(k));
     // The leftmost slab's error is the one reported, whatever the schedule.
@@ -215,9 +233,16 @@ void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
   }
   CPLErrorReset();
   std::vector<double> values(n);
-  if (small_window_band(w)->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), values.data(), int(w.width),
-                      int(w.height), GDT_Float64, 0, 0) != CE_None)
-    fail();
+  GDALRasterBand* band = small_window_band(w);
+  const auto read_doubles = [&](GDALRasterBand* from) {
+    return from->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), values.data(), int(w.width),
+                          int(w.height), GDT_Float64, 0, 0) == CE_None;
+  };
+  if (!read_doubles(band)) {
+    // Met in one of GDAL's decoding threads without a reason here: again
+    // through the single-threaded handle, where this thread hears it.
+    if (band != band_ || gdal_failure_reason() != kNoGdalReason || !read_doubles(slab_band(0))) fail();
+  }
   for (size_t i = 0; i < n; ++i) {
     const double v = values[i];
     int32_t& cell = out[static_cast<int64_t>(i) / w.width * line_stride + static_cast<int64_t>(i) % w.width];

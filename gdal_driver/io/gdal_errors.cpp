@@ -59,7 +59,7 @@ std::string gdal_failure_reason() {
   if (!first_failure_here.empty()) return one_line(first_failure_here);
   const char* last = CPLGetLastErrorMsg();
   if (last && *last) return one_line(last);
-  return "GDAL gave no reason";
+  return kNoGdalReason;
 }
 
 }  // namespace lsm

@@ -18,6 +18,9 @@ namespace lsm {
 /// pushed it. Thread-safe.
 void CPL_STDCALL remember_gdal_failure(CPLErr level, CPLErrorNum number, const char* message);
 
+/// What gdal_failure_reason() says when GDAL gave none.
+inline const std::string kNoGdalReason = "GDAL gave no reason";
+
 /// Forgets the failures remembered so far: called before an operation that
 /// may fail, so that its line names its own cause.
 void forget_gdal_failures();

@@ -34,7 +34,7 @@ GDALDataset* open_input_raster(const std::string& path) {
       GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR);
   if (!dataset) {
     std::string why = gdal_failure_reason();
-    if (why == "GDAL gave no reason") why.clear();
+    if (why == kNoGdalReason) why.clear();
     if (why.empty() || why.find("not recognized as a supported file format") != std::string::npos)
       why = "not a raster format GDAL can read";
     throw Error(ErrorKind::BadInput, "cannot open " + quoted(path) + " as a raster: " + why);
