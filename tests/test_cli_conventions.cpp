@@ -185,15 +185,19 @@ TEST_F(CliConventions, ContrastTablesGiveCwedAndTeci) {
   const CliRun w = run_lsm("window " + sample + " " + path("w.tif") + " --metrics TECI --level land --window-cells 5 "
                            "--contrast-table " + table + " -q");
   EXPECT_EQ(w.code, 0) << w.err;
-  expect_clean_failure(run_lsm("window " + sample + " " + path("v.tif") + " --metrics ECON_MN --level land "
-                               "--window-cells 5 --contrast-table " + table),
-                       "ECON_MN is a landscape metric that moving windows do not compute yet", files());
+  const CliRun econ = run_lsm("window " + sample + " " + path("e.tif") + " --metrics ECON_MN,ECON_AM --level land "
+                              "--window-cells 5 --contrast-table " + table + " -q");
+  EXPECT_EQ(econ.code, 0) << econ.err;
+  expect_clean_failure(run_lsm("window " + sample + " " + path("v.tif") + " --metrics ECON_MN --window-cells 5"),
+                       "CWED, TECI and ECON need FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)",
+                       files());
   const std::string asymmetric = path("bad.fce");
   std::ofstream(asymmetric) << "FSQ_TABLE\nCLASS_LIST_NUMERIC(1, 2)\n0,0.5\n0.4,0\n";
   expect_clean_failure(run_lsm("metrics " + sample + " --output " + path("d") + " --contrast-table " + asymmetric),
                        asymmetric + ":4: the weight of classes 2 and 1 differs", files());
   expect_clean_failure(run_lsm("window " + sample + " " + path("v.tif") + " --metrics CWED --window-cells 5"),
-                       "CWED and TECI need FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)", files());
+                       "CWED, TECI and ECON need FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)",
+                       files());
 }
 
 // --threshold-distance gives CONNECT in the class and landscape tables,

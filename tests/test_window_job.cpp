@@ -158,6 +158,7 @@ TEST(WindowJob, DistributionsAndPafracOfBusyWindowsEqualTheCutOutWindows) {
   }
   for (int trial = 0; trial < 3; ++trial) {
     WindowJobOptions o;
+    o.contrast = contrast_table_for(cells);  // ECON's distributions
     for (const std::string& m : window_class_metrics())
       if (m.find('_') != std::string::npos || m == "PAFRAC") o.class_metrics.push_back(m);
     o.landscape_metrics = o.class_metrics;

@@ -167,7 +167,7 @@ std::vector<int32_t> class_codes_of(ClassRasterSource& source, const ProgressFn&
 // and isolation metrics.
 const std::vector<std::string>& window_distributed_metrics() {
   static const std::vector<std::string> metrics{"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG",
-                                                "CORE", "DCORE", "CAI", "ENN"};
+                                                "CORE", "DCORE", "CAI", "ECON", "ENN"};
   return metrics;
 }
 
@@ -238,9 +238,11 @@ class WindowDistributions {
         d.skip_nan = base == "ENN";  // a patch alone in its class has none, and is left out (as the landscape job does)
         needs_core_ = needs_core_ || base == "CORE" || base == "CAI";
         needs_circle_ = needs_circle_ || base == "CIRCLE";
+        needs_contrast_ = needs_contrast_ || base == "ECON";
       }
       bands_.push_back(d);
     }
+    if (needs_contrast_) contrast_weights(plan, options);
     for (size_t k = 0; k < plan.class_codes.size(); ++k) background_.push_back(background.count(plan.class_codes[k]) > 0);
     class_codes_ = plan.class_codes;
     area_ = patch_column("AREA");
@@ -254,14 +256,16 @@ class WindowDistributions {
   }
   /// The plan's band of value i.
   size_t band(size_t i) const { return bands_[i].band; }
-  /// Whether the bands need each patch's runs of cells (GYRATE, CIRCLE).
-  bool needs_runs() const { return needs_gyrate_ || needs_circle_ || needs_enn_; }
+  /// Whether the bands need each patch's runs of cells (GYRATE, CIRCLE, ENN, ECON).
+  bool needs_runs() const { return needs_gyrate_ || needs_circle_ || needs_enn_ || needs_contrast_; }
   /// Whether the bands need the windows' core areas (CORE, DCORE, CAI).
   bool needs_core() const { return needs_core_; }
 
   // The values of the bands, in their order, for the window `labeler` has
-  // just labeled (with runs where needs_runs()).
-  void compute(const WindowPatchLabeler& labeler, double* values) {
+  // just labeled (with runs where needs_runs()) from `grid` (`rows` x
+  // `columns` class indices, kOutside beyond the window and the landscape).
+  void compute(const WindowPatchLabeler& labeler, const std::vector<int32_t>& grid, int64_t rows, int64_t columns,
+               double* values) {
     const std::vector<WindowPatch>& patches = labeler.patches();
     // Each patch's second-pass values: its corner pairs, and where asked
     // its GYRATE (FRAGSTATS' rule) and CIRCLE's radius from its runs.
@@ -279,6 +283,7 @@ class WindowDistributions {
       if (needs_circle_) shapes_[p].circle_radius_m = window_circle_radius_m(begin, end, geometry_);
     }
     if (needs_enn_) nearest_neighbours(labeler, patches);
+    if (needs_contrast_) edge_contrasts(labeler, grid, rows, columns);
     // Each patch's columns, class by class (ascending class index), each
     // class's patches in first-cell order: the landscape job's replay order.
     order_.resize(patches.size());
@@ -316,6 +321,7 @@ class WindowDistributions {
         PatchInputs in;
         in.record = &record;
         in.shape = &shapes_[p];
+        in.contrast = needs_contrast_ ? &contrasts_[p] : nullptr;
         in.cell_width = cw_;
         in.cell_height = ch_;
         in.size = static_cast<double>(patch.cells);
@@ -374,6 +380,59 @@ class WindowDistributions {
     }
   }
 
+  // d_ik by class index, 0 on the diagonal; column k holds the window
+  // border's (the landscape boundary's: boundary_class()).
+  void contrast_weights(const WindowPlan& plan, const WindowJobOptions& options) {
+    const ClassPairTable& t = *options.contrast;
+    const size_t k = plan.class_codes.size();
+    const int32_t boundary =
+        boundary_class(t, std::vector<int32_t>(options.background.begin(), options.background.end()));
+    d_.assign(k * (k + 1), 0);
+    for (size_t i = 0; i < k; ++i)
+      for (size_t j = 0; j <= k; ++j)
+        if (i != j) d_[i * (k + 1) + j] = t.weight(plan.class_codes[i], j < k ? plan.class_codes[j] : boundary);
+  }
+
+  // ECON's weighted perimeter of every patch of the window: each side
+  // between a patch and what lies beyond it, walked as the landscape job's
+  // contrast stage walks the window cut out (patch_row_metrics.cpp: left,
+  // then top side of each cell in raster order, the bottom sides after the
+  // last row), so that the sums are the same bits.
+  void edge_contrasts(const WindowPatchLabeler& labeler, const std::vector<int32_t>& grid, int64_t rows,
+                      int64_t columns) {
+    const size_t n = labeler.patches().size(), k = class_codes_.size();
+    contrasts_.assign(n, PatchContrast{});
+    patch_of_.assign(static_cast<size_t>(rows * columns), 0);  // patch + 1, 0 beyond every patch
+    for (size_t p = 0; p < n; ++p) {
+      const auto [begin, end] = labeler.runs(p);
+      for (const CellRun* r = begin; r != end; ++r)
+        std::fill(patch_of_.begin() + r->row * columns + r->x0, patch_of_.begin() + r->row * columns + r->x1 + 1,
+                  static_cast<uint32_t>(p + 1));
+    }
+    const auto add = [&](uint32_t a, uint32_t b, bool horizontal, int32_t b_class) {
+      const double d = d_[static_cast<size_t>(labeler.patches()[a - 1].class_index) * (k + 1) +
+                          (b ? static_cast<size_t>(b_class) : k)];
+      PatchContrast& c = contrasts_[a - 1];
+      (horizontal ? c.weights_h : c.weights_v) += d;
+    };
+    const auto side = [&](int64_t a_cell, int64_t b_cell, bool horizontal) {  // -1: beyond the grid
+      const uint32_t a = a_cell < 0 ? 0 : patch_of_[static_cast<size_t>(a_cell)];
+      const uint32_t b = b_cell < 0 ? 0 : patch_of_[static_cast<size_t>(b_cell)];
+      if (a == b) return;
+      if (a) add(a, b, horizontal, b ? grid[static_cast<size_t>(b_cell)] : 0);
+      if (b) add(b, a, horizontal, a ? grid[static_cast<size_t>(a_cell)] : 0);
+    };
+    for (int64_t y = 0; y < rows; ++y) {
+      for (int64_t x = 0; x < columns; ++x) {
+        const int64_t cell = y * columns + x;
+        side(cell, x > 0 ? cell - 1 : -1, false);
+        side(cell, y > 0 ? cell - columns : -1, true);
+      }
+      side(y * columns + columns - 1, -1, false);
+    }
+    for (int64_t x = 0; x < columns; ++x) side((rows - 1) * columns + x, -1, true);
+  }
+
   // PAFRAC as the landscape job computes it: 2 / slope of ln(area m2) on
   // ln(perimeter m), undefined under 10 patches (weights_ hold the areas in ha).
   double pafrac() const {
@@ -408,7 +467,10 @@ class WindowDistributions {
   double cw_, ch_;
   CellGeometry geometry_;
   int fixed_exponent_ = 0;
-  bool needs_gyrate_ = false, needs_circle_ = false, needs_core_ = false, needs_enn_ = false;
+  bool needs_gyrate_ = false, needs_circle_ = false, needs_core_ = false, needs_enn_ = false, needs_contrast_ = false;
+  std::vector<double> d_;                 // ECON's weights: class index x (class index or the border)
+  std::vector<uint32_t> patch_of_;        // the window's cells: patch + 1
+  std::vector<PatchContrast> contrasts_;  // by patch
   std::vector<size_t> by_class_;  // edge cells, class by class
   std::vector<PatchShape> shapes_;
   std::vector<CellRun> runs_;
@@ -909,11 +971,12 @@ WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>&
     for (int32_t c : classes) plan.bands.push_back({m, c});
   // The contrast metrics need every edge's weight, the window's border
   // (the landscape boundary) the background's.
-  const auto contrast = [](const std::string& m) { return m == "CWED" || m == "TECI"; };
+  const auto contrast = [](const std::string& m) { return m == "CWED" || m == "TECI" || m.rfind("ECON_", 0) == 0; };
   if (std::any_of(options.class_metrics.begin(), options.class_metrics.end(), contrast) ||
       std::any_of(options.landscape_metrics.begin(), options.landscape_metrics.end(), contrast)) {
     if (!options.contrast)
-      throw Error(ErrorKind::BadInput, "CWED and TECI need FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
+      throw Error(ErrorKind::BadInput,
+                  "CWED, TECI and ECON need FRAGSTATS' edge contrast weights (--contrast-table FILE.fce)");
     if (!class_codes.empty()) {
       check_contrast_classes(*options.contrast, class_codes);
       boundary_class(*options.contrast, std::vector<int32_t>(options.background.begin(), options.background.end()));
@@ -1044,7 +1107,8 @@ class WindowRowWorker {
       }
       const std::vector<WindowClassPatches>& patches =
           labeler_.label(grid_, grid_rows, grid_columns, options_.rule, distributions_.needs_runs(), core_rule_);
-      if (!distributions_.empty()) distributions_.compute(labeler_, distribution_values_.data());
+      if (!distributions_.empty())
+        distributions_.compute(labeler_, grid_, grid_rows, grid_columns, distribution_values_.data());
       metrics_.compute(counts_, patches, values);
       for (size_t i = 0; i < distribution_values_.size(); ++i) values[distributions_.band(i)] = distribution_values_[i];
     }

@@ -84,7 +84,7 @@ struct WindowJobOptions {
   /// are counted, as the landscape job takes them (core_area.h).
   int edge_depth = 1;
   CoreAreaRule core_areas = CoreAreaRule::Fragstats;
-  /// FRAGSTATS' edge contrast weights, which CWED and TECI need
+  /// FRAGSTATS' edge contrast weights, which CWED, TECI and ECON's distributions need
   /// (class_pair_table.h; the window's border takes the background's weights).
   std::shared_ptr<const ClassPairTable> contrast;
   /// Memory the job may hold (bytes): the band of rows and the counts.
