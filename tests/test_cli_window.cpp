@@ -115,6 +115,10 @@ TEST_F(CliWindow, BadInputIsRefusedBeforeAnyOutput) {
   expect_clean_failure(run_lsm(run + " --metrics GISFRAG --window-cells 5"), "GISFRAG is a FRAGSTATS metric that lsm does not compute yet", before);
   expect_clean_failure(run_lsm(run + " --metrics PROX_MN --window-cells 5"),
                        "PROX_MN is a landscape metric that moving windows do not compute yet", before);
+  expect_clean_failure(run_lsm(run + " --metrics CONNECT --window-cells 5"),
+                       "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)", before);
+  expect_clean_failure(run_lsm(run + " --metrics CONNECT --window-cells 5 --threshold-distance 0"),
+                       "--threshold-distance must be more than 0 m", before);
   expect_clean_failure(run_lsm(run + " --metrics PLAND --level land --window-cells 5"), "PLAND is not a landscape metric", before);
   expect_clean_failure(run_lsm(run + " --metrics PLAND --class-codes 9 --window-cells 5"), "class 9 is not in the raster", before);
   expect_clean_failure(run_lsm(run + " --metrics SHDI --window-size -3"), "--window-size", before);

@@ -36,7 +36,7 @@ TEST(WindowJob, EveryValueEqualsTheWindowCutOutAsItsOwnLandscape) {
                                             : pick(rng);
       if (percent(rng) < 7) cells[static_cast<size_t>(i)] = kNoClass;
     }
-    WindowJobOptions o = every_metric(cells);
+    WindowJobOptions o = every_metric(cells, 30);
     if (trial % 2) o.background = {4};
     o.boundary_edge = trial % 3 == 2 ? 0.5 : 0;
     o.shape = trial < 3 ? square_window(1 + trial % 2) : circular_window(2.5 * 30, 30, 30);

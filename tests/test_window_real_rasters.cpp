@@ -26,7 +26,7 @@ void expect_crop_equal_to_cut_out_windows(const Crop& crop) {
   std::vector<int32_t> cells(static_cast<size_t>(crop.width * crop.height));
   source.read(Window{crop.x0, crop.y0, crop.width, crop.height}, cells.data());
   for (int trial = 0; trial < 3; ++trial) {
-    WindowJobOptions o = every_metric(cells);
+    WindowJobOptions o = every_metric(cells, info.cell_width);
     o.shape = trial == 1 ? circular_window(3 * info.cell_width, info.cell_width, info.cell_height) : square_window(2 + trial);
     o.rule = trial == 1 ? NeighbourRule::Four : NeighbourRule::Eight;
     o.edge = trial == 2 ? WindowEdge::Skip : WindowEdge::Clip;

@@ -115,6 +115,7 @@ inline void expect_equal_to_cut_out_windows(const std::vector<int32_t>& cells, i
       lo.edge_depth = o.edge_depth;
       lo.core_areas = o.core_areas;
       lo.contrast = o.contrast;
+      lo.threshold_distance = o.threshold_distance;
       const LandscapeResults ref = run_landscape_job(window, lo);
       for (size_t b = 0; b < plan.bands.size(); ++b) {
         const double expected = reference_value(ref.metrics.cls, ref.metrics.land, plan.bands[b]);
@@ -145,10 +146,13 @@ inline std::shared_ptr<const ClassPairTable> contrast_table_for(const std::vecto
   return t;
 }
 
-// Every metric a window computes, with contrast weights for the classes of `cells`.
-inline WindowJobOptions every_metric(const std::vector<int32_t>& cells) {
+// Every metric a window computes, with contrast weights for the classes of
+// `cells` and CONNECT's threshold distance: 2.5 cells of `cell` m (patches
+// diagonal to each other or one cell apart are joined, two cells apart too).
+inline WindowJobOptions every_metric(const std::vector<int32_t>& cells, double cell = 10) {
   WindowJobOptions o;
   o.contrast = contrast_table_for(cells);
+  o.threshold_distance = 2.5 * cell;
   o.class_metrics = window_class_metrics();
   o.landscape_metrics = window_landscape_metrics();
   o.max_richness = 6;

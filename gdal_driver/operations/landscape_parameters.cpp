@@ -120,12 +120,22 @@ std::vector<ParameterSpec> table_analysis_parameters() {
 
 std::vector<ParameterSpec> auxiliary_input_parameters() {
   return {contrast_table_parameter(), edge_depth_table_parameter(), search_radius_parameter(), similarity_table_parameter(),
-          number("threshold-distance", "FRAGSTATS' threshold distance of CONNECT: two patches of a class are joined "
-                                       "when their edge-to-edge distance (cell centre to cell centre) is at most this")
-              .at_least(0)
-              .at_most(1e9)
-              .in("m")
-              .titled("Threshold distance (CONNECT)")};
+          threshold_distance_parameter()};
+}
+
+ParameterSpec threshold_distance_parameter() {
+  return number("threshold-distance", "FRAGSTATS' threshold distance of CONNECT: two patches of a class are joined "
+                                      "when their edge-to-edge distance (cell centre to cell centre) is at most this")
+      .at_least(0)
+      .at_most(1e9)
+      .in("m")
+      .titled("Threshold distance (CONNECT)");
+}
+
+std::optional<double> threshold_distance(const ParameterValues& v) {
+  if (!v.given("threshold-distance")) return std::nullopt;
+  if (!(v.number("threshold-distance") > 0)) v.fail("threshold-distance", "must be more than 0 m");
+  return v.number("threshold-distance");
 }
 
 void set_auxiliary_inputs(const ParameterValues& v, LandscapeJobOptions& job,
@@ -139,10 +149,8 @@ void set_auxiliary_inputs(const ParameterValues& v, LandscapeJobOptions& job,
         throw Error(ErrorKind::BadInput,
                     std::string(contrast) + " needs FRAGSTATS' edge contrast weights (" +
                         named_input(v, "contrast-table", "FILE.fce", "a .fce table") + ")");
-  if (v.given("threshold-distance")) {
-    if (!(v.number("threshold-distance") > 0)) v.fail("threshold-distance", "must be more than 0 m");
-    job.threshold_distance = v.number("threshold-distance");
-  } else if (named && job.selection.selects("CONNECT")) {
+  job.threshold_distance = threshold_distance(v);
+  if (!job.threshold_distance && named && job.selection.selects("CONNECT")) {
     throw Error(ErrorKind::BadInput,
                 "CONNECT needs FRAGSTATS' threshold distance (" + distance_input(v, "threshold-distance") + ")");
   }

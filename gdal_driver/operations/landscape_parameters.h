@@ -4,6 +4,7 @@
 // the note on how a raster's cells are measured.
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "landscape_job.h"
@@ -80,6 +81,10 @@ ParameterSpec edge_depth_table_parameter();
 /// must have run).
 void set_edge_depth_table(const ParameterValues& values, LandscapeJobOptions& job,
                           const std::map<int32_t, std::string>& class_names = {});
+/// --threshold-distance (m), CONNECT's.
+ParameterSpec threshold_distance_parameter();
+/// Its value: none when not given; throws lsm::Error(BadInput) for one <= 0.
+std::optional<double> threshold_distance(const ParameterValues& values);
 /// --search-radius (m), PROX's and SIMI's.
 ParameterSpec search_radius_parameter();
 /// similarity-table: a FRAGSTATS similarity weight file (.fsq) for SIMI; a

@@ -188,6 +188,7 @@ OperationSpec window_spec() {
           edge_distance_parameter(),
           core_areas_parameter(),
           contrast_table_parameter(),
+          threshold_distance_parameter(),
           from_patch("band"),
           from_patch("nodata"),
           from_patch("neighbors"),
@@ -237,6 +238,7 @@ WindowJobOptions window_job_options(const ParameterValues& v, const RunContext& 
   job.edge_depth = edge_depth_cells(info, depth);
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
   if (v.given("contrast-table")) job.contrast = std::make_shared<const ClassPairTable>(read_contrast_table(v.text("contrast-table")));
+  job.threshold_distance = threshold_distance(v);
   const bool circle = v.text("window-shape") == "circle";
   if (v.given("window-cells")) {
     const int64_t n = v.integer("window-cells");

@@ -19,6 +19,7 @@
 #include "enclosing_circle.h"
 #include "fragstats_gyrate.h"
 #include "near_match.h"
+#include "patch_runs_within.h"
 #include "patch_columns.h"
 #include "window_count_pass.h"
 #include "window_count_program.h"
@@ -520,7 +521,10 @@ class WindowMetrics {
   // Values of every band for `counts` and the window's `patches` (every
   // class with a patch, ascending; empty when no band needs them) into
   // `out` (plan.bands.size() values).
-  void compute(const WindowCounts& counts, const std::vector<WindowClassPatches>& patches, double* out) {
+  /// `joinings`: CONNECT's joined pairs of the window by class index, or
+  /// null (CONNECT N/A).
+  void compute(const WindowCounts& counts, const std::vector<WindowClassPatches>& patches, double* out,
+               const std::vector<uint64_t>* joinings = nullptr) {
     const std::vector<int32_t>& all = plan_.class_codes;
     present_.clear();
     for (size_t a = 0; a < counts.k; ++a)
@@ -593,6 +597,12 @@ class WindowMetrics {
       level.class_cells += sums_[i].cells;
     }
     level.landscape_boundary_sides = boundary;
+    level.joinings = nullptr;
+    if (joinings) {  // by the families' class order: the classes present
+      joinings_by_present_.resize(m);
+      for (size_t i = 0; i < m; ++i) joinings_by_present_[i] = (*joinings)[present_[i]];
+      level.joinings = &joinings_by_present_;
+    }
 
     // A class absent from the window covers none of it and has no patch or
     // edge there (users of FRAGSTATS' moving window report 0 % PLAND); its
@@ -753,6 +763,7 @@ class WindowMetrics {
   families::RowBuilder row_;  // one family's values, reused window after window
   families::LevelContext level_;
   std::vector<size_t> present_;
+  std::vector<uint64_t> joinings_by_present_;  // CONNECT's joined pairs of the window, by present_ index
   ClassAdjacency adjacency_;
   std::vector<families::ClassSums> sums_;
 };
@@ -884,13 +895,14 @@ std::vector<std::string> with_distributions(std::vector<std::string> metrics) {
 const std::vector<std::string>& window_class_metrics() {
   static const std::vector<std::string> metrics = with_distributions(
       {"CA", "PLAND", "NP", "PD", "LPI", "TE", "ED", "LSI", "TCA", "CPLAND", "NDCA", "DCAD", "CWED", "TECI", "CLUMPY", "PLADJ", "IJI",
-       "COHESION", "DIVISION", "MESH", "SPLIT", "AI", "NLSI"});
+       "COHESION", "CONNECT", "DIVISION", "MESH", "SPLIT", "AI", "NLSI"});
   return metrics;
 }
 
 bool window_metric_needs_patches(const std::string& metric) {
   static const std::set<std::string> patch_based{"NP",   "PD",     "LPI",  "COHESION", "DIVISION", "MESH",
-                                                 "SPLIT", "PAFRAC", "TCA", "CPLAND",   "NDCA",     "DCAD"};
+                                                 "SPLIT", "PAFRAC", "TCA", "CPLAND",   "NDCA",     "DCAD",
+                                                 "CONNECT"};
   if (patch_based.count(metric) > 0) return true;
   const size_t u = metric.rfind('_');
   const auto& distributed = window_distributed_metrics();
@@ -901,7 +913,7 @@ bool window_metric_needs_patches(const std::string& metric) {
 const std::vector<std::string>& window_landscape_metrics() {
   static const std::vector<std::string> metrics = with_distributions(
       {"TA", "NP", "PD", "LPI", "TE", "ED", "LSI", "TCA", "NDCA", "DCAD", "CWED", "TECI", "CONTAG", "PLADJ", "IJI", "COHESION",
-       "DIVISION", "MESH", "SPLIT",
+       "CONNECT", "DIVISION", "MESH", "SPLIT",
        "PR", "PRD", "RPR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI", "AI", "ENT", "CONDENT", "JOINENT",
        "MUTINF", "RELMUTINF"});
   return metrics;
@@ -982,6 +994,14 @@ WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>&
       boundary_class(*options.contrast, std::vector<int32_t>(options.background.begin(), options.background.end()));
     }
   }
+  const auto connect = [](const std::string& m) { return m == "CONNECT"; };
+  if (std::any_of(options.class_metrics.begin(), options.class_metrics.end(), connect) ||
+      std::any_of(options.landscape_metrics.begin(), options.landscape_metrics.end(), connect)) {
+    if (!options.threshold_distance)
+      throw Error(ErrorKind::BadInput, "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)");
+    if (!(*options.threshold_distance > 0) || !std::isfinite(*options.threshold_distance))
+      throw Error(ErrorKind::BadInput, "the threshold distance must be a positive number of metres");
+  }
   for (const std::string& m : options.landscape_metrics) plan.bands.push_back({m, std::nullopt});
   // The band of rows (4 bytes a cell), the counts (3 k^2 + k values) and one row of values.
   const double k = static_cast<double>(class_codes.size());
@@ -1048,13 +1068,57 @@ namespace {
 
 // One thread's share of a block of focal rows: whole rows, each with its own
 // sliding counts, labeler and scratch (rows are independent given the band).
+class WindowJoinings {
+ public:
+  // CONNECT's joined pairs of the window `labeler` has just labeled (with
+  // runs): two patches of a class are joined when some two of their cells
+  // are within `threshold_m` ((dx w)^2 + (dy h)^2 <= T^2, as
+  // connectance_sweep.h), and the nearest cells of two patches are edge
+  // cells, so every pair of a class's edge cells is tested: O(E^2) per class
+  // and window, as ENN.
+  void count(const WindowPatchLabeler& labeler, size_t classes, double threshold_m, double cw, double ch) {
+    const std::vector<WindowPatch>& patches = labeler.patches();
+    const std::vector<WindowPatchLabeler::EdgeCell>& edges = labeler.edge_cells();
+    by_class_.assign(classes, 0);
+    order_.resize(edges.size());
+    for (size_t e = 0; e < edges.size(); ++e) order_[e] = e;
+    const auto class_of = [&](size_t e) { return patches[static_cast<size_t>(edges[e].patch)].class_index; };
+    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return class_of(a) < class_of(b); });
+    for (size_t from = 0; from < order_.size();) {
+      const int32_t k = class_of(order_[from]);
+      size_t to = from;
+      while (to < order_.size() && class_of(order_[to]) == k) ++to;
+      pairs_.clear();
+      for (size_t i = from; i < to; ++i)
+        for (size_t j = i + 1; j < to; ++j) {
+          const auto& a = edges[order_[i]];
+          const auto& b = edges[order_[j]];
+          if (a.patch == b.patch) continue;
+          if (!cells_within(a.column - b.column, a.row - b.row, cw, ch, threshold_m)) continue;
+          pairs_.emplace_back(std::min(a.patch, b.patch), std::max(a.patch, b.patch));
+        }
+      std::sort(pairs_.begin(), pairs_.end());
+      by_class_[static_cast<size_t>(k)] =
+          static_cast<uint64_t>(std::unique(pairs_.begin(), pairs_.end()) - pairs_.begin());
+      from = to;
+    }
+  }
+  /// The joined pairs by class index.
+  const std::vector<uint64_t>& by_class() const { return by_class_; }
+
+ private:
+  std::vector<uint64_t> by_class_;
+  std::vector<size_t> order_;
+  std::vector<std::pair<int32_t, int32_t>> pairs_;
+};
+
 class WindowRowWorker {
  public:
   WindowRowWorker(const WindowJobOptions& options, const WindowPlan& plan, const RowBand& band,
                   const WindowDistributions& from_patches, double cw, double ch)
       : options_(options), band_(band), counts_(plan.class_codes.size()), slider_(options.shape, band, counts_),
         metrics_(plan, options, cw, ch), distributions_(from_patches), n_bands_(plan.bands.size()),
-        distribution_values_(from_patches.size()) {
+        distribution_values_(from_patches.size()), cw_(cw), ch_(ch) {
     for (const WindowBand& b : plan.bands) needs_patches_ = needs_patches_ || window_metric_needs_patches(b.metric);
     // The core areas, where a band reads them.
     bool needs_core = from_patches.needs_core();
@@ -1066,7 +1130,11 @@ class WindowRowWorker {
     // come from merged column ranges (window_range_patches.h), without
     // labeling each window; the other patch bands need the labeler.
     bool needs_labeler = !distributions_.empty() || needs_core;
-    for (const WindowBand& b : plan.bands) needs_labeler = needs_labeler || b.metric == "COHESION";
+    for (const WindowBand& b : plan.bands) {
+      needs_labeler = needs_labeler || b.metric == "COHESION";
+      needs_joinings_ = needs_joinings_ || b.metric == "CONNECT";
+    }
+    needs_labeler = needs_labeler || needs_joinings_;
     const std::vector<int64_t>& halves = options.shape.half_widths;
     const bool rectangle = halves.front() >= 0 && std::all_of(halves.begin(), halves.end(),
                                                               [&](int64_t h) { return h == halves.front(); });
@@ -1106,10 +1174,12 @@ class WindowRowWorker {
         std::copy(from - h, from + h + 1, grid_.begin() + (i * grid_columns + half - h));
       }
       const std::vector<WindowClassPatches>& patches =
-          labeler_.label(grid_, grid_rows, grid_columns, options_.rule, distributions_.needs_runs(), core_rule_);
+          labeler_.label(grid_, grid_rows, grid_columns, options_.rule, distributions_.needs_runs() || needs_joinings_,
+                         core_rule_);
+      if (needs_joinings_) joinings_.count(labeler_, counts_.k, *options_.threshold_distance, cw_, ch_);
       if (!distributions_.empty())
         distributions_.compute(labeler_, grid_, grid_rows, grid_columns, distribution_values_.data());
-      metrics_.compute(counts_, patches, values);
+      metrics_.compute(counts_, patches, values, needs_joinings_ ? &joinings_.by_class() : nullptr);
       for (size_t i = 0; i < distribution_values_.size(); ++i) values[distributions_.band(i)] = distribution_values_[i];
     }
   }
@@ -1125,7 +1195,9 @@ class WindowRowWorker {
   std::vector<const int32_t*> window_rows_;
   WindowDistributions distributions_;
   size_t n_bands_;
-  bool needs_patches_ = false, by_ranges_ = false;
+  bool needs_patches_ = false, by_ranges_ = false, needs_joinings_ = false;
+  WindowJoinings joinings_;
+  double cw_, ch_;
   WindowCoreRule core_rule_;
   std::vector<int32_t> grid_;
   std::vector<double> distribution_values_;

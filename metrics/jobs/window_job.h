@@ -87,6 +87,10 @@ struct WindowJobOptions {
   /// FRAGSTATS' edge contrast weights, which CWED, TECI and ECON's distributions need
   /// (class_pair_table.h; the window's border takes the background's weights).
   std::shared_ptr<const ClassPairTable> contrast;
+  /// FRAGSTATS' threshold distance of CONNECT (m, > 0): two patches of a
+  /// class in a window are joined when some two of their cells are within
+  /// it (as the landscape job's connectance_sweep.h); none: CONNECT refused.
+  std::optional<double> threshold_distance;
   /// Memory the job may hold (bytes): the band of rows and the counts.
   uint64_t memory_limit = uint64_t(1) << 30;
   /// Where the windows are computed. Auto: on the GPUs where this build and
