@@ -251,6 +251,12 @@ TEST_F(CliConventions, DistancesGiveConnectProxAndSimi) {
   const CliRun sm = run_lsm("patchmetric " + sample + " " + path("simi.tif") + " --metric SIMI --search-radius 200 "
                             "--similarity-table " + path("w.fsq") + " -q");
   EXPECT_EQ(sm.code, 0) << sm.err;
+  // Moving windows take the same inputs.
+  const CliRun w = run_lsm("window " + sample + " " + path("wp.tif") + " --metrics PROX_MN,SIMI_AM,CONNECT --level land "
+                           "--window-cells 7 --search-radius 90 --threshold-distance 60 --similarity-table " +
+                           path("w.fsq") + " -q");
+  EXPECT_EQ(w.code, 0) << w.err;
+  EXPECT_TRUE(std::filesystem::exists(path("wp.tif")));
 }
 
 // --edge-depth-table: FRAGSTATS' .fdt gives the core metrics depths per

@@ -114,7 +114,7 @@ TEST_F(CliWindow, BadInputIsRefusedBeforeAnyOutput) {
   expect_clean_failure(run_lsm(run + " --metrics SHDII --window-cells 5"), "did you mean SHDI?", before);
   expect_clean_failure(run_lsm(run + " --metrics GISFRAG --window-cells 5"), "GISFRAG is a FRAGSTATS metric that lsm does not compute yet", before);
   expect_clean_failure(run_lsm(run + " --metrics PROX_MN --window-cells 5"),
-                       "PROX_MN is a landscape metric that moving windows do not compute yet", before);
+                       "PROX needs FRAGSTATS' search radius (--search-radius METRES)", before);
   expect_clean_failure(run_lsm(run + " --metrics CONNECT --window-cells 5"),
                        "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)", before);
   expect_clean_failure(run_lsm(run + " --metrics CONNECT --window-cells 5 --threshold-distance 0"),

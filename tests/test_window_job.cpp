@@ -159,6 +159,8 @@ TEST(WindowJob, DistributionsAndPafracOfBusyWindowsEqualTheCutOutWindows) {
   for (int trial = 0; trial < 3; ++trial) {
     WindowJobOptions o;
     o.contrast = contrast_table_for(cells);  // ECON's distributions
+    o.search_radius = 30;                    // PROX's and SIMI's
+    o.similarity = similarity_table_for(cells);
     for (const std::string& m : window_class_metrics())
       if (m.find('_') != std::string::npos || m == "PAFRAC") o.class_metrics.push_back(m);
     o.landscape_metrics = o.class_metrics;
@@ -290,14 +292,16 @@ TEST(WindowJob, BadOptionsAreRefusedWithTheReason) {
   EXPECT_EQ(message(o), "a moving window needs at least one metric");
   o.landscape_metrics = {"GISFRAG"};  // computed nowhere yet
   EXPECT_EQ(message(o), "GISFRAG is a FRAGSTATS metric that lsm does not compute yet");
-  o.landscape_metrics = {"SIMI_MN"};  // computed by the landscape job, not in windows yet
-  EXPECT_EQ(message(o).rfind("SIMI_MN is a landscape metric that moving windows do not compute yet (they compute TA,", 0),
-            0u)
-      << message(o);
-  o.landscape_metrics = {"PROX_MN"};  // computed by the landscape job, not in windows yet
-  EXPECT_EQ(message(o).rfind("PROX_MN is a landscape metric that moving windows do not compute yet (they compute TA,", 0),
-            0u)
-      << message(o);
+  o.landscape_metrics = {"PROX_MN"};  // a distance or a table missing: said which
+  EXPECT_EQ(message(o), "PROX needs FRAGSTATS' search radius (--search-radius METRES)");
+  o.landscape_metrics = {"SIMI_MN"};
+  o.search_radius = 90;
+  EXPECT_EQ(message(o), "SIMI needs FRAGSTATS' similarity weights (--similarity-table FILE.fsq)");
+  o.search_radius = 0;
+  EXPECT_EQ(message(o), "the search radius must be a positive number of metres");
+  o.search_radius.reset();
+  o.landscape_metrics = {"CONNECT"};
+  EXPECT_EQ(message(o), "CONNECT needs FRAGSTATS' threshold distance (--threshold-distance METRES)");
   o.landscape_metrics = {"TCA"};
   o.edge_depth = 0;
   EXPECT_EQ(message(o), "the edge depth must be at least 1 cell");

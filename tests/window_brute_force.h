@@ -116,6 +116,8 @@ inline void expect_equal_to_cut_out_windows(const std::vector<int32_t>& cells, i
       lo.core_areas = o.core_areas;
       lo.contrast = o.contrast;
       lo.threshold_distance = o.threshold_distance;
+      lo.search_radius = o.search_radius;
+      lo.similarity = o.similarity;
       const LandscapeResults ref = run_landscape_job(window, lo);
       for (size_t b = 0; b < plan.bands.size(); ++b) {
         const double expected = reference_value(ref.metrics.cls, ref.metrics.land, plan.bands[b]);
@@ -146,6 +148,21 @@ inline std::shared_ptr<const ClassPairTable> contrast_table_for(const std::vecto
   return t;
 }
 
+// Similarity weights for every class of `cells` (not symmetric, some 0,
+// quarters from a fixed rule), so that SIMI's distributions run.
+inline std::shared_ptr<const ClassPairTable> similarity_table_for(const std::vector<int32_t>& cells) {
+  std::set<int32_t> codes(cells.begin(), cells.end());
+  codes.erase(kNoClass);
+  auto t = std::make_shared<ClassPairTable>();
+  t->codes.assign(codes.begin(), codes.end());
+  t->path = "the test's similarities";
+  const size_t n = t->codes.size();
+  t->d.resize(n * n);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t k = 0; k < n; ++k) t->d[i * n + k] = i == k ? 1 : static_cast<double>((i + 2) * (k + 1) * 13 % 5) / 4;
+  return t;
+}
+
 // Every metric a window computes, with contrast weights for the classes of
 // `cells` and CONNECT's threshold distance: 2.5 cells of `cell` m (patches
 // diagonal to each other or one cell apart are joined, two cells apart too).
@@ -153,6 +170,8 @@ inline WindowJobOptions every_metric(const std::vector<int32_t>& cells, double c
   WindowJobOptions o;
   o.contrast = contrast_table_for(cells);
   o.threshold_distance = 2.5 * cell;
+  o.search_radius = 3 * cell;
+  o.similarity = similarity_table_for(cells);
   o.class_metrics = window_class_metrics();
   o.landscape_metrics = window_landscape_metrics();
   o.max_richness = 6;

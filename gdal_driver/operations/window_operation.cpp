@@ -189,6 +189,8 @@ OperationSpec window_spec() {
           core_areas_parameter(),
           contrast_table_parameter(),
           threshold_distance_parameter(),
+          search_radius_parameter(),
+          similarity_table_parameter(),
           from_patch("band"),
           from_patch("nodata"),
           from_patch("neighbors"),
@@ -239,6 +241,12 @@ WindowJobOptions window_job_options(const ParameterValues& v, const RunContext& 
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
   if (v.given("contrast-table")) job.contrast = std::make_shared<const ClassPairTable>(read_contrast_table(v.text("contrast-table")));
   job.threshold_distance = threshold_distance(v);
+  if (v.given("search-radius")) {
+    if (!(v.number("search-radius") > 0)) v.fail("search-radius", "must be more than 0 m");
+    job.search_radius = v.number("search-radius");
+  }
+  if (v.given("similarity-table"))
+    job.similarity = std::make_shared<const ClassPairTable>(read_similarity_table(v.text("similarity-table")));
   const bool circle = v.text("window-shape") == "circle";
   if (v.given("window-cells")) {
     const int64_t n = v.integer("window-cells");

@@ -168,7 +168,7 @@ std::vector<int32_t> class_codes_of(ClassRasterSource& source, const ProgressFn&
 // and isolation metrics.
 const std::vector<std::string>& window_distributed_metrics() {
   static const std::vector<std::string> metrics{"AREA", "GYRATE", "SHAPE", "FRAC", "PARA", "CIRCLE", "CONTIG",
-                                                "CORE", "DCORE", "CAI", "ECON", "ENN"};
+                                                "CORE", "DCORE", "CAI", "ECON", "ENN", "PROX", "SIMI"};
   return metrics;
 }
 
@@ -236,6 +236,7 @@ class WindowDistributions {
         d.statistic = static_cast<size_t>(stat - stats.begin());
         needs_gyrate_ = needs_gyrate_ || base == "GYRATE";
         needs_enn_ = needs_enn_ || base == "ENN";
+        needs_proximity_ = needs_proximity_ || base == "PROX" || base == "SIMI";
         d.skip_nan = base == "ENN";  // a patch alone in its class has none, and is left out (as the landscape job does)
         needs_core_ = needs_core_ || base == "CORE" || base == "CAI";
         needs_circle_ = needs_circle_ || base == "CIRCLE";
@@ -244,6 +245,7 @@ class WindowDistributions {
       bands_.push_back(d);
     }
     if (needs_contrast_) contrast_weights(plan, options);
+    if (needs_proximity_) proximity_weights(plan, options);
     for (size_t k = 0; k < plan.class_codes.size(); ++k) background_.push_back(background.count(plan.class_codes[k]) > 0);
     class_codes_ = plan.class_codes;
     area_ = patch_column("AREA");
@@ -258,7 +260,7 @@ class WindowDistributions {
   /// The plan's band of value i.
   size_t band(size_t i) const { return bands_[i].band; }
   /// Whether the bands need each patch's runs of cells (GYRATE, CIRCLE, ENN, ECON).
-  bool needs_runs() const { return needs_gyrate_ || needs_circle_ || needs_enn_ || needs_contrast_; }
+  bool needs_runs() const { return needs_gyrate_ || needs_circle_ || needs_enn_ || needs_contrast_ || needs_proximity_; }
   /// Whether the bands need the windows' core areas (CORE, DCORE, CAI).
   bool needs_core() const { return needs_core_; }
 
@@ -284,6 +286,7 @@ class WindowDistributions {
       if (needs_circle_) shapes_[p].circle_radius_m = window_circle_radius_m(begin, end, geometry_);
     }
     if (needs_enn_) nearest_neighbours(labeler, patches);
+    if (needs_proximity_) proximities(labeler);
     if (needs_contrast_) edge_contrasts(labeler, grid, rows, columns);
     // Each patch's columns, class by class (ascending class index), each
     // class's patches in first-cell order: the landscape job's replay order.
@@ -323,6 +326,8 @@ class WindowDistributions {
         in.record = &record;
         in.shape = &shapes_[p];
         in.contrast = needs_contrast_ ? &contrasts_[p] : nullptr;
+        in.proximity = needs_proximity_ ? &prox_[p] : nullptr;
+        in.similarity = needs_proximity_ && !similarity_.empty() ? &simi_[p] : nullptr;
         in.cell_width = cw_;
         in.cell_height = ch_;
         in.size = static_cast<double>(patch.cells);
@@ -434,6 +439,70 @@ class WindowDistributions {
     for (int64_t x = 0; x < columns; ++x) side((rows - 1) * columns + x, -1, true);
   }
 
+  // SIMI's weights d_ik by class index (row i the focal class), 0 where
+  // either class is background (no patches), or none without a table.
+  void proximity_weights(const WindowPlan& plan, const WindowJobOptions& options) {
+    radius_m_ = *options.search_radius;
+    if (!options.similarity) return;
+    const size_t k = plan.class_codes.size();
+    similarity_.assign(k * k, 0);
+    for (size_t i = 0; i < k; ++i)
+      for (size_t j = 0; j < k; ++j)
+        if (!options.background.count(plan.class_codes[i]) && !options.background.count(plan.class_codes[j]))
+          similarity_[i * k + j] = options.similarity->weight(plan.class_codes[i], plan.class_codes[j]);
+  }
+
+  // PROX and SIMI of every patch of the window (proximity_sweep.h's
+  // definitions): for each focal patch P and each other patch Q of its class
+  // (PROX) or of a class it finds similar (SIMI), h = the distance of their
+  // nearest cells and a = the area of Q's cells within R of some cell of P.
+  // The nearest cell of P to any cell outside it is an edge cell of P, so
+  // both come from P's edge cells: O(E x (E + window cells)) per window.
+  void proximities(const WindowPatchLabeler& labeler) {
+    const std::vector<WindowPatch>& patches = labeler.patches();
+    const std::vector<WindowPatchLabeler::EdgeCell>& edges = labeler.edge_cells();
+    const size_t n = patches.size(), k = class_codes_.size();
+    prox_.assign(n, 0);
+    simi_.assign(similarity_.empty() ? 0 : n, 0);
+    edges_of_.assign(n + 1, 0);  // patch p's edge cells: [edges_of_[p], edges_of_[p + 1]) of by_patch_
+    for (const auto& e : edges) ++edges_of_[static_cast<size_t>(e.patch) + 1];
+    for (size_t p = 0; p < n; ++p) edges_of_[p + 1] += edges_of_[p];
+    by_patch_.resize(edges.size());
+    fill_.assign(edges_of_.begin(), edges_of_.end() - 1);
+    for (const auto& e : edges) by_patch_[fill_[static_cast<size_t>(e.patch)]++] = e;
+    const double r2 = radius_m_ * radius_m_, cell_m2 = cw_ * ch_;
+    const auto d2 = [&](int64_t dx, int64_t dy) {
+      const double x = static_cast<double>(dx) * cw_, y = static_cast<double>(dy) * ch_;
+      return x * x + y * y;
+    };
+    for (size_t p = 0; p < n; ++p) {
+      const size_t i = static_cast<size_t>(patches[p].class_index);
+      if (background_[i]) continue;
+      for (size_t q = 0; q < n; ++q) {
+        const size_t j = static_cast<size_t>(patches[q].class_index);
+        const double weight = similarity_.empty() ? (i == j ? 1 : 0) : similarity_[i * k + j];
+        if (q == p || (i != j && weight <= 0) || background_[j]) continue;
+        double h2 = std::numeric_limits<double>::infinity();
+        for (size_t a = edges_of_[p]; a < edges_of_[p + 1]; ++a)
+          for (size_t b = edges_of_[q]; b < edges_of_[q + 1]; ++b)
+            h2 = std::min(h2, d2(by_patch_[a].column - by_patch_[b].column, by_patch_[a].row - by_patch_[b].row));
+        if (!(h2 <= r2)) continue;
+        uint64_t cells = 0;  // Q's cells within R of P
+        const auto [begin, end] = labeler.runs(q);
+        for (const CellRun* r = begin; r != end; ++r)
+          for (int32_t x = r->x0; x <= r->x1; ++x)
+            for (size_t a = edges_of_[p]; a < edges_of_[p + 1]; ++a)
+              if (d2(by_patch_[a].column - x, by_patch_[a].row - r->row) <= r2) {
+                ++cells;
+                break;
+              }
+        const double near = static_cast<double>(cells) * cell_m2 / h2;
+        if (i == j) prox_[p] += near;
+        if (!simi_.empty()) simi_[p] += weight * near;
+      }
+    }
+  }
+
   // PAFRAC as the landscape job computes it: 2 / slope of ln(area m2) on
   // ln(perimeter m), undefined under 10 patches (weights_ hold the areas in ha).
   double pafrac() const {
@@ -472,6 +541,12 @@ class WindowDistributions {
   std::vector<double> d_;                 // ECON's weights: class index x (class index or the border)
   std::vector<uint32_t> patch_of_;        // the window's cells: patch + 1
   std::vector<PatchContrast> contrasts_;  // by patch
+  bool needs_proximity_ = false;
+  double radius_m_ = 0;
+  std::vector<double> similarity_;  // SIMI's weights by class index, or empty
+  std::vector<double> prox_, simi_;  // by patch
+  std::vector<size_t> edges_of_, fill_;
+  std::vector<WindowPatchLabeler::EdgeCell> by_patch_;
   std::vector<size_t> by_class_;  // edge cells, class by class
   std::vector<PatchShape> shapes_;
   std::vector<CellRun> runs_;
@@ -993,6 +1068,25 @@ WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>&
       check_contrast_classes(*options.contrast, class_codes);
       boundary_class(*options.contrast, std::vector<int32_t>(options.background.begin(), options.background.end()));
     }
+  }
+  const auto wants = [&](const char* prefix) {
+    for (const auto* list : {&options.class_metrics, &options.landscape_metrics})
+      for (const std::string& m : *list)
+        if (m.rfind(prefix, 0) == 0) return true;
+    return false;
+  };
+  if ((wants("PROX_") || wants("SIMI_")) && !options.search_radius)
+    throw Error(ErrorKind::BadInput, std::string(wants("PROX_") ? "PROX" : "SIMI") +
+                                         " needs FRAGSTATS' search radius (--search-radius METRES)");
+  if (options.search_radius && !(*options.search_radius > 0 && std::isfinite(*options.search_radius)))
+    throw Error(ErrorKind::BadInput, "the search radius must be a positive number of metres");
+  if (wants("SIMI_")) {
+    if (!options.similarity)
+      throw Error(ErrorKind::BadInput, "SIMI needs FRAGSTATS' similarity weights (--similarity-table FILE.fsq)");
+    std::vector<int32_t> patch_classes;
+    for (int32_t c : class_codes)
+      if (!options.background.count(c)) patch_classes.push_back(c);
+    check_similarity_classes(*options.similarity, patch_classes);
   }
   const auto connect = [](const std::string& m) { return m == "CONNECT"; };
   if (std::any_of(options.class_metrics.begin(), options.class_metrics.end(), connect) ||

@@ -91,6 +91,11 @@ struct WindowJobOptions {
   /// class in a window are joined when some two of their cells are within
   /// it (as the landscape job's connectance_sweep.h); none: CONNECT refused.
   std::optional<double> threshold_distance;
+  /// FRAGSTATS' search radius of PROX and SIMI (m, > 0), for their
+  /// distributions; none: those refused.
+  std::optional<double> search_radius;
+  /// FRAGSTATS' similarity weights, for SIMI's distributions (class_pair_table.h).
+  std::shared_ptr<const ClassPairTable> similarity;
   /// Memory the job may hold (bytes): the band of rows and the counts.
   uint64_t memory_limit = uint64_t(1) << 30;
   /// Where the windows are computed. Auto: on the GPUs where this build and
