@@ -155,18 +155,26 @@ TEST_F(Cli, FloatBandWithNonIntegerValues) {
   expect_clean_failure(run_lsm("label " + path("f.tif") + " " + path("ids.tif")), "non-integer value 2.5", before);
 }
 
-// Negative class codes are FRAGSTATS' landscape border: refused with that
-// reason (integer and float bands) until lsm gives them that meaning; the
-// int32 minimum is lsm's nodata, said so.
-TEST_F(Cli, NegativeClassCodesAreRefusedWithTheirMeaning) {
+// Negative class codes are FRAGSTATS' landscape border (integer and float
+// bands): outside the landscape in lsm metrics, where they type the boundary
+// beside them; refused with that reason by commands that do not take them;
+// the int32 minimum is lsm's nodata, said so.
+TEST_F(Cli, NegativeClassCodesAreTheLandscapeBorder) {
   make_raster("i.tif", GDT_Int16, {1, 1, 2, 2, 1, -12, 2, 2, 3, 3, 3, 3});
   make_raster("f.tif", GDT_Float64, {1, 1, 2, 2, 1, -12, 2, 2, 3, 3, 3, 3});
   make_raster("min.tif", GDT_Float64, {1, 1, 2, 2, 1, -2147483648.0, 2, 2, 3, 3, 3, 3});
+  for (const char* name : {"i.tif", "f.tif"}) {
+    const std::string out = path(std::string(name) + ".m");
+    const CliRun r = run_lsm("metrics " + path(name) + " --out " + out + " --level land --metrics TA,TE -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    // 11 cells of 1 m2; 4 m of edge inside, and the border's class 12 beside
+    // classes 1, 1, 2 and 3: 4 m of true edge without --boundary-edge.
+    EXPECT_EQ(slurp(out + ".land.csv"), "TA,TE\n0.0011,8\n");
+  }
   const auto before = files();
-  for (const char* name : {"i.tif", "f.tif"})
-    expect_clean_failure(run_lsm("metrics " + path(name) + " --out " + path("m")),
-                         "holds the negative class code -12 at column 1, row 1: FRAGSTATS reads negative codes as the "
-                         "landscape border", before);
+  expect_clean_failure(run_lsm("window " + path("i.tif") + " " + path("w.tif") + " --metrics SHDI --window-cells 3 -q"),
+                       "holds the negative class code -12 at column 1, row 1: FRAGSTATS reads negative codes as the "
+                       "landscape border, which this command does not take (lsm metrics does)", before);
   expect_clean_failure(run_lsm("label " + path("min.tif") + " " + path("ids.tif")), "which lsm reserves for nodata", before);
 }
 

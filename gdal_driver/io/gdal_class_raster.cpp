@@ -157,13 +157,14 @@ bool without_reason(const Error& e) {
 }
 
 // FRAGSTATS reads negative class codes as the landscape border (cells outside
-// the landscape that decide the type of its boundary edges): until lsm gives
-// them that meaning, a class raster holding one is refused, not read as a class.
+// the landscape that decide the type of its boundary edges): a job that does
+// not give them that meaning refuses them rather than read them as classes.
 [[noreturn]] void negative_code(int band, const std::string& path, int64_t code, int64_t x, int64_t y) {
   throw Error(ErrorKind::BadInput, "band " + std::to_string(band) + " of '" + path + "' holds the negative class code " +
                                        std::to_string(code) + " at column " + std::to_string(x) + ", row " +
                                        std::to_string(y) + ": FRAGSTATS reads negative codes as the landscape "
-                                       "border, which lsm does not support yet; make them the raster's nodata value");
+                                       "border, which this command does not take (lsm metrics does); here make them the "
+                                       "raster's nodata value");
 }
 
 }  // namespace
@@ -180,7 +181,7 @@ void GdalClassRaster::read_integers(GDALRasterBand* band, const Window& w, int32
     int32_t* row = out + y * line_stride;
     for (int64_t x = 0; x < w.width; ++x) {
       if (nodata_is_code && row[x] == nd) row[x] = kNoClass;
-      else if (row[x] < 0 && row[x] != kNoClass) negative_code(band_index_, path_, row[x], w.x0 + x, w.y0 + y);
+      else if (row[x] < 0 && row[x] != kNoClass && !pass_border_codes_) negative_code(band_index_, path_, row[x], w.x0 + x, w.y0 + y);
       else if (row[x] == kNoClass)
         throw Error(ErrorKind::BadInput, "band " + std::to_string(band_index_) + " of '" + path_ + "' holds the value " +
                                              std::to_string(row[x]) + " (reserved) at column " +
@@ -254,7 +255,7 @@ void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
       bad_value(i, text);
     } else if (v == double(INT32_MIN)) {
       bad_value(i, "the value -2147483648, which lsm reserves for nodata,");
-    } else if (v < 0 && v > double(INT32_MIN)) {
+    } else if (v < 0 && v > double(INT32_MIN) && !pass_border_codes_) {
       negative_code(band_index_, path_, static_cast<int64_t>(v), w.x0 + int64_t(i) % w.width, w.y0 + int64_t(i) / w.width);
     } else if (v < double(INT32_MIN) || v > double(INT32_MAX)) {
       char text[64];

@@ -32,6 +32,9 @@ class GdalClassRaster final : public ClassRasterSource {
   /// nodata test all run in parallel. Not safe to call concurrently.
   using ClassRasterSource::read;
   void read(const Window& window, int32_t* out, int64_t line_stride) override;
+  /// Negative codes (the landscape border) are read as they are while
+  /// `pass` is true; else refused naming the cell.
+  void pass_border_codes(bool pass) override { pass_border_codes_ = pass; }
 
   /// Takes `value` as the band's nodata value in place of its own (none, or
   /// another): its cells are outside the landscape, as gdal_translate's
@@ -70,6 +73,7 @@ class GdalClassRaster final : public ClassRasterSource {
   std::map<int32_t, std::string> class_names() const;
 
  private:
+  bool pass_border_codes_ = false;
   void measure_on_ellipsoid(const OGRSpatialReference& srs, const double geotransform[6]);
   void read_integers(GDALRasterBand* band, const Window& window, int32_t* out, int64_t line_stride) const;
   /// Windows of whole block columns that split `window` among the threads;

@@ -55,12 +55,12 @@ void ArrayViewClassRaster::read_as(const Window& w, int32_t* out, int64_t line_s
     for (int64_t x = 0; x < w.width; ++x) {
       dst[x] = has_nodata && src[x] == nodata ? kNoClass : static_cast<int32_t>(src[x]);
       // FRAGSTATS reads negative codes as the landscape border; as the GDAL
-      // reader does, lsm refuses them until it gives them that meaning.
-      if (std::is_signed<T>::value && dst[x] < 0 && dst[x] != kNoClass)
+      // reader does, they are refused unless a job that takes them asks.
+      if (std::is_signed<T>::value && dst[x] < 0 && dst[x] != kNoClass && !pass_border_codes_)
         throw Error(ErrorKind::BadInput, "the array holds the negative class code " + std::to_string(dst[x]) +
                                              " at column " + std::to_string(w.x0 + x) + ", row " +
                                              std::to_string(w.y0 + y) + ": FRAGSTATS reads negative codes as the "
-                                             "landscape border, which lsm does not support yet; make them nodata");
+                                             "landscape border, which this job does not take (the landscape job does); make them nodata");
     }
   }
 }

@@ -20,7 +20,8 @@ int cell_bytes(ArrayCellType type);
 /// array). Cells equal to `nodata` are outside the landscape; an int32 cell
 /// equal to kNoClass (INT32_MIN) is too, as in MemoryClassRaster. Other
 /// negative codes (FRAGSTATS' landscape border) make read() throw
-/// lsm::Error(BadInput) naming the cell, as the GDAL reader does. The array
+/// lsm::Error(BadInput) naming the cell, as the GDAL reader does, unless
+/// passed (pass_border_codes()). The array
 /// must outlive the source and not change while a job reads it.
 class ArrayViewClassRaster final : public ClassRasterSource {
  public:
@@ -32,11 +33,13 @@ class ArrayViewClassRaster final : public ClassRasterSource {
   RasterInfo info() const override { return info_; }
   using ClassRasterSource::read;
   void read(const Window& window, int32_t* out, int64_t line_stride) override;
+  void pass_border_codes(bool pass) override { pass_border_codes_ = pass; }
 
  private:
   template <class T>
   void read_as(const Window& window, int32_t* out, int64_t line_stride) const;
 
+  bool pass_border_codes_ = false;
   const void* cells_;
   ArrayCellType type_;
   int64_t row_stride_;

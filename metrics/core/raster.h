@@ -85,6 +85,13 @@ class ClassRasterSource {
   /// reading fails.
   virtual void read(const Window& window, int32_t* out, int64_t line_stride) = 0;
   void read(const Window& window, int32_t* out) { read(window, out, window.width); }
+  /// Negative class codes are FRAGSTATS' landscape border (cells outside the
+  /// landscape that give the boundary beside them its class:
+  /// landscape_border.h). A reader refuses them (lsm::Error(BadInput) naming
+  /// the cell) unless a job that gives them that meaning asks it, with
+  /// `pass` true, to read them as they are; false restores the refusal.
+  /// Sources that hold codes as given (MemoryClassRaster) ignore it.
+  virtual void pass_border_codes(bool pass) { (void)pass; }
 };
 
 /// Receives the patch-ID raster window by window (UInt32, 0 = nodata).

@@ -1,5 +1,7 @@
 #include "fragstats_metrics.h"
 
+#include "landscape_border.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -10,6 +12,7 @@
 #include "class_pair_table.h"
 #include "error.h"
 #include "families/metric_families.h"
+#include "landscape_border.h"
 #include "metric_catalogue.h"
 #include "metric_selection.h"
 #include "patch_columns.h"
@@ -316,7 +319,10 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   level.background.resize(kc);
   for (size_t k = 0; k < kc; ++k) level.background[k] = is_background(codes[k]);
   if (options.contrast) {  // every edge needs its weight: a class the table lacks is the user's to fix
-    check_contrast_classes(*options.contrast, std::vector<int32_t>(codes.begin(), codes.end()));
+    std::vector<int32_t> listed(codes.begin(), codes.end());
+    if (options.border)  // the border's classes weigh the boundary beside it
+      for (int32_t b : options.border->classes()) listed.push_back(b);
+    check_contrast_classes(*options.contrast, listed);
     boundary_class(*options.contrast, std::vector<int32_t>(options.background.begin(), options.background.end()));
   }
   level.joinings = rows.joinings.empty() ? nullptr : &rows.joinings;

@@ -18,6 +18,7 @@
 namespace lsm {
 
 struct ClassPairTable;
+class LandscapeBorder;
 
 /// FRAGSTATS run parameters that change metric values.
 struct MetricOptions {
@@ -34,6 +35,11 @@ struct MetricOptions {
   /// FRAGSTATS' edge contrast weights (class_pair_table.h), for CWED and TECI;
   /// without them those are undefined.
   std::shared_ptr<const ClassPairTable> contrast;
+  /// FRAGSTATS' landscape border (landscape_border.h): set, the boundary
+  /// beside a border cell is true edge, no edge or background edge by the
+  /// class it gives (TE, ED, CWED, TECI), and boundary_edge applies to the
+  /// rest of the boundary only. Its classes must be in `contrast`.
+  std::shared_ptr<const LandscapeBorder> border;
   /// The columns the caller keeps (e.g. MetricSelection::selects); empty =
   /// all. Distributions (ACRONYM_MN ... _CV) and PAFRAC of unwanted columns
   /// are left NaN instead of computed: their sorts and logarithms over

@@ -8,6 +8,9 @@
 // cell centre, in cells, compared as dx^2 + dy^2 <= d_ik^2 (a cell exactly
 // d_ik away is within reach). With every d_ik = D it is core_area.h's rule
 // for edge depth D; a depth 0 lets the cells beside that class be core.
+// With a landscape border (landscape_border.h), a border cell beyond the
+// boundary has the class it gives: one of the patch's class lets the patch
+// continue (no edge), another is class k at depth d_ik.
 //
 // Rows arrive in order; row c is decided once the rows within the largest
 // depth below it have arrived. Memory: 2 x the largest depth + 1 rows of
@@ -17,6 +20,7 @@
 #include <functional>
 #include <vector>
 
+#include "landscape_border.h"
 #include "paged_array.h"
 
 namespace lsm {
@@ -35,6 +39,17 @@ class PairDepthCoreMask {
   PairDepthCoreMask(int64_t width, int64_t height, const PagedArray<uint32_t>& class_of_pid, size_t classes,
                     std::vector<int> depth_cells, CoreRowFn emit);
 
+  /// The classes a landscape border gives, as extra columns of the depths.
+  struct BorderColumns {
+    const LandscapeBorder* border = nullptr;  ///< kept within the largest depth of the landscape; must outlive the mask
+    std::vector<int32_t> codes;               ///< ascending, every class of border->classes()
+    std::vector<size_t> class_index;          ///< [j]: the patches' class index of codes[j], or SIZE_MAX
+  };
+  /// With a landscape border: `depth_cells` is then classes x (classes + 1 +
+  /// border.codes.size()), border class j's depths in column classes + 1 + j.
+  PairDepthCoreMask(int64_t width, int64_t height, const PagedArray<uint32_t>& class_of_pid, size_t classes,
+                    std::vector<int> depth_cells, CoreRowFn emit, BorderColumns border);
+
   /// Row `y` of patch IDs (`width` of them, 0 = nodata); rows 0, 1, ... in order.
   void row(int64_t y, const uint32_t* pids);
   /// After the last row: decides the rows still waiting for rows below.
@@ -43,15 +58,19 @@ class PairDepthCoreMask {
  private:
   void decide(int64_t c);
   const uint32_t* pids_of(int64_t y) const { return ring_[static_cast<size_t>(y % ring_.size())].data(); }
+  const int32_t* border_of(int64_t y) const { return border_ring_[static_cast<size_t>(y % border_ring_.size())].data(); }
 
   int64_t width_, height_;
   const PagedArray<uint32_t>& class_of_pid_;
   size_t classes_;
-  std::vector<int> depth_;      // classes x (classes + 1), cells
+  BorderColumns border_;
+  size_t columns_;              // classes + 1 + border classes
+  std::vector<int> depth_;      // classes x columns_, cells
   std::vector<int> max_depth_;  // [class]: the largest depth of its row
   int reach_ = 0;               // the largest depth of all
   CoreRowFn emit_;
   std::vector<std::vector<uint32_t>> ring_;  // the last 2 x reach + 1 rows
+  std::vector<std::vector<int32_t>> border_ring_;  // their border columns (border_class_row()), with a border
   std::vector<uint8_t> core_;
   int64_t last_row_ = -1, decided_ = -1;
 };

@@ -334,10 +334,11 @@ class CoreVisitor : public PatchRowVisitor {
       open_.emplace(patch_count(table), paged);
       core_.send_core_rows_to([this](int64_t row, const uint8_t* core, const uint32_t* pids) { fragstats_row(row, core, pids); });
     }
-    if (options.edge_depths)
+    if (options.edge_depths || options.border)
       pair_depths_.emplace(table.raster.width, table.raster.height, classes.class_of_pid, classes.codes.size(),
                            depths_by_class_index(classes, options),
-                           [this](int64_t row, const uint32_t* pids, const uint8_t* core) { core_.core_row(row, pids, core); });
+                           [this](int64_t row, const uint32_t* pids, const uint8_t* core) { core_.core_row(row, pids, core); },
+                           border_columns(classes, options));
   }
   /// Core cells decided beforehand (a NeighbourhoodCounter's mask, row-major).
   void use_core_mask(const uint8_t* mask) { mask_ = mask; }
@@ -383,18 +384,34 @@ class CoreVisitor : public PatchRowVisitor {
     }
   }
 
-  // The edge depth file's depths (cells) by class index, the boundary's last.
+  // The depths (cells) by class index: the edge depth file's, else the one
+  // edge depth; columns: the classes, the boundary, the border's classes.
   static std::vector<int> depths_by_class_index(const PatchClasses& classes, const RowMetricOptions& options) {
-    const ClassPairTable& t = *options.edge_depths;
     std::vector<int32_t> listed = classes.codes;
     listed.push_back(options.edge_depth_boundary);
+    if (options.border)
+      for (int32_t b : options.border->classes()) listed.push_back(b);
+    const size_t k = classes.codes.size(), columns = listed.size();
+    std::vector<int> d(k * columns, options.edge_depth);
+    if (!options.edge_depths) return d;
+    const ClassPairTable& t = *options.edge_depths;
     check_edge_depth_classes(t, listed);
-    const size_t k = classes.codes.size();
-    std::vector<int> d(k * (k + 1));
     for (size_t i = 0; i < k; ++i)
-      for (size_t j = 0; j <= k; ++j)
-        d[i * (k + 1) + j] = static_cast<int>(t.weight(classes.codes[i], listed[j]));
+      for (size_t j = 0; j < columns; ++j) d[i * columns + j] = static_cast<int>(t.weight(classes.codes[i], listed[j]));
     return d;
+  }
+  // The border's classes as the depths' last columns (none without a border).
+  static PairDepthCoreMask::BorderColumns border_columns(const PatchClasses& classes, const RowMetricOptions& options) {
+    PairDepthCoreMask::BorderColumns columns;
+    if (!options.border) return columns;
+    columns.border = options.border.get();
+    columns.codes = options.border->classes();
+    for (int32_t b : columns.codes) {
+      const auto at = std::lower_bound(classes.codes.begin(), classes.codes.end(), b);
+      columns.class_index.push_back(at != classes.codes.end() && *at == b ? static_cast<size_t>(at - classes.codes.begin())
+                                                                          : SIZE_MAX);
+    }
+    return columns;
   }
 
   CoreAreaTracker core_;
@@ -409,58 +426,79 @@ class CoreVisitor : public PatchRowVisitor {
 };
 
 // ECON's weighted perimeters: every cell side between a patch and what lies
-// beyond it (another patch's class, or nodata and the raster's edge: the
-// landscape boundary) adds the pair's edge contrast weight to the patch,
-// each side entered when its lower or right cell is visited (the bottom
-// sides of the last row in finish()), rows in order: the sums do not
-// depend on the tile grid or on whether the IDs are in memory.
+// beyond it (another patch's class; on the landscape boundary the class a
+// border cell gives, else, beside nodata and the raster's edge, the
+// boundary's) adds the pair's edge contrast weight to the patch, each side
+// entered when its lower or right cell is visited (the bottom sides of the
+// last row in finish()), rows in order: the sums do not depend on the tile
+// grid or on whether the IDs are in memory.
 class ContrastVisitor : public PatchRowVisitor {
  public:
   ContrastVisitor(const PatchTable& table, const PatchClasses& classes, const RowMetricOptions& options,
                   const CellGeometry& geometry, PatchRowResults& out)
       : width_(table.raster.width), geometry_(geometry), class_of_pid_(classes.class_of_pid), out_(out),
-        k_(classes.codes.size()), prev_(static_cast<size_t>(width_), 0) {
+        k_(classes.codes.size()), border_(options.border.get()), prev_(static_cast<size_t>(width_), 0) {
     const ClassPairTable& t = *options.contrast;
     std::vector<int32_t> listed = classes.codes;
     listed.push_back(options.contrast_boundary);
+    if (border_) {
+      border_classes_ = border_->classes();
+      listed.insert(listed.end(), border_classes_.begin(), border_classes_.end());
+      border_row_.assign(static_cast<size_t>(width_), 0);
+      border_above_.assign(static_cast<size_t>(width_), 0);
+    }
     check_contrast_classes(t, listed);
-    // d_ik by class index, 0 on the diagonal (a class beside itself has no
-    // edge); column k_ holds the landscape boundary's.
-    d_.assign(k_ * (k_ + 1), 0);
+    // d_ik by class index, 0 where the class beyond is the patch's own (no
+    // edge); columns: the classes, the landscape boundary, the border's classes.
+    columns_ = listed.size();
+    d_.assign(k_ * columns_, 0);
     for (size_t i = 0; i < k_; ++i)
-      for (size_t j = 0; j <= k_; ++j)
-        if (i != j) d_[i * (k_ + 1) + j] = t.weight(classes.codes[i], j < k_ ? classes.codes[j] : options.contrast_boundary);
+      for (size_t j = 0; j < columns_; ++j)
+        if (listed[j] != classes.codes[i] || j == k_) d_[i * columns_ + j] = t.weight(classes.codes[i], listed[j]);
   }
 
   void row(int64_t y, const uint32_t* pids) override {
     const bool geodesic = geometry_.geodesic();
     const double side_v = geodesic ? geometry_.side_v_m(y) : 0, side_h = geodesic ? geometry_.side_h_m(y) : 0;
+    if (border_) {
+      border_row_.swap(border_above_);
+      border_class_row(*border_, border_classes_, y, border_row_.data());
+    }
     for (int64_t x = 0; x < width_; ++x) {
       const uint32_t p = pids[x];
-      side(p, x > 0 ? pids[x - 1] : 0, false, side_v);  // between x-1 (or the raster's edge) and x
-      side(p, y > 0 ? prev_[x] : 0, true, side_h);       // between y-1 (or the raster's edge) and y
+      // between x-1 (or the raster's edge) and x
+      side(p, beyond(border_row_, x), x > 0 ? pids[x - 1] : 0, x > 0 ? beyond(border_row_, x - 1) : 0, false, side_v);
+      // between y-1 (or the raster's edge) and y
+      side(p, beyond(border_row_, x), y > 0 ? prev_[x] : 0, y > 0 ? beyond(border_above_, x) : 0, true, side_h);
     }
-    side(pids[width_ - 1], 0, false, side_v);  // right side of the last column: the raster's edge
+    side(pids[width_ - 1], 0, 0, 0, false, side_v);  // right side of the last column: the raster's edge
     std::copy(pids, pids + width_, prev_.begin());
     last_y_ = y;
   }
   void finish() override {
     if (last_y_ < 0) return;
     const double side_h = geometry_.geodesic() ? geometry_.side_h_m(last_y_ + 1) : 0;
-    for (int64_t x = 0; x < width_; ++x) side(prev_[x], 0, true, side_h);  // bottom sides of the last row
+    for (int64_t x = 0; x < width_; ++x) side(prev_[x], 0, 0, 0, true, side_h);  // bottom sides of the last row
   }
 
  private:
-  // The side between patches (or nodata, 0) a and b: a top/bottom side when
-  // `horizontal`; `length_m` on geographic rasters.
-  void side(uint32_t a, uint32_t b, bool horizontal, double length_m) {
-    if (a == b) return;
-    if (a) add(a, b, horizontal, length_m);
-    if (b) add(b, a, horizontal, length_m);
+  // The border column of cell x of a border row (0: none, or no border).
+  int32_t beyond(const std::vector<int32_t>& border_row, int64_t x) const {
+    return border_ ? border_row[static_cast<size_t>(x)] : 0;
   }
-  // Adds to patch p the weight of its side facing `beyond` (a PID, or 0: the boundary).
-  void add(uint32_t p, uint32_t beyond, bool horizontal, double length_m) {
-    const double d = d_[class_of_pid_[p] * (k_ + 1) + (beyond ? class_of_pid_[beyond] : k_)];
+  // The side between patches (or nodata, 0) a and b, whose border columns
+  // (border_class_row()) are border_a and border_b: a top/bottom side when
+  // `horizontal`; `length_m` on geographic rasters.
+  void side(uint32_t a, int32_t border_a, uint32_t b, int32_t border_b, bool horizontal, double length_m) {
+    if (a == b) return;
+    if (a) add(a, b, border_b, horizontal, length_m);
+    if (b) add(b, a, border_a, horizontal, length_m);
+  }
+  // Adds to patch p the weight of its side facing `beyond` (a PID, or 0:
+  // the boundary, where a border cell of column `border` may lie).
+  void add(uint32_t p, uint32_t beyond, int32_t border, bool horizontal, double length_m) {
+    const size_t column = beyond ? class_of_pid_[beyond] : border ? k_ + static_cast<size_t>(border) : k_;
+    const double d = d_[class_of_pid_[p] * columns_ + column];
     PatchContrast& c = out_.contrast[p - 1];
     if (geometry_.geodesic()) c.weighted_m += d * length_m;
     else if (horizontal) c.weights_h += d;
@@ -472,8 +510,12 @@ class ContrastVisitor : public PatchRowVisitor {
   const PagedArray<uint32_t>& class_of_pid_;
   PatchRowResults& out_;
   size_t k_;
-  std::vector<double> d_;  // k x (k + 1): weights by class index, the boundary's last
+  const LandscapeBorder* border_;
+  std::vector<int32_t> border_classes_;
+  size_t columns_ = 0;
+  std::vector<double> d_;  // k x columns_: weights by class index, then the boundary's, then the border's
   std::vector<uint32_t> prev_;
+  std::vector<int32_t> border_row_, border_above_;  // border columns of rows y and y - 1
   int64_t last_y_ = -1;
 };
 
@@ -662,9 +704,11 @@ SecondPassPlan plan_second_pass(const PatchTable& table, const RowMetricOptions&
   const PatchIdRaster request = counter_request(table, options, geodesic);
   plan.neighbourhood = StageRun::Device;  // the per-cell tests: pairs, adjacencies, the core mask
   // With the counter's core mask, FRAGSTATS' scan runs patch by patch; every 8-connected core area row by row.
-  // (An edge depth file's core cells are decided by the core visitor itself.)
-  plan.core_areas = options.core_areas == CoreAreaRule::Fragstats && !options.edge_depths ? StageRun::Patches
-                                                                                         : StageRun::Rows;
+  // (An edge depth file's core cells, and those beside a landscape border, are
+  // decided by the core visitor itself.)
+  plan.core_areas = options.core_areas == CoreAreaRule::Fragstats && !options.edge_depths && !options.border
+                        ? StageRun::Patches
+                        : StageRun::Rows;
   if (request.with_enn && counter->computes_enn(request)) plan.enn = StageRun::Device;
   if (request.with_gyrate && counter->computes_gyrate(request)) plan.gyrate = StageRun::Device;
   // CIRCLE from the counter's row extents, unless a shape visitor runs anyway
@@ -763,7 +807,7 @@ PatchRowResults compute_patch_row_metrics(ClassRasterSource& source, TileLabeler
     }
     out.adjacency.sides_h = std::move(counts.sides_h);
     out.adjacency.sides_v = std::move(counts.sides_v);
-    if (core && !options.edge_depths) core->use_core_mask(counts.core.data());
+    if (core && !options.edge_depths && !options.border) core->use_core_mask(counts.core.data());
     if (plan.core_areas == StageRun::Patches) {  // entered as the core visitor enters them
       const bool geodesic = geometry.geodesic();
       fragstats_core_areas_in_parallel(

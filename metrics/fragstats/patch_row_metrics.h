@@ -17,6 +17,7 @@
 #include "class_pair_table.h"
 #include "fragstats_core_areas.h"
 #include "fragstats_gyrate.h"
+#include "landscape_border.h"
 #include "paged_array.h"
 #include "patch_row_pass.h"
 #include "patch_scan.h"
@@ -166,6 +167,12 @@ struct RowMetricOptions {
   /// The class whose depths the raster's edge and nodata take (background cells
   /// take their own class's): edge_depth_boundary_class().
   int32_t edge_depth_boundary = kFragstatsBackgroundValue;
+  /// FRAGSTATS' landscape border (landscape_border.h), kept within the
+  /// largest edge depth: set, a border cell gives the class beyond the
+  /// boundary to ECON's weights and to the core cells, which are then
+  /// decided row by row on the CPU (pair_depth_core.h) whatever the counter.
+  /// Its classes must be listed in the contrast and edge depth tables.
+  std::shared_ptr<const LandscapeBorder> border;
   /// FRAGSTATS' threshold distance (m) of CONNECT: set, the pass counts each
   /// class's pairs of patches within it (PatchRowResults::joinings).
   /// Projected rasters only.

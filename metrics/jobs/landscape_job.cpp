@@ -10,6 +10,7 @@
 #include "cell_neighbourhood.h"
 #include "class_pair_table.h"
 #include "error.h"
+#include "landscape_border.h"
 
 namespace lsm {
 
@@ -147,8 +148,20 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
   scan.max_patch_array_bytes = plan.patch_array_bytes;
   scan.temp_dir = budget.temp_dir;
   scan.max_strip_cells = budget.strip_cells();
-  results.records = scan_patches(source, *labeler, scan, pass_progress(0));
+  // FRAGSTATS' landscape border (negative codes) is outside the landscape:
+  // nodata to the labeler and every pass; when the scan met it, one more
+  // read keeps the border cells within the edge depth of the landscape.
+  BorderAsNodataSource landscape(source);
+  results.records = scan_patches(landscape, *labeler, scan, pass_progress(0));
   if (options.after_scan) options.after_scan(results.records);
+  std::shared_ptr<const LandscapeBorder> border;
+  if (landscape.met_border()) {
+    int reach = std::max(1, edge_depth);
+    if (edge_depths)
+      for (double d : edge_depths->d) reach = std::max(reach, static_cast<int>(d));
+    border = std::make_shared<LandscapeBorder>(scan_landscape_border(source, reach));
+    results.border = border;
+  }
 
   if (plan.second_pass) {
     // On a GPU (one or several) the second pass's per-cell tests run there too.
@@ -174,8 +187,9 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
       row_options.contrast_boundary = boundary_class(
           *options.contrast, std::vector<int32_t>(options.background.begin(), options.background.end()));
     }
+    row_options.border = border;
     row_options.counter = counter.get();
-    results.rows = compute_patch_row_metrics(source, *labeler, results.records, row_options, nullptr, pass_progress(1));
+    results.rows = compute_patch_row_metrics(landscape, *labeler, results.records, row_options, nullptr, pass_progress(1));
     // The kept labels have served: the tables' share of the budget is theirs.
     std::vector<std::vector<uint32_t>>().swap(results.records.tile_labels);
   } else {
@@ -188,6 +202,7 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
   metric_options.boundary_edge = options.boundary_edge;
   metric_options.max_richness = options.max_richness;
   metric_options.contrast = options.contrast;
+  metric_options.border = border;
   if (!selection.all())
     metric_options.wanted = [&selection](const std::string& column) { return selection.selects(column); };
   metric_options.temp_dir = budget.temp_dir;
@@ -208,7 +223,7 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
   m.land = selection.apply(m.land);
 
   if (sinks.patch_ids)
-    write_patch_ids(source, *labeler, results.records, *sinks.patch_ids, pass_progress(passes - 1));
+    write_patch_ids(landscape, *labeler, results.records, *sinks.patch_ids, pass_progress(passes - 1));
   return results;
 }
 

@@ -24,6 +24,7 @@
 #include "fragstats_core_areas.h"
 #include "fragstats_gyrate.h"
 #include "fragstats_metrics.h"
+#include "landscape_border.h"
 #include "metric_selection.h"
 #include "patch_row_metrics.h"
 #include "patch_scan.h"
@@ -148,6 +149,10 @@ struct LandscapeResults {
   /// The scan's patch records (cells, edges, bounding box, first cell per
   /// patch, PID order), the tile grid and the raster's geometry.
   PatchTable records;
+  /// FRAGSTATS' landscape border (negative class codes: landscape_border.h)
+  /// when the raster has one, else null: outside the landscape, it types
+  /// the boundary beside it for TE, ED, CWED, TECI, ECON and the core cells.
+  std::shared_ptr<const LandscapeBorder> border;
   /// The second pass's per-patch values, disjunct core areas and the class
   /// adjacency matrix (FRAGSTATS .adj: adjacency.sides_h/sides_v); without
   /// a second pass, records_only_row_results().
@@ -157,7 +162,10 @@ struct LandscapeResults {
   FragstatsMetrics metrics;
 };
 
-/// Runs the landscape job on `source`. Progress goes from 0 to 1 over every
+/// Runs the landscape job on `source`. Negative class codes are FRAGSTATS'
+/// landscape border (the job asks `source` to pass them while it runs):
+/// outside the landscape, they type the boundary beside them
+/// (LandscapeResults::border). Progress goes from 0 to 1 over every
 /// pass (scan, second pass, patch IDs). Throws lsm::Error: BadInput for bad
 /// options (boundary_edge outside [0, 1], edge_depth < 1, an edge_distance
 /// edge_depth_cells() refuses, a threshold distance or search radius that is

@@ -16,11 +16,14 @@ def test_float_array_with_fractions_is_refused():
         lsm.Landscape(numpy.array([[1.0, 1.5], [2.0, 2.0]]))
 
 
-def test_negative_codes_are_the_border_and_refused():
+def test_negative_codes_are_the_landscape_border():
     grid = numpy.array([[-12, 1], [2, 2]], dtype=numpy.int16)
-    with pytest.raises(ValueError, match="negative class code -12 at column 0, row 0: FRAGSTATS reads negative codes"):
-        lsm.Landscape(grid).class_metrics()
-    assert lsm.Landscape(grid, nodata=-12).landscape_metrics(["NP"])["NP"][0] == 2
+    # Outside the landscape (3 cells of 1 m2), but class 12 beyond the
+    # boundary beside the class 1 and 2 cells: 2 m of true edge.
+    table = lsm.Landscape(grid).landscape_metrics(["TA", "NP", "TE"])
+    assert table["TA"][0] == pytest.approx(3 / 1e4) and table["NP"][0] == 2
+    assert table["TE"][0] == pytest.approx(1 + 2)
+    assert lsm.Landscape(grid, nodata=-12).landscape_metrics(["TE"])["TE"][0] == pytest.approx(1)
 
 
 def test_whole_floats_are_class_codes_and_nan_is_nodata():

@@ -2,8 +2,13 @@
 // IJI, COHESION, CONNECT, DIVISION, MESH, SPLIT, AI, NLSI, CONTAG, from the
 // class adjacencies (double count), the classes' sums and CONNECT's joined
 // pairs (connectance_sweep.h).
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <utility>
 
+#include "landscape_border.h"
 #include "metric_families.h"
 
 namespace lsm::families {
@@ -21,6 +26,52 @@ Subdivision subdivision(const LevelContext& c, bool no_patches, double sp, doubl
 }
 
 namespace {
+
+// IJI beside a landscape border (FRAGSTATS 4.2, C/L "Interspersion and
+// juxtaposition index"): the patch types of the border count in m, and the
+// boundary beside a border cell is edge between the class inside and the
+// class the cell gives (none where they are one class); background is
+// ignored. Edge lengths by pair of class codes, in code order.
+double patch_types_with_border(const LevelContext& c) {
+  std::set<int32_t> types;
+  for (size_t k : c.classes) types.insert(c.adjacency->class_codes[k]);
+  for (int32_t b : c.options->border->all_classes())
+    if (!c.options->background.count(b)) types.insert(b);
+  return static_cast<double>(types.size());
+}
+
+double class_iji_with_border(const LevelContext& c, size_t k) {
+  const std::vector<int32_t>& codes = c.adjacency->class_codes;
+  std::map<int32_t, double> e;  // by the other type's code
+  for (size_t j : c.classes)
+    if (j != k) e[codes[j]] += c.adjacency->length_m(k, j, c.cw, c.ch);
+  for (const auto& [beyond, m] : c.border_lengths(k).by_class)
+    if (beyond != codes[k] && !c.options->background.count(beyond)) e[beyond] += m;
+  double e_total = 0, h = 0;
+  for (const auto& [type, m] : e) e_total += m;
+  for (const auto& [type, m] : e)
+    if (e_total > 0) h -= ln_ratio_term(m / e_total);
+  const double types = patch_types_with_border(c);
+  return types >= 3 && e_total > 0 ? h / std::log(types - 1) * 100 : kNaN;
+}
+
+double landscape_iji_with_border(const LevelContext& c) {
+  const std::vector<int32_t>& codes = c.adjacency->class_codes;
+  const std::vector<size_t>& cl = c.classes;
+  std::map<std::pair<int32_t, int32_t>, double> e;  // by pair of codes, the smaller first
+  for (size_t x = 0; x < cl.size(); ++x)
+    for (size_t y = x + 1; y < cl.size(); ++y) e[{codes[cl[x]], codes[cl[y]]}] += c.adjacency->length_m(cl[x], cl[y], c.cw, c.ch);
+  for (size_t i : cl)
+    for (const auto& [beyond, m] : c.border_lengths(i).by_class)
+      if (beyond != codes[i] && !c.options->background.count(beyond))
+        e[{std::min(codes[i], beyond), std::max(codes[i], beyond)}] += m;
+  double e_all = 0, h = 0;
+  for (const auto& [pair, m] : e) e_all += m;
+  for (const auto& [pair, m] : e)
+    if (e_all > 0) h -= ln_ratio_term(m / e_all);
+  const double types = patch_types_with_border(c);
+  return types >= 3 && e_all > 0 ? h / std::log(types * (types - 1) / 2) * 100 : kNaN;
+}
 
 // CONNECT (C31, L30): joined pairs over the possible pairs n(n-1)/2 of the
 // classes `ids`, x 100; 0 where no pair is possible (one patch), as
@@ -63,12 +114,16 @@ void add_class_aggregation(RowBuilder& b, const LevelContext& c, size_t k) {
   b.add("CLUMPY", (G < P && P < 0.5) ? (G - P) / P : (G - P) / (1 - P));
   b.add("PLADJ", g_all > 0 ? g_like / g_all * 100 : kNaN);
   // IJI: edge lengths to each other class (background excluded).
-  double e_total = 0, h = 0;
-  for (size_t j : c.classes)
-    if (j != k) e_total += adj.length_m(k, j, c.cw, c.ch);
-  for (size_t j : c.classes)
-    if (j != k && e_total > 0) h -= ln_ratio_term(adj.length_m(k, j, c.cw, c.ch) / e_total);
-  b.add("IJI", (c.m_classes >= 3 && e_total > 0) ? h / std::log(c.m_classes - 1) * 100 : kNaN);
+  if (c.options->border) {
+    b.add("IJI", class_iji_with_border(c, k));
+  } else {
+    double e_total = 0, h = 0;
+    for (size_t j : c.classes)
+      if (j != k) e_total += adj.length_m(k, j, c.cw, c.ch);
+    for (size_t j : c.classes)
+      if (j != k && e_total > 0) h -= ln_ratio_term(adj.length_m(k, j, c.cw, c.ch) / e_total);
+    b.add("IJI", (c.m_classes >= 3 && e_total > 0) ? h / std::log(c.m_classes - 1) * 100 : kNaN);
+  }
   const Subdivision sub = subdivision(c, s.patches == 0, s.sp, s.spa, s.sa2);
   b.add("COHESION", sub.cohesion);
   b.add("CONNECT", connect(c, {k}));
@@ -103,14 +158,18 @@ void add_landscape_aggregation(RowBuilder& b, const LevelContext& c) {
   const double pladj_total = adjacencies + background_sides + static_cast<double>(boundary_sides);
   b.add("CONTAG", c.m_classes >= 2 ? (1 + contag / (2 * std::log(c.m_classes))) * 100 : kNaN);
   b.add("PLADJ", pladj_total > 0 ? like / pladj_total * 100 : kNaN);
-  double e_all = 0, h = 0;
   const std::vector<size_t>& cl = c.classes;
-  for (size_t x = 0; x < cl.size(); ++x)
-    for (size_t y = x + 1; y < cl.size(); ++y) e_all += adj.length_m(cl[x], cl[y], c.cw, c.ch);
-  for (size_t x = 0; x < cl.size(); ++x)
-    for (size_t y = x + 1; y < cl.size(); ++y)
-      if (e_all > 0) h -= ln_ratio_term(adj.length_m(cl[x], cl[y], c.cw, c.ch) / e_all);
-  b.add("IJI", (c.m_classes >= 3 && e_all > 0) ? h / std::log(c.m_classes * (c.m_classes - 1) / 2) * 100 : kNaN);
+  if (c.options->border) {
+    b.add("IJI", landscape_iji_with_border(c));
+  } else {
+    double e_all = 0, h = 0;
+    for (size_t x = 0; x < cl.size(); ++x)
+      for (size_t y = x + 1; y < cl.size(); ++y) e_all += adj.length_m(cl[x], cl[y], c.cw, c.ch);
+    for (size_t x = 0; x < cl.size(); ++x)
+      for (size_t y = x + 1; y < cl.size(); ++y)
+        if (e_all > 0) h -= ln_ratio_term(adj.length_m(cl[x], cl[y], c.cw, c.ch) / e_all);
+    b.add("IJI", (c.m_classes >= 3 && e_all > 0) ? h / std::log(c.m_classes * (c.m_classes - 1) / 2) * 100 : kNaN);
+  }
   double sp = 0, spa = 0, sa2 = 0;
   for (size_t k : cl) {
     sp += c.sum(k).sp;

@@ -2,9 +2,11 @@
 // and L2 TECI) from the class adjacencies and the edge contrast weights of
 // a FRAGSTATS .fce file (class_pair_table.h), and the distribution of the
 // patches' ECON (P1, patch_columns.cpp). Without a table they are N/A.
-// The landscape boundary has no border in lsm: its segments take the
+// Beside a landscape border (landscape_border.h) a boundary segment takes
+// the weight of the class the border gives (none where it gives the
+// segment's own class: no edge); elsewhere the landscape boundary takes the
 // weights of the background (boundary_class()), counted whole — the
-// weights, not --boundary-edge, say how much of them is contrast.
+// weights, not --boundary-edge, say how much of it is contrast.
 #include "class_pair_table.h"
 #include "metric_families.h"
 
@@ -38,7 +40,15 @@ void add_class_edge_contrast(RowBuilder& b, const LevelContext& c, size_t k) {
     weighted += e * table.weight(codes[k], codes[j]);
     all += e;
   }
-  const double boundary_m = c.sum(k).boundary_m;
+  double boundary_m = c.sum(k).boundary_m;
+  if (c.options->border) {
+    for (const auto& [beyond, m] : c.border_lengths(k).by_class) {
+      boundary_m -= m;
+      if (beyond == codes[k]) continue;
+      weighted += m * table.weight(codes[k], beyond);
+      all += m;
+    }
+  }
   weighted += boundary_m * boundary_d;
   all += boundary_m;
   b.add("CWED", weighted / c.ta);
@@ -60,7 +70,15 @@ void add_landscape_edge_contrast(RowBuilder& b, const LevelContext& c) {
   // segments regardless of whether they represent edge").
   double weighted = 0, all = 0;
   for (size_t i = 0; i < codes.size(); ++i) {
-    const double boundary_m = c.sum(i).boundary_m;
+    double boundary_m = c.sum(i).boundary_m;
+    if (c.options->border) {  // beside the border: the class it gives, no edge where it is class i
+      for (const auto& [beyond, m] : c.border_lengths(i).by_class) {
+        boundary_m -= m;
+        if (beyond == codes[i]) continue;
+        all += m;
+        if (!c.background[i]) weighted += m * table.weight(codes[i], beyond);
+      }
+    }
     all += boundary_m;
     if (c.background[i]) continue;
     weighted += boundary_m * table.weight(codes[i], boundary);

@@ -1,5 +1,6 @@
 #include "metric_families.h"
 
+#include "landscape_border.h"
 #include "metric_catalogue.h"
 
 namespace lsm::families {
@@ -21,6 +22,21 @@ double LevelContext::background_m(size_t k) const {
   for (size_t j = 0; j < background.size(); ++j)
     if (background[j]) m += adjacency->length_m(k, j, cw, ch);
   return m;
+}
+
+LevelContext::BorderLengths LevelContext::border_lengths(size_t k) const {
+  BorderLengths lengths;
+  if (!options->border) return lengths;
+  const int32_t code = adjacency->class_codes[k];
+  for (const BorderSides& s : options->border->sides()) {
+    if (s.inside != code) continue;
+    const double m = s.length_m(cw, ch, options->border->geodesic());
+    lengths.by_class.emplace_back(s.beyond, m);
+    if (s.beyond == code) lengths.same_m += m;
+    else if (options->background.count(s.beyond)) lengths.background_m += m;
+    else lengths.edge_m += m;
+  }
+  return lengths;
 }
 
 }  // namespace lsm::families

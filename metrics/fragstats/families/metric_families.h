@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fragstats_metrics.h"
@@ -73,6 +74,16 @@ struct LevelContext {
   /// patches of classes `ids` that have a value; N/A where not computed.
   std::function<void(RowBuilder&, const std::string& metric, const std::vector<size_t>&)> patch_distribution;
   std::function<double(const std::vector<size_t>&)> pafrac;
+
+  /// Class k's landscape boundary beside a landscape border (m): where the
+  /// border gives class k itself (no edge), another class (true edge), a
+  /// background class; and the border's sides by class given, in
+  /// LandscapeBorder::sides() order. All 0 without a border.
+  struct BorderLengths {
+    double same_m = 0, edge_m = 0, background_m = 0;
+    std::vector<std::pair<int32_t, double>> by_class;
+  };
+  BorderLengths border_lengths(size_t k) const;
 
   const ClassSums& sum(size_t k) const { return (*sums)[k]; }
   double ha(double size) const { return size * unit_m2 / 10000; }
