@@ -163,6 +163,61 @@ TEST(PairEdgeDepths, RandomGridsEqualABruteForce) {
   }
 }
 
+// Depths up to 12 cells on a landscape of large patches: the runs of a
+// patch are stepped over, not the disc's cells (pair_depth_core.h), with
+// the brute force's core cells.
+TEST(PairEdgeDepths, LargeDepthsEqualABruteForce) {
+  std::mt19937 rng(71);
+  std::uniform_int_distribution<int> cells(0, 12);
+  const int64_t w = 90, h = 70;
+  // Blocks of 30 x 25 cells of classes 1..3, with 1 % of cells of a random class or nodata.
+  std::vector<int32_t> grid_cells(static_cast<size_t>(w * h));
+  std::uniform_int_distribution<int> percent(0, 99), noise(0, 3);
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x) {
+      int32_t v = static_cast<int32_t>((x / 30 + y / 25) % 3 + 1);
+      if (percent(rng) == 0) v = noise(rng) == 0 ? kNoClass : noise(rng) % 3 + 1;
+      grid_cells[static_cast<size_t>(y * w + x)] = v;
+    }
+  MemoryClassRaster raster(w, h, grid_cells, 30, 30);
+  std::vector<double> metres(16);
+  for (double& m : metres) m = cells(rng) * 30.0;
+  const auto table = depths({1, 2, 3, 999}, metres);
+  const auto depth = [&](int32_t i, int32_t k) { return static_cast<int64_t>(table->weight(i, k) / 30); };
+  const Reference ref = brute_force(raster, NeighbourRule::Eight);
+  const std::vector<int32_t>& c = raster.cells();
+  std::vector<uint64_t> core(ref.patches.size() + 1, 0);
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x) {
+      const uint32_t p = ref.labels[static_cast<size_t>(y * w + x)];
+      if (!p) continue;
+      const int32_t i = c[static_cast<size_t>(y * w + x)];
+      bool is_core = true;
+      for (int64_t yy = y - 12; is_core && yy <= y + 12; ++yy)
+        for (int64_t xx = x - 12; xx <= x + 12; ++xx) {
+          const bool inside = xx >= 0 && yy >= 0 && xx < w && yy < h;
+          const size_t n = static_cast<size_t>(yy * w + xx);
+          if (inside && ref.labels[n] == p) continue;
+          const int64_t d = depth(i, !inside || c[n] == kNoClass ? 999 : c[n]);
+          if ((xx - x) * (xx - x) + (yy - y) * (yy - y) <= d * d) is_core = false;
+        }
+      core[p] += is_core;
+    }
+  LandscapeJobOptions o;
+  o.edge_depth_table = table;
+  o.core_areas = CoreAreaRule::All;
+  o.selection = MetricSelection("CORE");
+  const FragstatsMetrics got = run(raster, o);
+  const size_t col = column(got.patch, "CORE");
+  ASSERT_EQ(got.patch.rows.size(), ref.patches.size());
+  uint64_t some = 0;
+  for (size_t r = 0; r < got.patch.rows.size(); ++r) {
+    EXPECT_DOUBLE_EQ(got.patch.rows[r].values[col], static_cast<double>(core[r + 1]) * 0.09) << "patch " << r + 1;
+    some += core[r + 1];
+  }
+  EXPECT_GT(some, 50u);  // deep cores exist: the test reaches far
+}
+
 // On a GPU the core cells of an edge depth file are still decided on the
 // CPU, beside the GPU's other second-pass stages: the same tables. SIMI and
 // PROX (row sweeps on the CPU) ride along.

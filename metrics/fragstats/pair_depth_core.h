@@ -14,8 +14,10 @@
 //
 // Rows arrive in order; row c is decided once the rows within the largest
 // depth below it have arrived. Memory: 2 x the largest depth + 1 rows of
-// patch IDs. Time: per patch cell, the cells of the disc of its class's
-// largest depth (fewer where a cell outside the patch ends the test).
+// patch IDs and of run ends (8 bytes a cell; with a border, 4 more). Time:
+// per patch cell, one step per row of the disc of its class's largest depth
+// where the patch covers the row's span (runs of the patch are stepped
+// over), plus the cells outside the patch it meets before one ends the test.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -57,6 +59,8 @@ class PairDepthCoreMask {
 
  private:
   void decide(int64_t c);
+  bool is_core(int64_t c, int64_t x, uint32_t p) const;
+  const int32_t* run_end_of(int64_t y) const { return run_end_ring_[static_cast<size_t>(y % run_end_ring_.size())].data(); }
   const uint32_t* pids_of(int64_t y) const { return ring_[static_cast<size_t>(y % ring_.size())].data(); }
   const int32_t* border_of(int64_t y) const { return border_ring_[static_cast<size_t>(y % border_ring_.size())].data(); }
 
@@ -71,6 +75,8 @@ class PairDepthCoreMask {
   CoreRowFn emit_;
   std::vector<std::vector<uint32_t>> ring_;  // the last 2 x reach + 1 rows
   std::vector<std::vector<int32_t>> border_ring_;  // their border columns (border_class_row()), with a border
+  std::vector<std::vector<int32_t>> run_end_ring_;  // their runs of one patch ID: the column each run ends at
+  std::vector<std::vector<int64_t>> disc_;  // [class][|dy|]: half widths of the disc of the class's largest depth
   std::vector<uint8_t> core_;
   int64_t last_row_ = -1, decided_ = -1;
 };
