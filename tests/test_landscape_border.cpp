@@ -17,18 +17,11 @@
 #include "class_pair_table.h"
 #include "landscape_job.h"
 #include "memory_raster.h"
+#include "metric_table_checks.h"
 #include "test_helpers.h"
 
 namespace lsm::test {
 namespace {
-
-size_t column(const MetricTable& t, const std::string& name) {
-  const size_t c = static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
-  EXPECT_LT(c, t.columns.size()) << name;
-  return c;
-}
-
-double value(const MetricTable& t, size_t row, const std::string& name) { return t.rows.at(row).values[column(t, name)]; }
 
 std::shared_ptr<const ClassPairTable> pair_table(const std::vector<int32_t>& codes, const std::vector<double>& d) {
   auto t = std::make_shared<ClassPairTable>();
@@ -288,12 +281,7 @@ TEST(LandscapeBorder, RandomGridsEqualABruteForce) {
       some_core += core[l];
     }
     EXPECT_GT(some_core, 0u);
-    for (const auto& [a, b] : {std::pair{&got.patch, &tiled.patch}, {&got.cls, &tiled.cls}, {&got.land, &tiled.land}})
-      for (size_t r = 0; r < a->rows.size(); ++r)
-        for (size_t c = 0; c < a->columns.size(); ++c) {
-          const double x = a->rows[r].values[c], y = b->rows[r].values[c];
-          EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y))) << a->columns[c] << " row " << r;
-        }
+    expect_same_tables(tiled, got);
   }
 }
 
@@ -316,15 +304,7 @@ TEST(LandscapeBorder, CudaGivesTheCpuTables) {
   o.backend = Backend::Cuda;
   const LandscapeResults gpu = run_landscape_job(raster, o);
   EXPECT_EQ(gpu.rows.plan.core_areas, StageRun::Rows);
-  for (const auto& [a, b] : {std::pair{&gpu.metrics.patch, &cpu.patch}, {&gpu.metrics.cls, &cpu.cls},
-                             {&gpu.metrics.land, &cpu.land}}) {
-    ASSERT_EQ(a->rows.size(), b->rows.size());
-    for (size_t r = 0; r < a->rows.size(); ++r)
-      for (size_t c = 0; c < a->columns.size(); ++c) {
-        const double x = a->rows[r].values[c], y = b->rows[r].values[c];
-        EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y))) << a->columns[c] << " row " << r;
-      }
-  }
+  expect_same_tables(gpu.metrics, cpu);
 }
 
 }  // namespace

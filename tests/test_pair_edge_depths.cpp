@@ -16,6 +16,7 @@
 #include "error.h"
 #include "landscape_job.h"
 #include "memory_raster.h"
+#include "metric_table_checks.h"
 #include "test_helpers.h"
 
 namespace lsm::test {
@@ -28,12 +29,6 @@ std::shared_ptr<const ClassPairTable> depths(const std::vector<int32_t>& codes, 
   t->d = metres;
   t->path = "test.fdt";
   return t;
-}
-
-size_t column(const MetricTable& t, const std::string& name) {
-  const size_t c = static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
-  EXPECT_LT(c, t.columns.size()) << name;
-  return c;
 }
 
 FragstatsMetrics run(ClassRasterSource& raster, LandscapeJobOptions o) {
@@ -81,18 +76,8 @@ TEST(PairEdgeDepths, OneDepthForEveryPairIsTheEdgeDepth) {
     o.edge_depth = 1;
     o.edge_depth_table = depths({1, 2, 3, 4, 999}, std::vector<double>(25, depth * raster.info().cell_width));
     const FragstatsMetrics got = run(raster, o);
-    int compared = 0;
-    for (const auto& [a, b] : {std::pair{&got.patch, &expected.patch}, {&got.cls, &expected.cls}, {&got.land, &expected.land}}) {
-      ASSERT_EQ(a->columns, b->columns);
-      ASSERT_EQ(a->rows.size(), b->rows.size());
-      for (size_t r = 0; r < a->rows.size(); ++r)
-        for (size_t c = 0; c < a->columns.size(); ++c) {
-          const double x = a->rows[r].values[c], y = b->rows[r].values[c];
-          EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y))) << a->columns[c] << " row " << r << ": " << x << " " << y;
-          ++compared;
-        }
-    }
-    EXPECT_GT(compared, 1000);
+    expect_same_tables(got, expected);
+    EXPECT_GT(got.patch.rows.size() * got.patch.columns.size(), 1000u);
   }
 }
 
@@ -240,15 +225,7 @@ TEST(PairEdgeDepths, CudaGivesTheCpuTables) {
   const LandscapeResults gpu = run_landscape_job(raster, o);
   EXPECT_EQ(gpu.rows.plan.neighbourhood, StageRun::Device);
   EXPECT_EQ(gpu.rows.plan.core_areas, StageRun::Rows);
-  for (const auto& [a, b] : {std::pair{&gpu.metrics.patch, &cpu.patch}, {&gpu.metrics.cls, &cpu.cls},
-                             {&gpu.metrics.land, &cpu.land}}) {
-    ASSERT_EQ(a->rows.size(), b->rows.size());
-    for (size_t r = 0; r < a->rows.size(); ++r)
-      for (size_t c = 0; c < a->columns.size(); ++c) {
-        const double x = a->rows[r].values[c], y = b->rows[r].values[c];
-        EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y))) << a->columns[c] << " row " << r;
-      }
-  }
+  expect_same_tables(gpu.metrics, cpu);
 }
 
 TEST(PairEdgeDepths, BadDepthsAreRefused) {
