@@ -2,6 +2,7 @@
 // values against `lsm metrics` on the window cut out with gdal_translate;
 // window sizes in map units and cells; bad input refused before any output.
 #include <cmath>
+#include <fstream>
 
 #include "cli_fixture.h"
 
@@ -102,6 +103,35 @@ TEST_F(CliWindow, SizesInCellsAndRoundWindows) {
   GDALClose(d);
   EXPECT_TRUE(std::isnan(corner)) << "a window that leaves the raster has no value with --window-edge skip";
   EXPECT_GE(inside, 1);
+}
+
+// An edge depth file in windows: one depth of 60 m (2 cells) for every pair
+// gives the bytes of --edge-depth 2; a file that lacks a class of the raster,
+// or a depth that is no whole number of cells, is refused before any output.
+TEST_F(CliWindow, EdgeDepthFile) {
+  const auto fdt = [&](const std::string& name, const std::string& classes, int n, const std::string& depth) {
+    std::string text = "FSQ_TABLE\nCLASS_LIST_NUMERIC(" + classes + ")\n";
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) text += (j ? "," : "") + depth;
+      text += "\n";
+    }
+    std::ofstream(path(name)) << text;
+    return path(name);
+  };
+  const std::string all = fdt("all.fdt", "1,2,3,4,5,999", 6, "60");
+  const std::string run = "window " + kSample + " ";
+  const std::string metrics = " --metrics TCA,CPLAND,NDCA --level class,land --window-cells 9 -q";
+  ASSERT_EQ(run_lsm(run + path("t.tif") + metrics + " --edge-depth-table " + all).code, 0);
+  ASSERT_EQ(run_lsm(run + path("d.tif") + metrics + " --edge-depth 2").code, 0);
+  EXPECT_EQ(slurp(path("t.tif")), slurp(path("d.tif")));
+  const std::string few = fdt("few.fdt", "1,2,999", 3, "30"), odd = fdt("odd.fdt", "1,2,3,4,5,999", 6, "45");
+  const auto before = files();
+  expect_clean_failure(run_lsm(run + path("o.tif") + metrics + " --edge-depth-table " + few),
+                       "lists no class 3, which is in the raster", before);
+  expect_clean_failure(run_lsm(run + path("o.tif") + metrics + " --edge-depth-table " + odd),
+                       "is not a whole number of the raster's 30 m cells", before);
+  expect_clean_failure(run_lsm(run + path("o.tif") + metrics + " --edge-depth 3 --edge-depth-table " + all),
+                       "exclude each other", before);
 }
 
 TEST_F(CliWindow, BadInputIsRefusedBeforeAnyOutput) {

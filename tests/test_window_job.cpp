@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 
+#include "class_pair_table.h"
 #include "error.h"
 #include "landscape_job.h"
 #include "memory_raster.h"
@@ -42,6 +43,38 @@ TEST(WindowJob, EveryValueEqualsTheWindowCutOutAsItsOwnLandscape) {
     o.shape = trial < 3 ? square_window(1 + trial % 2) : circular_window(2.5 * 30, 30, 30);
     o.edge = trial % 3 == 1 ? WindowEdge::Skip : WindowEdge::Clip;
     o.rule = trial % 2 ? NeighbourRule::Four : NeighbourRule::Eight;
+    expect_equal_to_cut_out_windows(cells, width, height, 30, o, "trial " + std::to_string(trial));
+  }
+}
+
+// An edge depth file (.fdt) in windows: depths of 0 to 2 cells drawn per
+// pair of classes (not symmetric), the window's edge taking the boundary's
+// (class 999, or the background class 4): every core band equals the
+// landscape job's on the window cut out with the same file.
+TEST(WindowJob, EdgeDepthFileEqualsTheWindowCutOut) {
+  std::mt19937 rng(4911);
+  std::uniform_int_distribution<int> depth(0, 2);
+  for (int trial = 0; trial < 4; ++trial) {
+    const int64_t width = 13, height = 11;
+    std::vector<int32_t> cells(static_cast<size_t>(width * height));
+    std::uniform_int_distribution<int> pick(1, 4), percent(0, 99);
+    for (int64_t i = 0; i < width * height; ++i) {
+      cells[static_cast<size_t>(i)] = percent(rng) < 70 && i % width > 0 ? cells[static_cast<size_t>(i - 1)]
+                                      : percent(rng) < 60 && i >= width ? cells[static_cast<size_t>(i - width)]
+                                                                       : pick(rng);
+      if (percent(rng) < 4) cells[static_cast<size_t>(i)] = kNoClass;
+    }
+    auto table = std::make_shared<ClassPairTable>();
+    table->codes = {1, 2, 3, 4, 999};
+    table->path = "test.fdt";
+    for (int v = 0; v < 25; ++v) table->d.push_back(depth(rng) * 30.0);
+    WindowJobOptions o;
+    o.edge_depth_table = table;
+    if (trial % 2) o.background = {4};
+    o.core_areas = trial < 2 ? CoreAreaRule::Fragstats : CoreAreaRule::All;
+    o.class_metrics = {"TCA", "CPLAND", "NDCA", "DCAD", "CORE_MN", "CAI_AM", "DCORE_SD"};
+    o.landscape_metrics = {"TCA", "NDCA", "DCAD", "CORE_CV", "CAI_MN"};
+    o.shape = trial % 2 ? circular_window(3 * 30, 30, 30) : square_window(3);
     expect_equal_to_cut_out_windows(cells, width, height, 30, o, "trial " + std::to_string(trial));
   }
 }

@@ -114,6 +114,7 @@ inline void expect_equal_to_cut_out_windows(const std::vector<int32_t>& cells, i
       lo.max_richness = o.max_richness;
       lo.edge_depth = o.edge_depth;
       lo.core_areas = o.core_areas;
+      lo.edge_depth_table = o.edge_depth_table;
       lo.contrast = o.contrast;
       lo.threshold_distance = o.threshold_distance;
       lo.search_radius = o.search_radius;

@@ -187,6 +187,7 @@ OperationSpec window_spec() {
           edge_depth_parameter(),
           edge_distance_parameter(),
           core_areas_parameter(),
+          edge_depth_table_parameter(),
           contrast_table_parameter(),
           threshold_distance_parameter(),
           search_radius_parameter(),
@@ -238,6 +239,8 @@ WindowJobOptions window_job_options(const ParameterValues& v, const RunContext& 
   LandscapeJobOptions depth;  // the edge depth as the landscape job takes it: cells, or a distance in them
   set_edge_depth(v, depth);
   job.edge_depth = edge_depth_cells(info, depth);
+  set_edge_depth_table(v, depth);  // refuses it beside a depth or distance given
+  job.edge_depth_table = depth.edge_depth_table;
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
   if (v.given("contrast-table")) job.contrast = std::make_shared<const ClassPairTable>(read_contrast_table(v.text("contrast-table")));
   job.threshold_distance = threshold_distance(v);

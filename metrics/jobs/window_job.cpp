@@ -1,5 +1,7 @@
 #include "window_job.h"
 
+#include "landscape_job.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include "class_pair_table.h"
 #include "enclosing_circle.h"
 #include "fragstats_gyrate.h"
+#include "landscape_job.h"
 #include "near_match.h"
 #include "patch_runs_within.h"
 #include "patch_columns.h"
@@ -1069,6 +1072,13 @@ WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>&
       boundary_class(*options.contrast, std::vector<int32_t>(options.background.begin(), options.background.end()));
     }
   }
+  if (options.edge_depth_table) {  // every edge needs its depth: refused here, before any window
+    const auto in_cells = edge_depths_in_cells(raster, *options.edge_depth_table);
+    std::vector<int32_t> listed = class_codes;
+    listed.push_back(edge_depth_boundary_class(
+        *in_cells, std::vector<int32_t>(options.background.begin(), options.background.end())));
+    check_edge_depth_classes(*in_cells, listed);
+  }
   const auto wants = [&](const char* prefix) {
     for (const auto* list : {&options.class_metrics, &options.landscape_metrics})
       for (const std::string& m : *list)
@@ -1206,6 +1216,24 @@ class WindowJoinings {
   std::vector<std::pair<int32_t, int32_t>> pairs_;
 };
 
+// An edge depth file's depths in cells by class index of `codes` (the
+// plan's), row i the patch's class, the boundary's column last.
+std::vector<int> pair_depths_by_class_index(const ClassPairTable& metres, const std::vector<int32_t>& codes,
+                                            const std::set<int32_t>& background, double cw, double ch) {
+  RasterInfo cells;
+  cells.cell_width = cw;
+  cells.cell_height = ch;
+  const auto table = edge_depths_in_cells(cells, metres);
+  const int32_t boundary =
+      edge_depth_boundary_class(*table, std::vector<int32_t>(background.begin(), background.end()));
+  const size_t k = codes.size();
+  std::vector<int> d(k * (k + 1));
+  for (size_t i = 0; i < k; ++i)
+    for (size_t j = 0; j <= k; ++j)
+      d[i * (k + 1) + j] = static_cast<int>(table->weight(codes[i], j < k ? codes[j] : boundary));
+  return d;
+}
+
 class WindowRowWorker {
  public:
   WindowRowWorker(const WindowJobOptions& options, const WindowPlan& plan, const RowBand& band,
@@ -1219,6 +1247,12 @@ class WindowRowWorker {
     for (const WindowBand& b : plan.bands)
       needs_core = needs_core || b.metric == "TCA" || b.metric == "CPLAND" || b.metric == "NDCA" || b.metric == "DCAD";
     core_rule_ = WindowCoreRule{needs_core ? options.edge_depth : 0, options.core_areas};
+    if (needs_core && options.edge_depth_table) {
+      pair_depths_ = pair_depths_by_class_index(*options.edge_depth_table, plan.class_codes, options.background, cw, ch);
+      core_rule_.pair_depths = &pair_depths_;
+      core_rule_.classes = plan.class_codes.size();
+      core_rule_.depth = std::max(1, *std::max_element(pair_depths_.begin(), pair_depths_.end()));
+    }
     // NP, PD, LPI, DIVISION, MESH and SPLIT read only each class's patch
     // count, largest patch and squared sizes: in a rectangular window these
     // come from merged column ranges (window_range_patches.h), without
@@ -1293,6 +1327,7 @@ class WindowRowWorker {
   WindowJoinings joinings_;
   double cw_, ch_;
   WindowCoreRule core_rule_;
+  std::vector<int> pair_depths_;  // with an edge depth file: core_rule_.pair_depths
   std::vector<int32_t> grid_;
   std::vector<double> distribution_values_;
   const std::vector<WindowClassPatches> no_patches_;

@@ -84,6 +84,10 @@ struct WindowJobOptions {
   /// are counted, as the landscape job takes them (core_area.h).
   int edge_depth = 1;
   CoreAreaRule core_areas = CoreAreaRule::Fragstats;
+  /// FRAGSTATS' edge depth file (depths in m per pair of classes, as
+  /// LandscapeJobOptions::edge_depth_table): set, it replaces edge_depth for
+  /// the core metrics; the window's edge takes the boundary's depths.
+  std::shared_ptr<const ClassPairTable> edge_depth_table;
   /// FRAGSTATS' edge contrast weights, which CWED, TECI and ECON's distributions need
   /// (class_pair_table.h; the window's border takes the background's weights).
   std::shared_ptr<const ClassPairTable> contrast;
@@ -162,7 +166,9 @@ bool window_runs_on_gpu(const WindowPlan& plan, const WindowJobOptions& options,
 /// a metric not computed in windows (patch-based: said so), a class not in
 /// the raster, a window wider or taller than the raster (twice the reach
 /// plus one), boundary_edge outside [0, 1], CWED or TECI without a
-/// contrast table or with one that lacks a class of the raster, a geographic raster (windows in
+/// contrast table or with one that lacks a class of the raster, an edge
+/// depth file that lacks a class or gives a depth that is not a whole
+/// number of cells (edge_depths_in_cells()), a geographic raster (windows in
 /// degrees are not supported yet), a band of rows over memory_limit, or the
 /// Cuda backend for a run the GPUs do not compute (window_runs_on_gpu()).
 WindowPlan plan_window_job(const RasterInfo& raster, const std::vector<int32_t>& class_codes,

@@ -146,6 +146,43 @@ const std::vector<WindowClassPatches>& WindowPatchLabeler::label(const std::vect
   return by_class_;
 }
 
+void WindowPatchLabeler::mark_pair_depth_core(const std::vector<int32_t>& cells, int64_t rows, int64_t columns,
+                                              const WindowCoreRule& core) {
+  // A cell of patch p, class i, is core when no cell outside p lies within
+  // d_ik of it, k that cell's class or the boundary's (outside the window,
+  // nodata): the landscape job's rule on the window cut out. Windows are
+  // small: each cell reads the disc of its class's largest depth.
+  const std::vector<int32_t>& patch_of = core_parent_;
+  const size_t k = core.classes, columns_of_depths = k + 1;
+  const std::vector<int>& d = *core.pair_depths;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < columns; ++c) {
+      const size_t i = static_cast<size_t>(r * columns + c);
+      const int32_t p = patch_of[i];
+      if (p < 0) continue;
+      const int* depth = d.data() + static_cast<size_t>(cells[i]) * columns_of_depths;
+      const int64_t reach = *std::max_element(depth, depth + columns_of_depths);
+      bool is_core = true;
+      for (int64_t dy = -reach; dy <= reach && is_core; ++dy)
+        for (int64_t dx = -reach; dx <= reach; ++dx) {
+          const int64_t d2 = dx * dx + dy * dy;
+          if (d2 > reach * reach) continue;
+          const int64_t rr = r + dy, cc = c + dx;
+          size_t beyond = k;  // the boundary
+          if (rr >= 0 && cc >= 0 && rr < rows && cc < columns) {
+            const size_t j = static_cast<size_t>(rr * columns + cc);
+            if (patch_of[j] == p) continue;
+            if (cells[j] >= 0) beyond = static_cast<size_t>(cells[j]);
+          }
+          if (d2 <= int64_t(depth[beyond]) * depth[beyond]) {
+            is_core = false;
+            break;
+          }
+        }
+      core_[i] = is_core;
+    }
+}
+
 void WindowPatchLabeler::count_core_areas(const std::vector<int32_t>& cells, int64_t rows, int64_t columns,
                                           const WindowCoreRule& core) {
   const size_t n = static_cast<size_t>(rows * columns);
@@ -158,7 +195,8 @@ void WindowPatchLabeler::count_core_areas(const std::vector<int32_t>& cells, int
   const std::vector<int32_t> reach = edge_depth_reach(core.depth);
   const int64_t depth = core.depth;
   core_.assign(n, 0);
-  for (int64_t r = depth; r + depth < rows; ++r)
+  if (core.pair_depths) mark_pair_depth_core(cells, rows, columns, core);
+  for (int64_t r = depth; !core.pair_depths && r + depth < rows; ++r)
     for (int64_t c = 0; c < columns; ++c) {
       const size_t i = static_cast<size_t>(r * columns + c);
       const int32_t p = patch_of[i];

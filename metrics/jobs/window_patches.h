@@ -36,6 +36,13 @@ struct WindowClassPatches {
 struct WindowCoreRule {
   int depth = 0;  ///< 0: no core areas
   CoreAreaRule rule = CoreAreaRule::Fragstats;
+  /// FRAGSTATS' edge depths per pair of classes (an edge depth file, in
+  /// cells; pair_depth_core.h's rule): `classes` x (`classes` + 1) by class
+  /// index, row i the patch's class, column k the class beyond, column
+  /// `classes` the boundary's (outside the window, nodata). Null: `depth`
+  /// for every pair. With them `depth` is at least their largest.
+  const std::vector<int>* pair_depths = nullptr;
+  size_t classes = 0;
 };
 
 /// One patch of a window, in first-cell order: what the patch table's
@@ -92,6 +99,8 @@ class WindowPatchLabeler {
   std::vector<size_t> scratch_offsets_;
   std::vector<EdgeCell> edge_cells_;
   void count_core_areas(const std::vector<int32_t>& cells, int64_t rows, int64_t columns, const WindowCoreRule& core);
+  // The core cells with depths per pair of classes (core.pair_depths).
+  void mark_pair_depth_core(const std::vector<int32_t>& cells, int64_t rows, int64_t columns, const WindowCoreRule& core);
   std::vector<uint8_t> core_;                                   // core cells of the window
   std::vector<int32_t> core_parent_;                            // union-find of core cells (rule All)
   std::vector<CellRun> core_runs_;
