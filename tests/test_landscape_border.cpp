@@ -14,7 +14,9 @@
 #include <set>
 #include <string>
 
+#include "array_view_raster.h"
 #include "class_pair_table.h"
+#include "error.h"
 #include "landscape_job.h"
 #include "memory_raster.h"
 #include "metric_table_checks.h"
@@ -113,6 +115,35 @@ TEST(LandscapeBorder, HandGridContrast) {
     EXPECT_EQ(e.kind(), ErrorKind::BadInput);
     EXPECT_NE(std::string(e.what()).find("lists no class 2"), std::string::npos) << e.what();
   }
+}
+
+// A reader that maps the border in its own loop (the array and GDAL
+// readers) and one that holds codes as given (the in-memory raster, mapped
+// by the job) give the same tables; the array reader still refuses the
+// border for jobs that do not ask, and reads it as asked.
+TEST(LandscapeBorder, ReadersThatMapTheBorderGiveTheSameTables) {
+  std::vector<int32_t> cells = random_landscape(40, 30, 4, 9, 0.03).cells();
+  for (int64_t y = 0; y < 30; ++y)
+    for (int64_t x = 0; x < 40; ++x)
+      if ((y < 3 || x >= 37) && cells[static_cast<size_t>(y * 40 + x)] != kNoClass)
+        cells[static_cast<size_t>(y * 40 + x)] = -cells[static_cast<size_t>(y * 40 + x)];
+  MemoryClassRaster memory(40, 30, cells, 10, 10);
+  ArrayViewClassRaster array(cells.data(), ArrayCellType::Int32, 40, 30, 40, 10, 10, std::nullopt);
+  LandscapeJobOptions o;
+  o.edge_depth = 2;
+  const LandscapeResults a = run(memory, o), b = run(array, o);
+  ASSERT_TRUE(a.border && b.border);
+  EXPECT_EQ(a.border->cells_kept(), b.border->cells_kept());
+  expect_same_tables(b.metrics, a.metrics);
+  std::vector<int32_t> row(40);
+  EXPECT_THROW(array.read(Window{0, 0, 40, 1}, row.data()), Error);  // the job has let go: refused again
+  EXPECT_TRUE(array.take_border_codes(ClassRasterSource::BorderCodes::AsNodata));
+  array.read(Window{0, 0, 40, 1}, row.data());
+  EXPECT_TRUE(array.met_border_codes());
+  EXPECT_TRUE(std::all_of(row.begin(), row.end(), [](int32_t v) { return v == kNoClass || v >= 0; }));
+  array.take_border_codes(ClassRasterSource::BorderCodes::AsRead);
+  array.read(Window{0, 0, 40, 1}, row.data());
+  EXPECT_TRUE(std::equal(row.begin(), row.end(), cells.begin()));
 }
 
 // IJI counts the border's classes among the patch types and the boundary

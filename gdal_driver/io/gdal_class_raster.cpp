@@ -169,6 +169,15 @@ bool without_reason(const Error& e) {
 
 }  // namespace
 
+int32_t GdalClassRaster::border_code(int64_t code, int64_t x, int64_t y) const {
+  switch (border_codes_) {
+    case BorderCodes::Refuse: negative_code(band_index_, path_, code, x, y);
+    case BorderCodes::AsNodata: met_border_codes_.store(true, std::memory_order_relaxed); return kNoClass;
+    case BorderCodes::AsRead: break;
+  }
+  return static_cast<int32_t>(code);
+}
+
 void GdalClassRaster::read_integers(GDALRasterBand* band, const Window& w, int32_t* out, int64_t line_stride) const {
   HeldGdalMessages held;  // GDAL's reason goes into lsm's line, from whichever thread reads
   if (band->RasterIO(GF_Read, int(w.x0), int(w.y0), int(w.width), int(w.height), out, int(w.width), int(w.height),
@@ -181,7 +190,7 @@ void GdalClassRaster::read_integers(GDALRasterBand* band, const Window& w, int32
     int32_t* row = out + y * line_stride;
     for (int64_t x = 0; x < w.width; ++x) {
       if (nodata_is_code && row[x] == nd) row[x] = kNoClass;
-      else if (row[x] < 0 && row[x] != kNoClass && !pass_border_codes_) negative_code(band_index_, path_, row[x], w.x0 + x, w.y0 + y);
+      else if (row[x] < 0 && row[x] != kNoClass) row[x] = border_code(row[x], w.x0 + x, w.y0 + y);
       else if (row[x] == kNoClass)
         throw Error(ErrorKind::BadInput, "band " + std::to_string(band_index_) + " of '" + path_ + "' holds the value " +
                                              std::to_string(row[x]) + " (reserved) at column " +
@@ -255,8 +264,8 @@ void GdalClassRaster::read(const Window& w, int32_t* out, int64_t line_stride) {
       bad_value(i, text);
     } else if (v == double(INT32_MIN)) {
       bad_value(i, "the value -2147483648, which lsm reserves for nodata,");
-    } else if (v < 0 && v > double(INT32_MIN) && !pass_border_codes_) {
-      negative_code(band_index_, path_, static_cast<int64_t>(v), w.x0 + int64_t(i) % w.width, w.y0 + int64_t(i) / w.width);
+    } else if (v < 0 && v > double(INT32_MIN)) {
+      cell = border_code(static_cast<int64_t>(v), w.x0 + int64_t(i) % w.width, w.y0 + int64_t(i) / w.width);
     } else if (v < double(INT32_MIN) || v > double(INT32_MAX)) {
       char text[64];
       std::snprintf(text, sizeof text, "the value %.17g", v);

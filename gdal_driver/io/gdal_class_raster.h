@@ -2,6 +2,7 @@
 // A band of any raster GDAL opens, served to the engine as integer class
 // codes (ClassRasterSource). Cells equal to the band's nodata value (and NaN
 // cells of floating-point bands) are outside the landscape.
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,9 +33,14 @@ class GdalClassRaster final : public ClassRasterSource {
   /// nodata test all run in parallel. Not safe to call concurrently.
   using ClassRasterSource::read;
   void read(const Window& window, int32_t* out, int64_t line_stride) override;
-  /// Negative codes (the landscape border) are read as they are while
-  /// `pass` is true; else refused naming the cell.
-  void pass_border_codes(bool pass) override { pass_border_codes_ = pass; }
+  /// Negative codes (the landscape border): refused naming the cell (the
+  /// default), read as nodata and noted, or read as they are.
+  bool take_border_codes(BorderCodes how) override {
+    border_codes_ = how;
+    met_border_codes_ = false;
+    return true;
+  }
+  bool met_border_codes() const override { return met_border_codes_.load(std::memory_order_relaxed); }
 
   /// Takes `value` as the band's nodata value in place of its own (none, or
   /// another): its cells are outside the landscape, as gdal_translate's
@@ -73,7 +79,10 @@ class GdalClassRaster final : public ClassRasterSource {
   std::map<int32_t, std::string> class_names() const;
 
  private:
-  bool pass_border_codes_ = false;
+  BorderCodes border_codes_ = BorderCodes::Refuse;
+  mutable std::atomic<bool> met_border_codes_{false};  // set by reading threads
+  // A negative code at (x, y) of the raster, `code`: refused, or nodata (noted), or kept.
+  int32_t border_code(int64_t code, int64_t x, int64_t y) const;
   void measure_on_ellipsoid(const OGRSpatialReference& srs, const double geotransform[6]);
   void read_integers(GDALRasterBand* band, const Window& window, int32_t* out, int64_t line_stride) const;
   /// Windows of whole block columns that split `window` among the threads;

@@ -42,7 +42,7 @@ ArrayViewClassRaster::ArrayViewClassRaster(const void* cells, ArrayCellType type
 }
 
 template <class T>
-void ArrayViewClassRaster::read_as(const Window& w, int32_t* out, int64_t line_stride) const {
+void ArrayViewClassRaster::read_as(const Window& w, int32_t* out, int64_t line_stride) {
   const T* base = static_cast<const T*>(cells_);
   // A nodata value no cell of type T can hold marks nothing.
   const bool has_nodata = nodata_ && *nodata_ == std::floor(*nodata_) &&
@@ -56,11 +56,18 @@ void ArrayViewClassRaster::read_as(const Window& w, int32_t* out, int64_t line_s
       dst[x] = has_nodata && src[x] == nodata ? kNoClass : static_cast<int32_t>(src[x]);
       // FRAGSTATS reads negative codes as the landscape border; as the GDAL
       // reader does, they are refused unless a job that takes them asks.
-      if (std::is_signed<T>::value && dst[x] < 0 && dst[x] != kNoClass && !pass_border_codes_)
-        throw Error(ErrorKind::BadInput, "the array holds the negative class code " + std::to_string(dst[x]) +
-                                             " at column " + std::to_string(w.x0 + x) + ", row " +
-                                             std::to_string(w.y0 + y) + ": FRAGSTATS reads negative codes as the "
-                                             "landscape border, which this job does not take (the landscape job does); make them nodata");
+      if (std::is_signed<T>::value && dst[x] < 0 && dst[x] != kNoClass) {
+        if (border_codes_ == BorderCodes::Refuse)
+          throw Error(ErrorKind::BadInput, "the array holds the negative class code " + std::to_string(dst[x]) +
+                                               " at column " + std::to_string(w.x0 + x) + ", row " +
+                                               std::to_string(w.y0 + y) + ": FRAGSTATS reads negative codes as the "
+                                               "landscape border, which this job does not take (the landscape job "
+                                               "does); make them nodata");
+        if (border_codes_ == BorderCodes::AsNodata) {
+          dst[x] = kNoClass;
+          met_border_codes_ = true;
+        }
+      }
     }
   }
 }

@@ -21,7 +21,7 @@ int cell_bytes(ArrayCellType type);
 /// equal to kNoClass (INT32_MIN) is too, as in MemoryClassRaster. Other
 /// negative codes (FRAGSTATS' landscape border) make read() throw
 /// lsm::Error(BadInput) naming the cell, as the GDAL reader does, unless
-/// passed (pass_border_codes()). The array
+/// taken otherwise (take_border_codes()). The array
 /// must outlive the source and not change while a job reads it.
 class ArrayViewClassRaster final : public ClassRasterSource {
  public:
@@ -33,13 +33,19 @@ class ArrayViewClassRaster final : public ClassRasterSource {
   RasterInfo info() const override { return info_; }
   using ClassRasterSource::read;
   void read(const Window& window, int32_t* out, int64_t line_stride) override;
-  void pass_border_codes(bool pass) override { pass_border_codes_ = pass; }
+  bool take_border_codes(BorderCodes how) override {
+    border_codes_ = how;
+    met_border_codes_ = false;
+    return true;
+  }
+  bool met_border_codes() const override { return met_border_codes_; }
 
  private:
   template <class T>
-  void read_as(const Window& window, int32_t* out, int64_t line_stride) const;
+  void read_as(const Window& window, int32_t* out, int64_t line_stride);
 
-  bool pass_border_codes_ = false;
+  BorderCodes border_codes_ = BorderCodes::Refuse;
+  bool met_border_codes_ = false;
   const void* cells_;
   ArrayCellType type_;
   int64_t row_stride_;

@@ -85,13 +85,24 @@ class ClassRasterSource {
   /// reading fails.
   virtual void read(const Window& window, int32_t* out, int64_t line_stride) = 0;
   void read(const Window& window, int32_t* out) { read(window, out, window.width); }
-  /// Negative class codes are FRAGSTATS' landscape border (cells outside the
-  /// landscape that give the boundary beside them its class:
-  /// landscape_border.h). A reader refuses them (lsm::Error(BadInput) naming
-  /// the cell) unless a job that gives them that meaning asks it, with
-  /// `pass` true, to read them as they are; false restores the refusal.
-  /// Sources that hold codes as given (MemoryClassRaster) ignore it.
-  virtual void pass_border_codes(bool pass) { (void)pass; }
+  /// How a reader takes negative class codes, FRAGSTATS' landscape border
+  /// (cells outside the landscape that give the boundary beside them its
+  /// class: landscape_border.h).
+  enum class BorderCodes {
+    Refuse,    ///< lsm::Error(BadInput) naming the cell: the default, for jobs that give them no meaning
+    AsNodata,  ///< read as kNoClass, noted (met_border_codes())
+    AsRead     ///< read as they are
+  };
+  /// Asks the reader to take negative codes `how`; returns false when it
+  /// holds codes as given and does neither (MemoryClassRaster: its negative
+  /// codes are read as they are, and a caller that wants them as nodata
+  /// maps them itself).
+  virtual bool take_border_codes(BorderCodes how) {
+    (void)how;
+    return false;
+  }
+  /// Whether a read since take_border_codes(AsNodata) met a negative code.
+  virtual bool met_border_codes() const { return false; }
 };
 
 /// Receives the patch-ID raster window by window (UInt32, 0 = nodata).

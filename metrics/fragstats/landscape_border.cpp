@@ -52,8 +52,21 @@ void border_class_row(const LandscapeBorder& border, const std::vector<int32_t>&
       v = static_cast<int32_t>(std::lower_bound(classes.begin(), classes.end(), v) - classes.begin()) + 1;
 }
 
+LandscapeBorder BorderAsNodataSource::read_border(int reach, const ProgressFn& progress) {
+  struct AsNodataAgain {
+    ClassRasterSource& source;
+    bool reader_maps;
+    ~AsNodataAgain() {
+      if (reader_maps) source.take_border_codes(BorderCodes::AsNodata);
+    }
+  } again{source_, reader_maps_};
+  if (reader_maps_) source_.take_border_codes(BorderCodes::AsRead);
+  return scan_landscape_border(source_, reach, progress);
+}
+
 void BorderAsNodataSource::read(const Window& window, int32_t* out, int64_t line_stride) {
   source_.read(window, out, line_stride);
+  if (reader_maps_) return;  // the reader read them as nodata
   bool met = false;
   for (int64_t y = 0; y < window.height; ++y) {
     int32_t* row = out + y * line_stride;

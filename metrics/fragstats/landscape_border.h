@@ -79,8 +79,9 @@ class LandscapeBorder {
   std::vector<int32_t> all_classes_;
 };
 
-/// Reads `source` (whose negative codes are the border: a source asked to
-/// pass them, ClassRasterSource::pass_border_codes) strip by strip and keeps
+/// Reads `source` (whose negative codes are the border: a source that holds
+/// them as given, or one asked to read them as they are,
+/// ClassRasterSource::take_border_codes(AsRead)) strip by strip and keeps
 /// the border cells within `reach` cells (Chebyshev, >= 1) of a landscape
 /// cell, with the sides between landscape and border cells. Memory: the
 /// strip being read, 2 x reach + 1 rows of flags, and 8 bytes a kept cell.
@@ -93,23 +94,32 @@ LandscapeBorder scan_landscape_border(ClassRasterSource& source, int reach, cons
 void border_class_row(const LandscapeBorder& border, const std::vector<int32_t>& classes, int64_t y, int32_t* out);
 
 /// `source` with its border cells (negative codes) read as nodata, for the
-/// labeler and every pass that treats the border as outside the landscape;
-/// it asks `source` to pass the border's codes (pass_border_codes) while it
-/// lives, and notes whether it met any.
+/// labeler and every pass that treats the border as outside the landscape,
+/// noting whether it met any: a reader that can maps them in its own loop
+/// over the cells (take_border_codes(AsNodata): no pass more); for one that
+/// holds codes as given, this source maps them. While it lives, `source`
+/// takes border codes as nodata except within read_border_as_codes().
 class BorderAsNodataSource : public ClassRasterSource {
  public:
-  explicit BorderAsNodataSource(ClassRasterSource& source) : source_(source) { source_.pass_border_codes(true); }
-  ~BorderAsNodataSource() override { source_.pass_border_codes(false); }
+  explicit BorderAsNodataSource(ClassRasterSource& source)
+      : source_(source), reader_maps_(source_.take_border_codes(BorderCodes::AsNodata)) {}
+  ~BorderAsNodataSource() override { source_.take_border_codes(BorderCodes::Refuse); }
   BorderAsNodataSource(const BorderAsNodataSource&) = delete;
   BorderAsNodataSource& operator=(const BorderAsNodataSource&) = delete;
   RasterInfo info() const override { return source_.info(); }
   void read(const Window& window, int32_t* out, int64_t line_stride) override;
   using ClassRasterSource::read;
   /// Whether a read met a border cell.
-  bool met_border() const { return met_border_.load(std::memory_order_relaxed); }
+  bool met_border() const {
+    return reader_maps_ ? source_.met_border_codes() : met_border_.load(std::memory_order_relaxed);
+  }
+  /// The landscape border of `source` (scan_landscape_border(), the codes
+  /// read as they are), then border codes as nodata again.
+  LandscapeBorder read_border(int reach, const ProgressFn& progress = {});
 
  private:
   ClassRasterSource& source_;
+  bool reader_maps_;
   std::atomic<bool> met_border_{false};
 };
 

@@ -159,7 +159,7 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
     int reach = std::max(1, edge_depth);
     if (edge_depths)
       for (double d : edge_depths->d) reach = std::max(reach, static_cast<int>(d));
-    border = std::make_shared<LandscapeBorder>(scan_landscape_border(source, reach));
+    border = std::make_shared<LandscapeBorder>(landscape.read_border(reach));
     results.border = border;
   }
 

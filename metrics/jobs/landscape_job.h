@@ -163,7 +163,8 @@ struct LandscapeResults {
 };
 
 /// Runs the landscape job on `source`. Negative class codes are FRAGSTATS'
-/// landscape border (the job asks `source` to pass them while it runs):
+/// landscape border (the job asks `source` to read them as nodata while it
+/// runs, ClassRasterSource::take_border_codes):
 /// outside the landscape, they type the boundary beside them
 /// (LandscapeResults::border). Progress goes from 0 to 1 over every
 /// pass (scan, second pass, patch IDs). Throws lsm::Error: BadInput for bad
