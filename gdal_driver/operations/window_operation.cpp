@@ -236,20 +236,18 @@ WindowJobOptions window_job_options(const ParameterValues& v, const RunContext& 
   job.rule = v.integer("neighbors") == 4 ? NeighbourRule::Four : NeighbourRule::Eight;
   job.memory_limit = run_budget(v, context).memory_bytes;
   job.backend = parse_backend(v.text("backend"));
-  LandscapeJobOptions depth;  // the edge depth as the landscape job takes it: cells, or a distance in them
-  set_edge_depth(v, depth);
-  job.edge_depth = edge_depth_cells(info, depth);
-  set_edge_depth_table(v, depth);  // refuses it beside a depth or distance given
-  job.edge_depth_table = depth.edge_depth_table;
+  // The edge depth, the tables and the distances as the landscape job takes
+  // them (the window job checks each against the metrics asked for).
+  LandscapeJobOptions landscape;
+  set_edge_depth(v, landscape);
+  job.edge_depth = edge_depth_cells(info, landscape);
+  set_auxiliary_inputs(v, landscape);
+  job.edge_depth_table = landscape.edge_depth_table;
+  job.contrast = landscape.contrast;
+  job.threshold_distance = landscape.threshold_distance;
+  job.search_radius = landscape.search_radius;
+  job.similarity = landscape.similarity;
   job.core_areas = parse_core_area_rule(v.text("core-areas"));
-  if (v.given("contrast-table")) job.contrast = std::make_shared<const ClassPairTable>(read_contrast_table(v.text("contrast-table")));
-  job.threshold_distance = threshold_distance(v);
-  if (v.given("search-radius")) {
-    if (!(v.number("search-radius") > 0)) v.fail("search-radius", "must be more than 0 m");
-    job.search_radius = v.number("search-radius");
-  }
-  if (v.given("similarity-table"))
-    job.similarity = std::make_shared<const ClassPairTable>(read_similarity_table(v.text("similarity-table")));
   const bool circle = v.text("window-shape") == "circle";
   if (v.given("window-cells")) {
     const int64_t n = v.integer("window-cells");
