@@ -171,11 +171,23 @@ TEST_F(Cli, NegativeClassCodesAreTheLandscapeBorder) {
     // classes 1, 1, 2 and 3: 4 m of true edge without --boundary-edge.
     EXPECT_EQ(slurp(out + ".land.csv"), "TA,TE\n0.0011,8\n");
   }
+  // lsm label: the border has no patch (ID 0), as the patch table has none.
+  ASSERT_EQ(run_lsm("label " + path("i.tif") + " " + path("ids.tif") + " -q").code, 0);
+  {
+    GDALDataset* ids = static_cast<GDALDataset*>(GDALOpen(path("ids.tif").c_str(), GA_ReadOnly));
+    ASSERT_NE(ids, nullptr);
+    std::vector<uint32_t> v(12);
+    ASSERT_EQ(ids->GetRasterBand(1)->RasterIO(GF_Read, 0, 0, 4, 3, v.data(), 4, 3, GDT_UInt32, 0, 0), CE_None);
+    GDALClose(ids);
+    EXPECT_EQ(v, (std::vector<uint32_t>{1, 1, 2, 2, 1, 0, 2, 2, 3, 3, 3, 3}));
+  }
   const auto before = files();
   expect_clean_failure(run_lsm("window " + path("i.tif") + " " + path("w.tif") + " --metrics SHDI --window-cells 3 -q"),
                        "holds the negative class code -12 at column 1, row 1: FRAGSTATS reads negative codes as the "
                        "landscape border, which this command does not take (lsm metrics does)", before);
-  expect_clean_failure(run_lsm("label " + path("min.tif") + " " + path("ids.tif")), "which lsm reserves for nodata", before);
+  expect_clean_failure(run_lsm("zonal " + path("i.tif") + " --grid 2 --output " + path("z") + " -q"),
+                       "FRAGSTATS reads negative codes as the landscape border, which this command does not take", before);
+  expect_clean_failure(run_lsm("label " + path("min.tif") + " " + path("ids2.tif")), "which lsm reserves for nodata", before);
 }
 
 // --nodata declares the value outside the landscape on a raster without one

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "geotiff_output.h"
+#include "landscape_border.h"
 #include "landscape_job.h"
 #include "landscape_parameters.h"
 #include "metric_catalogue.h"
@@ -79,9 +80,12 @@ void run_label(const ParameterValues& v, const RunContext& context) {
   plan_tiles(info, scan.tile_width, scan.tile_height, scan.max_strip_cells);  // a raster too wide: refused before its output exists
   GeoTiffOutput out(v.text("output"), format, info.width, info.height, GDT_UInt32, georeference_of(source.dataset()), 0.0);
   const ProgressFn progress = context.checked_progress();
-  const PatchTable table = scan_patches(source, *labeler, scan, scaled_progress(progress, 0.0, 0.5));
+  // FRAGSTATS' landscape border (negative codes) is outside the landscape:
+  // no patch, ID 0, as in lsm metrics' patch table.
+  BorderAsNodataSource landscape(source);
+  const PatchTable table = scan_patches(landscape, *labeler, scan, scaled_progress(progress, 0.0, 0.5));
   GeoTiffLabelSink sink(out);
-  write_patch_ids(source, *labeler, table, sink, scaled_progress(progress, 0.5, 1.0));
+  write_patch_ids(landscape, *labeler, table, sink, scaled_progress(progress, 0.5, 1.0));
   out.commit();
 }
 
