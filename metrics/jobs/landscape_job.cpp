@@ -152,7 +152,8 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
   // nodata to the labeler and every pass; when the scan met it, one more
   // read keeps the border cells within the edge depth of the landscape.
   BorderAsNodataSource landscape(source);
-  results.records = scan_patches(landscape, *labeler, scan, pass_progress(0));
+  results.records = options.scan ? options.scan(landscape, *labeler, scan, pass_progress(0))
+                                 : scan_patches(landscape, *labeler, scan, pass_progress(0));
   if (options.after_scan) options.after_scan(results.records);
   std::shared_ptr<const LandscapeBorder> border;
   if (landscape.met_border()) {

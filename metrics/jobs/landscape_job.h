@@ -79,6 +79,14 @@ struct LandscapeJobOptions {
   GyrateRule gyrate = GyrateRule::Fragstats;
   CoreAreaRule core_areas = CoreAreaRule::Fragstats;
   RunBudget budget;                 ///< memory shares and scratch folder (run_budget.h)
+  /// The first pass: null = scan_patches() in this process; set, another
+  /// that gives the same PatchTable (the scan in row ranges across MPI
+  /// ranks: row_ranges.h, gdal_driver/operations/row_range_scan.h). It gets
+  /// the job's source, labeler and scan options; the kept labels it may
+  /// leave out (the second pass then relabels).
+  std::function<PatchTable(ClassRasterSource& source, TileLabeler& labeler, const ScanOptions& options,
+                           const ProgressFn& progress)>
+      scan;
   /// Called once the patch records exist, before the second pass: a caller's
   /// check of the scan (a class-count limit). Throws to stop the job.
   std::function<void(const PatchTable& records)> after_scan;

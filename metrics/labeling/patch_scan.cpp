@@ -163,8 +163,25 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   const bool keep_labels = options.keep_patch_ids && label_bytes <= options.keep_labels_max_bytes;
   // Three stages overlap: the scheduler reads row r + 1 while the backend
   // labels row r and the seam merge takes row r - 1 (rows merge in order).
+  // With keep_edge_rows: the fragment of each cell of the first and last rows.
+  constexpr uint64_t kNoFragment = UINT64_MAX;
+  std::vector<uint64_t> first_row_fragments, last_row_fragments;
+  const bool edge_rows = options.keep_edge_rows && options.keep_patch_ids;
   auto merge_row = [&](int64_t row, const std::vector<Window>& windows, std::vector<TileLabels>& labels) {
     frontier.add_tile_row(windows, labels, row + 1 == table.grid.rows);
+    if (edge_rows && (row == 0 || row + 1 == table.grid.rows)) {
+      for (const bool first : {true, false}) {
+        if (first ? row != 0 : row + 1 != table.grid.rows) continue;
+        std::vector<uint64_t>& out = first ? first_row_fragments : last_row_fragments;
+        out.assign(static_cast<size_t>(table.raster.width), kNoFragment);
+        for (size_t t = 0; t < labels.size(); ++t) {
+          const uint64_t base = frontier.fragment_base(static_cast<size_t>(row * table.grid.cols) + t);
+          const std::vector<uint32_t>& edge = first ? labels[t].top : labels[t].bottom;
+          for (int64_t x = 0; x < windows[t].width; ++x)
+            if (edge[static_cast<size_t>(x)]) out[static_cast<size_t>(windows[t].x0 + x)] = base + edge[static_cast<size_t>(x)] - 1;
+        }
+      }
+    }
     if (keep_labels)
       for (TileLabels& l : labels) table.tile_labels.push_back(std::move(l.labels));
     // Move closed patches out at once so the frontier's memory stays bounded.
@@ -263,6 +280,13 @@ PatchTable scan_patches(ClassRasterSource& source, TileLabeler& labeler, const S
   const size_t n_tiles = static_cast<size_t>(table.grid.rows * table.grid.cols);
   table.tile_fragment_base.resize(n_tiles);
   for (size_t i = 0; i < n_tiles; ++i) table.tile_fragment_base[i] = frontier.fragment_base(i);
+  if (edge_rows)
+    for (const auto& [fragments, pids] : {std::pair{&first_row_fragments, &table.first_row_pids},
+                                          std::pair{&last_row_fragments, &table.last_row_pids}}) {
+      pids->resize(fragments->size());
+      for (size_t x = 0; x < fragments->size(); ++x)
+        (*pids)[x] = (*fragments)[x] == kNoFragment ? 0 : table.fragment_pid[(*fragments)[x]];
+    }
   return table;
 }
 

@@ -47,6 +47,10 @@ struct ScanOptions {
   /// (plan_tiles(); 0: 16 Mi): a memory limit's strips share
   /// (RunBudget::strip_cells()). Results never depend on it.
   int64_t max_strip_cells = 0;
+  /// With keep_patch_ids: also note the PIDs of the raster's first and last
+  /// rows (PatchTable::first_row_pids, last_row_pids), which link a row
+  /// range scanned alone to its neighbours (row_ranges.h).
+  bool keep_edge_rows = false;
 };
 
 /// The patches of a raster.
@@ -69,6 +73,9 @@ struct PatchTable {
   /// With keep_labels_max_bytes (when the raster fits): every tile's local
   /// labels (TileLabels::labels; tiles in row-major order), else empty.
   std::vector<std::vector<uint32_t>> tile_labels;
+  /// With ScanOptions::keep_edge_rows: the PID of each cell of the first and
+  /// of the last row (0 = nodata), raster width each.
+  std::vector<uint32_t> first_row_pids, last_row_pids;
 };
 
 /// Scans `source` with `labeler`. Throws lsm::Error.

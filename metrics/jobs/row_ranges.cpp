@@ -1,0 +1,274 @@
+#include "row_ranges.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "error.h"
+#include "patch_frontier.h"
+
+namespace lsm {
+
+namespace {
+
+// Rows [first, first + rows) of a source as a raster of their own. The rows
+// beyond them read as nodata (the scheduler's halo beyond a raster), which
+// scan_row_range() then corrects against the true neighbours.
+class RowRangeView final : public ClassRasterSource {
+ public:
+  RowRangeView(ClassRasterSource& source, int64_t first, int64_t rows)
+      : source_(source), first_(first), info_(source.info()) {
+    if (info_.geodesic) {
+      const GeodesicRows& all = *info_.geodesic;
+      auto part = std::make_shared<GeodesicRows>();
+      part->cell_area_m2.assign(all.cell_area_m2.begin() + first, all.cell_area_m2.begin() + first + rows);
+      part->side_h_m.assign(all.side_h_m.begin() + first, all.side_h_m.begin() + first + rows + 1);
+      part->side_v_m.assign(all.side_v_m.begin() + first, all.side_v_m.begin() + first + rows);
+      info_.geodesic = part;
+    }
+    info_.height = rows;
+  }
+  RasterInfo info() const override { return info_; }
+  using ClassRasterSource::read;
+  void read(const Window& w, int32_t* out, int64_t line_stride) override {
+    source_.read(Window{w.x0, w.y0 + first_, w.width, w.height}, out, line_stride);
+  }
+
+ private:
+  ClassRasterSource& source_;
+  int64_t first_;
+  RasterInfo info_;
+};
+
+// The sides across one edge row of the range: `pids` the range's PIDs of the
+// edge row (class codes `codes`), `beyond` the true neighbouring row. The
+// scan counted each side there as perimeter facing nodata: one facing its
+// own class is none (the patch goes on), one facing another class is a
+// class edge too; nodata stays as it was counted.
+void correct_edge(const std::vector<uint32_t>& pids, const std::vector<int32_t>& codes,
+                  const std::vector<int32_t>& beyond, std::vector<PatchStats>& patches) {
+  for (size_t x = 0; x < pids.size(); ++x) {
+    if (!pids[x] || beyond[x] == kNoClass) continue;
+    PatchStats& p = patches[pids[x] - 1];
+    if (beyond[x] == codes[x]) --p.perim_edges_h;
+    else ++p.class_edges_h;
+  }
+}
+
+// Appends raw bytes and reads them back, for the summaries' byte strings.
+struct Writer {
+  std::vector<uint8_t> bytes;
+  template <class T>
+  void value(const T& v) {
+    const auto* b = reinterpret_cast<const uint8_t*>(&v);
+    bytes.insert(bytes.end(), b, b + sizeof v);
+  }
+  template <class T>
+  void array(const std::vector<T>& v) {
+    value(static_cast<uint64_t>(v.size()));
+    const auto* b = reinterpret_cast<const uint8_t*>(v.data());
+    bytes.insert(bytes.end(), b, b + v.size() * sizeof(T));
+  }
+};
+
+struct Reader {
+  const std::vector<uint8_t>& bytes;
+  size_t at = 0;
+  void need(size_t n) const {
+    if (at + n > bytes.size()) throw Error(ErrorKind::Internal, "a row range summary ends early");
+  }
+  template <class T>
+  T value() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, bytes.data() + at, sizeof v);
+    at += sizeof v;
+    return v;
+  }
+  template <class T>
+  std::vector<T> array() {
+    const uint64_t n = value<uint64_t>();
+    if (n > (bytes.size() - at) / sizeof(T)) throw Error(ErrorKind::Internal, "a row range summary ends early");
+    std::vector<T> v(static_cast<size_t>(n));
+    std::memcpy(v.data(), bytes.data() + at, static_cast<size_t>(n) * sizeof(T));
+    at += static_cast<size_t>(n) * sizeof(T);
+    return v;
+  }
+};
+
+constexpr uint32_t kSummaryMagic = 0x4c53525au;  // "LSRZ", version 1
+
+}  // namespace
+
+std::vector<std::pair<int64_t, int64_t>> tile_row_ranges(const TileGrid& grid, int ranks) {
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  const int64_t n = std::max(1, ranks), share = grid.rows / n, extra = grid.rows % n;
+  int64_t first = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t rows = share + (r < extra ? 1 : 0);
+    ranges.emplace_back(first, first + rows);
+    first += rows;
+  }
+  return ranges;
+}
+
+RowRangeSummary scan_row_range(ClassRasterSource& source, TileLabeler& labeler, const ScanOptions& options,
+                               const TileGrid& grid, int64_t first_tile_row, int64_t end_tile_row,
+                               const ProgressFn& progress) {
+  const RasterInfo info = source.info();
+  RowRangeSummary s;
+  s.width = info.width;
+  s.first_row = std::min(info.height, first_tile_row * grid.tile_height);
+  s.end_row = std::min(info.height, end_tile_row * grid.tile_height);
+  if (s.end_row <= s.first_row) {
+    s.end_row = s.first_row;
+    return s;
+  }
+  const int64_t rows = s.end_row - s.first_row;
+  RowRangeView view(source, s.first_row, rows);
+  ScanOptions o = options;
+  o.tile_width = grid.tile_width;
+  o.tile_height = grid.tile_height;
+  o.keep_patch_ids = true;
+  o.keep_edge_rows = true;
+  o.keep_labels_max_bytes = 0;
+  o.max_record_bytes = UINT64_MAX;  // the records travel whole
+  PatchTable t = scan_patches(view, labeler, o, progress);
+  if (t.grid.cols != grid.cols || t.grid.tile_width != grid.tile_width)
+    throw Error(ErrorKind::Internal, "a row range's tiles are not the grid's");
+  s.patches = std::move(t.patches);
+  // The edges against the true rows above and below the range.
+  std::vector<int32_t> edge(static_cast<size_t>(info.width)), beyond(static_cast<size_t>(info.width));
+  const auto row_of = [&](int64_t y, std::vector<int32_t>& out) { source.read(Window{0, y, info.width, 1}, out.data()); };
+  if (s.first_row > 0) {
+    row_of(s.first_row, edge);
+    row_of(s.first_row - 1, beyond);
+    correct_edge(t.first_row_pids, edge, beyond, s.patches);
+  }
+  if (s.end_row < info.height) {
+    row_of(s.end_row - 1, edge);
+    row_of(s.end_row, beyond);
+    correct_edge(t.last_row_pids, edge, beyond, s.patches);
+  }
+  // Raster coordinates.
+  const uint64_t shift = static_cast<uint64_t>(s.first_row);
+  for (PatchStats& p : s.patches) {
+    p.first_cell += shift * static_cast<uint64_t>(info.width);
+    p.sum_row += shift * p.cells;
+    p.row_min += static_cast<uint32_t>(shift);
+    p.row_max += static_cast<uint32_t>(shift);
+  }
+  s.first_row_pids = std::move(t.first_row_pids);
+  s.last_row_pids = std::move(t.last_row_pids);
+  s.fragment_pid.assign(t.fragment_pid.begin(), t.fragment_pid.end());
+  s.tile_fragment_base = std::move(t.tile_fragment_base);
+  return s;
+}
+
+std::vector<uint8_t> serialize_summary(const RowRangeSummary& s) {
+  Writer w;
+  w.value(kSummaryMagic);
+  w.value(static_cast<uint32_t>(sizeof(PatchStats)));
+  w.value(s.first_row);
+  w.value(s.end_row);
+  w.value(s.width);
+  w.value(static_cast<uint8_t>(s.met_border));
+  w.array(std::vector<char>(s.error.begin(), s.error.end()));
+  w.array(s.patches);
+  w.array(s.first_row_pids);
+  w.array(s.last_row_pids);
+  w.array(s.fragment_pid);
+  w.array(s.tile_fragment_base);
+  return std::move(w.bytes);
+}
+
+RowRangeSummary deserialize_summary(const std::vector<uint8_t>& bytes) {
+  Reader r{bytes};
+  if (r.value<uint32_t>() != kSummaryMagic || r.value<uint32_t>() != sizeof(PatchStats))
+    throw Error(ErrorKind::Internal, "not a row range summary of this lsm");
+  RowRangeSummary s;
+  s.first_row = r.value<int64_t>();
+  s.end_row = r.value<int64_t>();
+  s.width = r.value<int64_t>();
+  s.met_border = r.value<uint8_t>() != 0;
+  const std::vector<char> error = r.array<char>();
+  s.error.assign(error.begin(), error.end());
+  s.patches = r.array<PatchStats>();
+  s.first_row_pids = r.array<uint32_t>();
+  s.last_row_pids = r.array<uint32_t>();
+  s.fragment_pid = r.array<uint32_t>();
+  s.tile_fragment_base = r.array<uint64_t>();
+  return s;
+}
+
+PatchTable merge_row_ranges(const RasterInfo& raster, NeighbourRule rule, const TileGrid& grid,
+                            const std::vector<RowRangeSummary>& summaries) {
+  PatchTable table;
+  table.raster = raster;
+  table.rule = rule;
+  table.grid = grid;
+  // Each range is one tile spanning the raster's width, its patches its
+  // fragments: the seam merge joins them across the ranges' edges as it
+  // joins tile rows, and tracks which patch each range's patch became.
+  std::vector<const RowRangeSummary*> ranges;
+  int64_t covered = 0;
+  for (const RowRangeSummary& s : summaries) {
+    if (s.end_row == s.first_row) continue;
+    if (s.first_row != covered || s.width != raster.width)
+      throw Error(ErrorKind::Internal, "row range summaries do not follow each other");
+    covered = s.end_row;
+    ranges.push_back(&s);
+  }
+  if (covered != raster.height) throw Error(ErrorKind::Internal, "row range summaries do not cover the raster");
+  PatchFrontier frontier(raster.width, rule, true);
+  std::vector<PatchStats> closed;
+  PagedVector<uint64_t> closed_nodes;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const RowRangeSummary& s = *ranges[i];
+    if (s.patches.size() >= 0xFFFFFFFFull) throw Error(ErrorKind::BadInput, "more than 4294967294 patches in a row range");
+    TileLabels tile;
+    tile.count = static_cast<uint32_t>(s.patches.size());
+    tile.fragments = s.patches;
+    tile.top = s.first_row_pids;
+    tile.bottom = s.last_row_pids;
+    frontier.add_tile_row({Window{0, s.first_row, raster.width, s.end_row - s.first_row}}, {tile}, i + 1 == ranges.size());
+    for (const ClosedPatch& c : frontier.closed()) {
+      closed.push_back(c.stats);
+      closed_nodes.push_back(c.node);
+    }
+    frontier.closed().clear();
+  }
+  if (closed.size() >= 0xFFFFFFFFull)
+    throw Error(ErrorKind::BadInput, "more than 4294967294 patches: patch tables and patch IDs are indexed by UInt32");
+  // PIDs in raster order of first cells, as one process numbers them.
+  std::vector<uint32_t> order(closed.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return closed[a].first_cell < closed[b].first_cell; });
+  PagedArray<uint32_t> pid_of_closed(closed.size(), PagedPolicy{});
+  table.patches.reserve(closed.size());
+  for (uint32_t rank = 0; rank < order.size(); ++rank) {
+    pid_of_closed[order[rank]] = rank + 1;
+    table.patches.push_back(closed[order[rank]]);
+  }
+  // The PID of each range's patch (fragment base(i) + range PID - 1), then of
+  // each tile's fragment through the range's own links.
+  const PagedArray<uint32_t> range_patch_pid = frontier.fragment_pids(closed_nodes, pid_of_closed);
+  uint64_t fragments = 0;
+  for (const RowRangeSummary* s : ranges) fragments += s->fragment_pid.size();
+  table.fragment_pid.assign(static_cast<size_t>(fragments), PagedPolicy{});
+  table.tile_fragment_base.reserve(static_cast<size_t>(grid.rows * grid.cols));
+  uint64_t offset = 0;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const RowRangeSummary& s = *ranges[i];
+    const uint64_t base = frontier.fragment_base(i);
+    for (size_t f = 0; f < s.fragment_pid.size(); ++f)
+      table.fragment_pid[offset + f] = range_patch_pid[base + s.fragment_pid[f] - 1];
+    for (uint64_t b : s.tile_fragment_base) table.tile_fragment_base.push_back(offset + b);
+    offset += s.fragment_pid.size();
+  }
+  if (table.tile_fragment_base.size() != static_cast<size_t>(grid.rows * grid.cols))
+    throw Error(ErrorKind::Internal, "row range summaries do not hold every tile");
+  return table;
+}
+
+}  // namespace lsm
