@@ -25,6 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(build-essential cmake libgdal-dev gdal-bin libboost-program-options-dev libgtest-dev nlohmann-json3-dev
+          libopenmpi-dev openmpi-bin
           libcpp-httplib-dev libsqlite3-dev libpq-dev pkg-config curl python3-jsonschema python3-yaml python3-owslib
           pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-pip python3-setuptools python3-wheel)
 deps_only=false

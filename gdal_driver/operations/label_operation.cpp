@@ -23,6 +23,7 @@
 #include "operations.h"
 #include "patch_records.h"
 #include "patch_scan.h"
+#include "row_range_scan.h"
 #include "tile_scheduler.h"
 
 namespace lsm::ops {
@@ -83,7 +84,12 @@ void run_label(const ParameterValues& v, const RunContext& context) {
   // FRAGSTATS' landscape border (negative codes) is outside the landscape:
   // no patch, ID 0, as in lsm metrics' patch table.
   BorderAsNodataSource landscape(source);
-  const PatchTable table = scan_patches(landscape, *labeler, scan, scaled_progress(progress, 0.0, 0.5));
+  const ProgressFn scan_progress = scaled_progress(progress, 0.0, 0.5);
+  const PatchTable table =
+      context.ranks  // under mpirun: the first pass in row ranges, one per rank
+          ? scan_in_ranks(*context.ranks, scan_recipe(v, v.text("input"), parse_backend(v.text("backend"))), *labeler,
+                          scan, scan_progress)
+          : scan_patches(landscape, *labeler, scan, scan_progress);
   GeoTiffLabelSink sink(out);
   write_patch_ids(landscape, *labeler, table, sink, scaled_progress(progress, 0.5, 1.0));
   out.commit();

@@ -23,6 +23,7 @@
 #include "metric_catalogue.h"
 #include "metric_selection.h"
 #include "operations.h"
+#include "row_range_scan.h"
 #include "summary_table.h"
 
 namespace lsm::ops {
@@ -251,6 +252,8 @@ void run_metrics(const ParameterValues& v, const RunContext& context) {
   LandscapeSinks sinks;
   // The patch table goes to its file block by block as it is computed.
   sinks.patch_rows = [&files](const MetricTable& block) { files.write_patch_rows(block); };
+  if (context.ranks)  // under mpirun: the first pass in row ranges, one per rank
+    job.scan = scan_across_ranks(*context.ranks, scan_recipe(v, input, job.backend));
   const LandscapeResults results = run_landscape_job(source, job, sinks, context.checked_progress());
   files.write(results.metrics, results.rows);
   if (v.flag("print")) {  // a summary for a person; every column is in the files

@@ -324,6 +324,8 @@ class ParameterValues {
 };
 
 /// What a run gets besides its values.
+class RankTransport;
+
 struct RunContext {
   ProgressFn progress;                        ///< the front end's progress, or none
   bool quiet = false;                         ///< no notes on stdout/stderr
@@ -346,6 +348,11 @@ struct RunContext {
   /// service's --job-memory. A run that asks for more is refused before any
   /// work. 0 = no ceiling (the command line and the driver).
   uint64_t memory_ceiling = 0;
+  /// The MPI ranks running this command with it (mpirun -n N lsm ...), this
+  /// process rank 0; null in one process. Operations whose first pass can be
+  /// shared (lsm metrics on one raster, lsm label) scan in row ranges across
+  /// them (row_range_scan.h); the others run here alone.
+  RankTransport* ranks = nullptr;
 
   /// Hands `line` to `note`, else prints "lsm: <line>" on stderr unless quiet.
   void notify(const std::string& line) const;

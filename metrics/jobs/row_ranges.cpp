@@ -173,6 +173,7 @@ std::vector<uint8_t> serialize_summary(const RowRangeSummary& s) {
   w.value(s.end_row);
   w.value(s.width);
   w.value(static_cast<uint8_t>(s.met_border));
+  w.value(static_cast<uint8_t>(s.error_kind));
   w.array(std::vector<char>(s.error.begin(), s.error.end()));
   w.array(s.patches);
   w.array(s.first_row_pids);
@@ -191,6 +192,9 @@ RowRangeSummary deserialize_summary(const std::vector<uint8_t>& bytes) {
   s.end_row = r.value<int64_t>();
   s.width = r.value<int64_t>();
   s.met_border = r.value<uint8_t>() != 0;
+  const uint8_t kind = r.value<uint8_t>();
+  if (kind > static_cast<uint8_t>(ErrorKind::Internal)) throw Error(ErrorKind::Internal, "not a row range summary of this lsm");
+  s.error_kind = static_cast<ErrorKind>(kind);
   const std::vector<char> error = r.array<char>();
   s.error.assign(error.begin(), error.end());
   s.patches = r.array<PatchStats>();

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "error.h"
 #include "patch_scan.h"
 
 namespace lsm {
@@ -39,6 +40,7 @@ struct RowRangeSummary {
   std::vector<uint64_t> tile_fragment_base;
   bool met_border = false;  ///< the range read a negative class code (the landscape border)
   std::string error;        ///< not empty: the range failed with this message (nothing else is set)
+  ErrorKind error_kind = ErrorKind::Internal;  ///< and this kind
 };
 
 /// The tile rows [first, end) of each of `ranks` ranges of `grid`, contiguous

@@ -1239,8 +1239,8 @@ class WindowRowWorker {
   WindowRowWorker(const WindowJobOptions& options, const WindowPlan& plan, const RowBand& band,
                   const WindowDistributions& from_patches, double cw, double ch)
       : options_(options), band_(band), counts_(plan.class_codes.size()), slider_(options.shape, band, counts_),
-        metrics_(plan, options, cw, ch), distributions_(from_patches), n_bands_(plan.bands.size()),
-        distribution_values_(from_patches.size()), cw_(cw), ch_(ch) {
+        metrics_(plan, options, cw, ch), distributions_(from_patches), n_bands_(plan.bands.size()), cw_(cw), ch_(ch),
+        distribution_values_(from_patches.size()) {
     for (const WindowBand& b : plan.bands) needs_patches_ = needs_patches_ || window_metric_needs_patches(b.metric);
     // The core areas, where a band reads them.
     bool needs_core = from_patches.needs_core();

@@ -125,6 +125,12 @@ std::string command_help(const ops::OperationSpec& spec) {
   return out.str();
 }
 
+namespace {
+ops::RankTransport* the_ranks = nullptr;  // set once by main() before any command runs
+}  // namespace
+
+void set_ranks(ops::RankTransport* ranks) { the_ranks = ranks; }
+
 int run_command(const ops::Operation& operation, const std::vector<std::string>& args) {
   const ops::OperationSpec& spec = operation.spec;
   po::options_description desc = options_of(spec);
@@ -184,6 +190,7 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
   values.check_required();
   ops::RunContext context;
   context.cancel = &cancel_flag();
+  context.ranks = the_ranks;
   context.quiet = spec.find("quiet") && values.flag("quiet");
   context.progress = terminal_progress(context.quiet);
   context.note = [](const std::string& line) {  // on a line of its own, not after the progress dots

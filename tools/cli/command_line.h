@@ -26,6 +26,10 @@ std::atomic<bool>& cancel_flag();
 /// Async-signal-safe.
 void end_progress_line_now();
 
+/// The MPI ranks the runs share their first pass with (RunContext::ranks):
+/// main() sets them on rank 0 under mpirun; null in one process.
+void set_ranks(ops::RankTransport* ranks);
+
 /// The --help text of an operation: its usage line(s) and every option.
 std::string command_help(const ops::OperationSpec& spec);
 

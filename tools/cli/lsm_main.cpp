@@ -12,6 +12,7 @@
 
 #include <csignal>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@
 #include "operation_json.h"
 #include "operations.h"
 #include "serve.h"
+#ifdef LSM_HAVE_MPI
+#include "mpi_ranks.h"
+#include "row_range_scan.h"
+#endif
 
 namespace {
 
@@ -88,6 +93,34 @@ int run(int argc, char** argv) {
 // (other GDAL options such as --format would clash with the commands' own).
 int main(int argc, char** argv) {
   for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, on_termination_signal);
+#ifdef LSM_HAVE_MPI
+  // Under mpirun or srun: rank 0 runs the command, the other ranks scan the
+  // row ranges it asks for until it ends (docs/SCALING.md).
+  std::unique_ptr<lsm::mpi::MpiRanks> ranks;
+  try {
+    ranks = lsm::mpi::MpiRanks::start(&argc, &argv);
+  } catch (const std::exception& e) {
+    std::cerr << "lsm: error: " << e.what() << "\n";
+    return 1;
+  }
+  struct StopRanks {  // whatever way rank 0 leaves main(), the others stop with it
+    lsm::mpi::MpiRanks* ranks;
+    ~StopRanks() {
+      if (!ranks || ranks->rank() != 0) return;
+      try {
+        lsm::ops::stop_row_range_scans(*ranks);
+      } catch (const std::exception& e) {
+        std::cerr << "lsm: error: " << e.what() << "\n";
+      }
+    }
+  } stop_ranks{ranks.get()};
+  if (ranks && ranks->rank() > 0) {
+    GDALAllRegister();
+    CPLSetErrorHandler(lsm::remember_gdal_failure);  // a rank's GDAL failure travels to rank 0 as its message
+    return lsm::ops::serve_row_range_scans(*ranks);
+  }
+  lsm::cli::set_ranks(ranks.get());
+#endif
   GDALAllRegister();
   std::vector<std::string> general{argv[0]}, command;
   int i = 1;

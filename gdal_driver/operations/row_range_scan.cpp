@@ -1,0 +1,184 @@
+#include "row_range_scan.h"
+
+#include <cstring>
+#include <exception>
+
+#include "error.h"
+#include "gdal_class_raster.h"
+#include "row_ranges.h"
+#include "tile_scheduler.h"
+
+namespace lsm::ops {
+
+namespace {
+
+// What rank 0 asks of the others: stop, or scan their range of this grid.
+struct ScanRequest {
+  bool stop = true;
+  ScanRecipe recipe;
+  ScanOptions options;  // tile sizes: the grid's, planned by rank 0
+};
+
+// Fields as bytes and back, in a fixed order (every rank runs this binary).
+struct Bytes {
+  std::vector<uint8_t> data;
+  size_t at = 0;
+  template <class T>
+  void put(const T& v) {
+    const auto* b = reinterpret_cast<const uint8_t*>(&v);
+    data.insert(data.end(), b, b + sizeof v);
+  }
+  void put_text(const std::string& s) {
+    put(static_cast<uint64_t>(s.size()));
+    data.insert(data.end(), s.begin(), s.end());
+  }
+  template <class T>
+  T get() {
+    if (at + sizeof(T) > data.size()) throw Error(ErrorKind::Internal, "a scan request ends early");
+    T v;
+    std::memcpy(&v, data.data() + at, sizeof v);
+    at += sizeof v;
+    return v;
+  }
+  std::string get_text() {
+    const uint64_t n = get<uint64_t>();
+    if (n > data.size() - at) throw Error(ErrorKind::Internal, "a scan request ends early");
+    std::string s(data.begin() + static_cast<int64_t>(at), data.begin() + static_cast<int64_t>(at + n));
+    at += n;
+    return s;
+  }
+};
+
+std::vector<uint8_t> encode(const ScanRequest& r) {
+  Bytes b;
+  b.put(static_cast<uint8_t>(r.stop));
+  if (r.stop) return std::move(b.data);
+  b.put_text(r.recipe.path);
+  b.put(static_cast<int32_t>(r.recipe.band));
+  b.put(static_cast<uint8_t>(r.recipe.nodata.has_value()));
+  b.put(r.recipe.nodata.value_or(0.0));
+  b.put(static_cast<int32_t>(r.recipe.backend));
+  b.put(static_cast<int32_t>(r.options.rule));
+  b.put(r.options.tile_width);
+  b.put(r.options.tile_height);
+  b.put(r.options.max_strip_cells);
+  b.put(r.options.max_patch_array_bytes);
+  b.put_text(r.options.temp_dir);
+  return std::move(b.data);
+}
+
+ScanRequest decode(std::vector<uint8_t> bytes) {
+  Bytes b{std::move(bytes)};
+  ScanRequest r;
+  r.stop = b.get<uint8_t>() != 0;
+  if (r.stop) return r;
+  r.recipe.path = b.get_text();
+  r.recipe.band = b.get<int32_t>();
+  const bool has_nodata = b.get<uint8_t>() != 0;
+  const double nodata = b.get<double>();
+  if (has_nodata) r.recipe.nodata = nodata;
+  r.recipe.backend = static_cast<Backend>(b.get<int32_t>());
+  r.options.rule = static_cast<NeighbourRule>(b.get<int32_t>());
+  r.options.tile_width = b.get<int64_t>();
+  r.options.tile_height = b.get<int64_t>();
+  r.options.max_strip_cells = b.get<int64_t>();
+  r.options.max_patch_array_bytes = b.get<uint64_t>();
+  r.options.temp_dir = b.get_text();
+  return r;
+}
+
+// This rank's range of the request's grid, from the raster it opens itself:
+// negative codes read as nodata and noted (the border is refused across
+// ranks by rank 0, which sees every rank's note).
+RowRangeSummary scan_own_range(const ScanRequest& r, TileLabeler* labeler, int rank, int ranks,
+                               const ProgressFn& progress) {
+  GdalClassRaster raster(r.recipe.path, r.recipe.band);
+  if (r.recipe.nodata) raster.set_nodata(*r.recipe.nodata);
+  raster.take_border_codes(ClassRasterSource::BorderCodes::AsNodata);
+  std::unique_ptr<TileLabeler> own;
+  if (!labeler) labeler = (own = make_labeler(r.recipe.backend)).get();
+  const TileGrid grid = plan_tiles(raster.info(), r.options.tile_width, r.options.tile_height, r.options.max_strip_cells);
+  const auto range = tile_row_ranges(grid, ranks)[static_cast<size_t>(rank)];
+  RowRangeSummary s = scan_row_range(raster, *labeler, r.options, grid, range.first, range.second, progress);
+  s.met_border = raster.met_border_codes();
+  return s;
+}
+
+// A range that failed: its message and kind travel instead of its patches.
+RowRangeSummary failed(const std::exception& e) {
+  RowRangeSummary s;
+  s.error = e.what();
+  const auto* error = dynamic_cast<const Error*>(&e);
+  s.error_kind = error ? error->kind() : ErrorKind::Internal;
+  return s;
+}
+
+}  // namespace
+
+ScanRecipe scan_recipe(const ParameterValues& v, const std::string& input, Backend backend) {
+  ScanRecipe r;
+  r.path = input;
+  r.band = static_cast<int>(v.integer("band"));
+  if (v.spec().find("nodata") && v.given("nodata")) r.nodata = v.number("nodata");
+  r.backend = backend;
+  return r;
+}
+
+PatchTable scan_in_ranks(RankTransport& ranks, const ScanRecipe& recipe, TileLabeler& labeler,
+                         const ScanOptions& options, const ProgressFn& progress) {
+  // The grid is rank 0's to plan (its labeler's tile width), every rank's to use.
+  GdalClassRaster raster(recipe.path, recipe.band);
+  const RasterInfo info = raster.info();
+  const TileGrid grid = plan_tiles(info, options.tile_width ? options.tile_width : labeler.preferred_tile_width(info.width),
+                                   options.tile_height, options.max_strip_cells);
+  ScanRequest request;
+  request.stop = false;
+  request.recipe = recipe;
+  request.options = options;
+  request.options.tile_width = grid.tile_width;
+  request.options.tile_height = grid.tile_height;
+  ranks.broadcast(encode(request));
+  // Rank 0 scans its own range too; its failure waits for the others' summaries,
+  // so that no rank is left waiting.
+  RowRangeSummary own;
+  try {
+    own = scan_own_range(request, &labeler, 0, ranks.size(), progress);
+  } catch (const std::exception& e) {
+    own = failed(e);
+  }
+  const std::vector<std::vector<uint8_t>> gathered = ranks.gather(serialize_summary(own));
+  std::vector<RowRangeSummary> summaries;
+  for (const std::vector<uint8_t>& bytes : gathered) summaries.push_back(deserialize_summary(bytes));
+  for (size_t r = 0; r < summaries.size(); ++r)
+    if (!summaries[r].error.empty())
+      throw Error(summaries[r].error_kind, r == 0 ? summaries[r].error : "rank " + std::to_string(r) + ": " + summaries[r].error);
+  for (const RowRangeSummary& s : summaries)
+    if (s.met_border)
+      throw Error(ErrorKind::BadInput, "'" + recipe.path + "' holds negative class codes, FRAGSTATS' landscape border, "
+                                       "which lsm does not take across MPI ranks yet: run this command in one process");
+  return merge_row_ranges(info, options.rule, grid, summaries);
+}
+
+std::function<PatchTable(ClassRasterSource&, TileLabeler&, const ScanOptions&, const ProgressFn&)> scan_across_ranks(
+    RankTransport& ranks, ScanRecipe recipe) {
+  return [&ranks, recipe](ClassRasterSource&, TileLabeler& labeler, const ScanOptions& options,
+                          const ProgressFn& progress) { return scan_in_ranks(ranks, recipe, labeler, options, progress); };
+}
+
+int serve_row_range_scans(RankTransport& ranks) {
+  for (;;) {
+    const ScanRequest request = decode(ranks.broadcast({}));
+    if (request.stop) return 0;
+    RowRangeSummary s;
+    try {
+      s = scan_own_range(request, nullptr, ranks.rank(), ranks.size(), {});
+    } catch (const std::exception& e) {
+      s = failed(e);
+    }
+    ranks.gather(serialize_summary(s));
+  }
+}
+
+void stop_row_range_scans(RankTransport& ranks) { ranks.broadcast(encode(ScanRequest{})); }
+
+}  // namespace lsm::ops
