@@ -66,6 +66,7 @@ struct Writer {
   template <class T>
   void array(const std::vector<T>& v) {
     value(static_cast<uint64_t>(v.size()));
+    if (v.empty()) return;  // data() may be null
     const auto* b = reinterpret_cast<const uint8_t*>(v.data());
     bytes.insert(bytes.end(), b, b + v.size() * sizeof(T));
   }
@@ -90,7 +91,7 @@ struct Reader {
     const uint64_t n = value<uint64_t>();
     if (n > (bytes.size() - at) / sizeof(T)) throw Error(ErrorKind::Internal, "a row range summary ends early");
     std::vector<T> v(static_cast<size_t>(n));
-    std::memcpy(v.data(), bytes.data() + at, static_cast<size_t>(n) * sizeof(T));
+    if (n) std::memcpy(v.data(), bytes.data() + at, static_cast<size_t>(n) * sizeof(T));
     at += static_cast<size_t>(n) * sizeof(T);
     return v;
   }
