@@ -1,0 +1,132 @@
+// The first pass across MPI ranks (row_ranges.h, docs/SCALING.md) on an
+// in-memory raw Byte raster or its mirror mosaic (bench/raw_input.h), the
+// CPU labeler, for the machine that has no GDAL:
+//   mpirun -n N lsm_bench_row_ranges --raw FILE --width W --height H [--nodata V] [--mosaic W H] [--check]
+// Each rank builds the raster, scans its range of tile rows and sends its
+// summary to rank 0, which merges them. Prints, for the fastest of
+// --repeat runs: the slowest rank's scan, the gather (bytes), the merge and
+// the whole; with one rank also scan_patches() in one process. --check
+// compares the merged records with scan_patches()'s on rank 0.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "raw_input.h"
+#include "row_ranges.h"
+#include "tile_scheduler.h"
+
+namespace {
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Every rank's bytes on rank 0, in rank order (one message each: summaries
+// below 2 GiB in these runs).
+std::vector<std::vector<uint8_t>> gather(const std::vector<uint8_t>& bytes, int rank, int size) {
+  uint64_t n = bytes.size();
+  std::vector<uint64_t> sizes(static_cast<size_t>(size));
+  MPI_Gather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  std::vector<std::vector<uint8_t>> out;
+  if (rank != 0) {
+    MPI_Send(bytes.data(), static_cast<int>(n), MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    return out;
+  }
+  out.resize(static_cast<size_t>(size));
+  out[0] = bytes;
+  for (int r = 1; r < size; ++r) {
+    out[static_cast<size_t>(r)].resize(static_cast<size_t>(sizes[static_cast<size_t>(r)]));
+    MPI_Recv(out[static_cast<size_t>(r)].data(), static_cast<int>(sizes[static_cast<size_t>(r)]), MPI_BYTE, r, 0,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  lsm::bench::RawRasterArgs args;
+  bool check = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() { return std::string(i + 1 < argc ? argv[++i] : ""); };
+    if (a == "--check") check = true;
+    else if (!args.take(a, next)) {
+      if (rank == 0) std::fprintf(stderr, "usage: lsm_bench_row_ranges --raw FILE --width W --height H [--nodata V] [--mosaic W H] [--check]\n");
+      MPI_Finalize();
+      return 1;
+    }
+  }
+  try {
+    lsm::MemoryClassRaster raster = args.load();
+    auto labeler = lsm::make_labeler(lsm::Backend::Cpu);
+    lsm::ScanOptions options;
+    const lsm::RasterInfo info = raster.info();
+    const lsm::TileGrid grid = lsm::plan_tiles(info, labeler->preferred_tile_width(info.width), 0, 0);
+    const auto range = lsm::tile_row_ranges(grid, size)[static_cast<size_t>(rank)];
+    double best = 1e30, best_scan = 0, best_gather = 0, best_merge = 0;
+    uint64_t bytes = 0, patches = 0;
+    for (int run = 0; run < args.repeat; ++run) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = now();
+      const std::vector<uint8_t> mine =
+          lsm::serialize_summary(lsm::scan_row_range(raster, *labeler, options, grid, range.first, range.second));
+      double scan = now() - t0, slowest = 0;
+      MPI_Reduce(&scan, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+      const double t1 = now();
+      const auto all = gather(mine, rank, size);
+      const double t2 = now();
+      if (rank == 0) {
+        std::vector<lsm::RowRangeSummary> summaries;
+        bytes = 0;
+        for (const auto& b : all) {
+          bytes += b.size();
+          summaries.push_back(lsm::deserialize_summary(b));
+        }
+        const lsm::PatchTable merged = lsm::merge_row_ranges(info, options.rule, grid, summaries);
+        const double t3 = now();
+        patches = merged.patches.size();
+        if (t3 - t0 < best) {
+          best = t3 - t0;
+          best_scan = slowest;
+          best_gather = t2 - t1;
+          best_merge = t3 - t2;
+        }
+        if (check && run == 0) {
+          lsm::ScanOptions one = options;
+          one.tile_width = grid.tile_width;
+          one.tile_height = grid.tile_height;
+          const lsm::PatchTable alone = lsm::scan_patches(raster, *labeler, one);
+          std::printf("check: %s\n", alone.patches == merged.patches ? "the merged records are scan_patches()'s" : "DIFFERENT");
+        }
+      }
+    }
+    if (rank == 0) {
+      std::printf("ranks %d, %lld x %lld cells, %llu patches: whole %.3f s = slowest rank's scan %.3f s + gather %.3f s "
+                  "(%.1f MB) + merge %.3f s\n",
+                  size, static_cast<long long>(info.width), static_cast<long long>(info.height),
+                  static_cast<unsigned long long>(patches), best, best_scan, best_gather, double(bytes) / 1e6, best_merge);
+      if (size == 1) {
+        double alone = 1e30;
+        for (int run = 0; run < args.repeat; ++run) {
+          const double t0 = now();
+          lsm::scan_patches(raster, *labeler, options);
+          alone = std::min(alone, now() - t0);
+        }
+        std::printf("one process, scan_patches(): %.3f s\n", alone);
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return 0;
+}
