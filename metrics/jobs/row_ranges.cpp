@@ -5,7 +5,6 @@
 #include <numeric>
 
 #include "error.h"
-#include "patch_frontier.h"
 
 namespace lsm {
 
@@ -212,9 +211,6 @@ PatchTable merge_row_ranges(const RasterInfo& raster, NeighbourRule rule, const 
   table.raster = raster;
   table.rule = rule;
   table.grid = grid;
-  // Each range is one tile spanning the raster's width, its patches its
-  // fragments: the seam merge joins them across the ranges' edges as it
-  // joins tile rows, and tracks which patch each range's patch became.
   std::vector<const RowRangeSummary*> ranges;
   int64_t covered = 0;
   for (const RowRangeSummary& s : summaries) {
@@ -225,51 +221,69 @@ PatchTable merge_row_ranges(const RasterInfo& raster, NeighbourRule rule, const 
     ranges.push_back(&s);
   }
   if (covered != raster.height) throw Error(ErrorKind::Internal, "row range summaries do not cover the raster");
-  PatchFrontier frontier(raster.width, rule, true);
-  std::vector<PatchStats> closed;
-  PagedVector<uint64_t> closed_nodes;
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    const RowRangeSummary& s = *ranges[i];
-    if (s.patches.size() >= 0xFFFFFFFFull) throw Error(ErrorKind::BadInput, "more than 4294967294 patches in a row range");
-    TileLabels tile;
-    tile.count = static_cast<uint32_t>(s.patches.size());
-    tile.fragments = s.patches;
-    tile.top = s.first_row_pids;
-    tile.bottom = s.last_row_pids;
-    frontier.add_tile_row({Window{0, s.first_row, raster.width, s.end_row - s.first_row}}, {tile}, i + 1 == ranges.size());
-    for (const ClosedPatch& c : frontier.closed()) {
-      closed.push_back(c.stats);
-      closed_nodes.push_back(c.node);
+  // Every range's patch is a node, numbered range after range in each
+  // range's PID order; only those on a range's first or last row can join
+  // (the seam merge's rule across a border of rows: a side, or a corner
+  // under the 8-cell rule, between cells of one class).
+  std::vector<uint64_t> offset(ranges.size() + 1, 0);
+  for (size_t i = 0; i < ranges.size(); ++i) offset[i + 1] = offset[i] + ranges[i]->patches.size();
+  if (offset.back() >= 0xFFFFFFFFull)
+    throw Error(ErrorKind::BadInput, "more than 4294967294 patch fragments across the row ranges");
+  const size_t nodes = static_cast<size_t>(offset.back());
+  std::vector<PatchStats> stats;
+  stats.reserve(nodes);
+  for (const RowRangeSummary* s : ranges) stats.insert(stats.end(), s->patches.begin(), s->patches.end());
+  std::vector<uint32_t> parent(nodes);
+  std::iota(parent.begin(), parent.end(), 0u);
+  const auto find = [&](uint32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  const int64_t reach = rule == NeighbourRule::Eight ? 1 : 0;
+  for (size_t i = 1; i < ranges.size(); ++i) {
+    const std::vector<uint32_t>& above = ranges[i - 1]->last_row_pids;
+    const std::vector<uint32_t>& below = ranges[i]->first_row_pids;
+    for (int64_t x = 0; x < raster.width; ++x) {
+      if (!above[static_cast<size_t>(x)]) continue;
+      const uint32_t a = static_cast<uint32_t>(offset[i - 1] + above[static_cast<size_t>(x)] - 1);
+      for (int64_t nx = std::max<int64_t>(0, x - reach); nx <= std::min(raster.width - 1, x + reach); ++nx) {
+        if (!below[static_cast<size_t>(nx)]) continue;
+        const uint32_t b = static_cast<uint32_t>(offset[i] + below[static_cast<size_t>(nx)] - 1);
+        if (stats[a].class_code != stats[b].class_code) continue;
+        const uint32_t ra = find(a), rb = find(b);
+        if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+      }
     }
-    frontier.closed().clear();
   }
-  if (closed.size() >= 0xFFFFFFFFull)
+  // A patch's root is its node of least number: in the first range it
+  // touches, its fragment of least range PID, which holds its first cell.
+  // So the roots in node order are in raster order of first cells, the
+  // order of PIDs, with no sort; each patch's counts are its nodes' sums.
+  for (uint32_t n = 0; n < nodes; ++n)
+    if (const uint32_t r = find(n); r != n) stats[r].merge(stats[n]);
+  std::vector<uint32_t>& pid_of_node = parent;  // every node's root, then its PID
+  for (uint32_t n = 0; n < nodes; ++n) {
+    if (pid_of_node[n] == n) {
+      table.patches.push_back(stats[n]);
+      pid_of_node[n] = static_cast<uint32_t>(table.patches.size());
+    } else {
+      pid_of_node[n] = pid_of_node[pid_of_node[n]];  // the root, numbered before its other nodes
+    }
+  }
+  if (table.patches.size() >= 0xFFFFFFFFull)
     throw Error(ErrorKind::BadInput, "more than 4294967294 patches: patch tables and patch IDs are indexed by UInt32");
-  // PIDs in raster order of first cells, as one process numbers them.
-  std::vector<uint32_t> order(closed.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return closed[a].first_cell < closed[b].first_cell; });
-  PagedArray<uint32_t> pid_of_closed(closed.size(), PagedPolicy{});
-  table.patches.reserve(closed.size());
-  for (uint32_t rank = 0; rank < order.size(); ++rank) {
-    pid_of_closed[order[rank]] = rank + 1;
-    table.patches.push_back(closed[order[rank]]);
-  }
-  // The PID of each range's patch (fragment base(i) + range PID - 1), then of
-  // each tile's fragment through the range's own links.
-  const PagedArray<uint32_t> range_patch_pid = frontier.fragment_pids(closed_nodes, pid_of_closed);
+  // Each tile's fragments through their range's PIDs to the patches'.
   uint64_t fragments = 0;
   for (const RowRangeSummary* s : ranges) fragments += s->fragment_pid.size();
   table.fragment_pid.assign(static_cast<size_t>(fragments), PagedPolicy{});
   table.tile_fragment_base.reserve(static_cast<size_t>(grid.rows * grid.cols));
-  uint64_t offset = 0;
+  uint64_t at = 0;
   for (size_t i = 0; i < ranges.size(); ++i) {
     const RowRangeSummary& s = *ranges[i];
-    const uint64_t base = frontier.fragment_base(i);
     for (size_t f = 0; f < s.fragment_pid.size(); ++f)
-      table.fragment_pid[offset + f] = range_patch_pid[base + s.fragment_pid[f] - 1];
-    for (uint64_t b : s.tile_fragment_base) table.tile_fragment_base.push_back(offset + b);
-    offset += s.fragment_pid.size();
+      table.fragment_pid[at + f] = pid_of_node[offset[i] + s.fragment_pid[f] - 1];
+    for (uint64_t b : s.tile_fragment_base) table.tile_fragment_base.push_back(at + b);
+    at += s.fragment_pid.size();
   }
   if (table.tile_fragment_base.size() != static_cast<size_t>(grid.rows * grid.cols))
     throw Error(ErrorKind::Internal, "row range summaries do not hold every tile");
