@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "error.h"
@@ -90,7 +91,7 @@ int main(int argc, char** argv) {
           bytes += b.size();
           summaries.push_back(lsm::deserialize_summary(b));
         }
-        const lsm::PatchTable merged = lsm::merge_row_ranges(info, options.rule, grid, summaries);
+        const lsm::PatchTable merged = lsm::merge_row_ranges(info, options.rule, grid, std::move(summaries));
         const double t3 = now();
         patches = merged.patches.size();
         if (t3 - t0 < best) {

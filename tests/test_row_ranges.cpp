@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "error.h"
@@ -28,7 +29,7 @@ PatchTable scan_in_ranges(ClassRasterSource& source, TileLabeler& labeler, const
   for (const auto& [first, end] : tile_row_ranges(grid, ranks))
     summaries.push_back(deserialize_summary(
         serialize_summary(scan_row_range(source, labeler, options, grid, first, end))));
-  return merge_row_ranges(source.info(), options.rule, grid, summaries);
+  return merge_row_ranges(source.info(), options.rule, grid, std::move(summaries));
 }
 
 // A spiral of class 1 in class 2, one cell wide, winding to the centre.

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <exception>
+#include <utility>
 
 #include "error.h"
 #include "gdal_class_raster.h"
@@ -156,7 +157,7 @@ PatchTable scan_in_ranks(RankTransport& ranks, const ScanRecipe& recipe, TileLab
     if (s.met_border)
       throw Error(ErrorKind::BadInput, "'" + recipe.path + "' holds negative class codes, FRAGSTATS' landscape border, "
                                        "which lsm does not take across MPI ranks yet: run this command in one process");
-  return merge_row_ranges(info, options.rule, grid, summaries);
+  return merge_row_ranges(info, options.rule, grid, std::move(summaries));
 }
 
 std::function<PatchTable(ClassRasterSource&, TileLabeler&, const ScanOptions&, const ProgressFn&)> scan_across_ranks(

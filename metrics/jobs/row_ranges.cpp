@@ -206,14 +206,14 @@ RowRangeSummary deserialize_summary(const std::vector<uint8_t>& bytes) {
 }
 
 PatchTable merge_row_ranges(const RasterInfo& raster, NeighbourRule rule, const TileGrid& grid,
-                            const std::vector<RowRangeSummary>& summaries) {
+                            std::vector<RowRangeSummary> summaries) {
   PatchTable table;
   table.raster = raster;
   table.rule = rule;
   table.grid = grid;
-  std::vector<const RowRangeSummary*> ranges;
+  std::vector<RowRangeSummary*> ranges;
   int64_t covered = 0;
-  for (const RowRangeSummary& s : summaries) {
+  for (RowRangeSummary& s : summaries) {
     if (s.end_row == s.first_row) continue;
     if (s.first_row != covered || s.width != raster.width)
       throw Error(ErrorKind::Internal, "row range summaries do not follow each other");
@@ -230,9 +230,12 @@ PatchTable merge_row_ranges(const RasterInfo& raster, NeighbourRule rule, const 
   if (offset.back() >= 0xFFFFFFFFull)
     throw Error(ErrorKind::BadInput, "more than 4294967294 patch fragments across the row ranges");
   const size_t nodes = static_cast<size_t>(offset.back());
-  std::vector<PatchStats> stats;
-  stats.reserve(nodes);
-  for (const RowRangeSummary* s : ranges) stats.insert(stats.end(), s->patches.begin(), s->patches.end());
+  // Node n's record, in place in its range's summary.
+  std::vector<uint32_t> range_of(nodes);
+  for (size_t i = 0; i < ranges.size(); ++i)
+    std::fill(range_of.begin() + static_cast<int64_t>(offset[i]), range_of.begin() + static_cast<int64_t>(offset[i + 1]),
+              static_cast<uint32_t>(i));
+  const auto record = [&](uint32_t n) -> PatchStats& { return ranges[range_of[n]]->patches[n - offset[range_of[n]]]; };
   std::vector<uint32_t> parent(nodes);
   std::iota(parent.begin(), parent.end(), 0u);
   const auto find = [&](uint32_t x) {
@@ -249,7 +252,7 @@ PatchTable merge_row_ranges(const RasterInfo& raster, NeighbourRule rule, const 
       for (int64_t nx = std::max<int64_t>(0, x - reach); nx <= std::min(raster.width - 1, x + reach); ++nx) {
         if (!below[static_cast<size_t>(nx)]) continue;
         const uint32_t b = static_cast<uint32_t>(offset[i] + below[static_cast<size_t>(nx)] - 1);
-        if (stats[a].class_code != stats[b].class_code) continue;
+        if (record(a).class_code != record(b).class_code) continue;
         const uint32_t ra = find(a), rb = find(b);
         if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
       }
@@ -260,11 +263,12 @@ PatchTable merge_row_ranges(const RasterInfo& raster, NeighbourRule rule, const 
   // So the roots in node order are in raster order of first cells, the
   // order of PIDs, with no sort; each patch's counts are its nodes' sums.
   for (uint32_t n = 0; n < nodes; ++n)
-    if (const uint32_t r = find(n); r != n) stats[r].merge(stats[n]);
+    if (const uint32_t r = find(n); r != n) record(r).merge(record(n));
   std::vector<uint32_t>& pid_of_node = parent;  // every node's root, then its PID
+  table.patches.reserve(nodes);
   for (uint32_t n = 0; n < nodes; ++n) {
     if (pid_of_node[n] == n) {
-      table.patches.push_back(stats[n]);
+      table.patches.push_back(record(n));
       pid_of_node[n] = static_cast<uint32_t>(table.patches.size());
     } else {
       pid_of_node[n] = pid_of_node[pid_of_node[n]];  // the root, numbered before its other nodes
@@ -275,6 +279,7 @@ PatchTable merge_row_ranges(const RasterInfo& raster, NeighbourRule rule, const 
   // Each tile's fragments through their range's PIDs to the patches'.
   uint64_t fragments = 0;
   for (const RowRangeSummary* s : ranges) fragments += s->fragment_pid.size();
+  std::vector<uint32_t>().swap(range_of);
   table.fragment_pid.assign(static_cast<size_t>(fragments), PagedPolicy{});
   table.tile_fragment_base.reserve(static_cast<size_t>(grid.rows * grid.cols));
   uint64_t at = 0;
@@ -287,6 +292,7 @@ PatchTable merge_row_ranges(const RasterInfo& raster, NeighbourRule rule, const 
   }
   if (table.tile_fragment_base.size() != static_cast<size_t>(grid.rows * grid.cols))
     throw Error(ErrorKind::Internal, "row range summaries do not hold every tile");
+  table.patches.shrink_to_fit();
   return table;
 }
 

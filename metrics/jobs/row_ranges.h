@@ -66,9 +66,11 @@ RowRangeSummary deserialize_summary(const std::vector<uint8_t>& bytes);
 /// The whole raster's PatchTable (records in PID order, fragment links of
 /// every tile of `grid`, as scan_patches() with keep_patch_ids gives them)
 /// from the summaries of consecutive ranges covering its rows, in row order
-/// (empty ranges allowed). Throws lsm::Error(Internal) when they do not
+/// (empty ranges allowed; taken, their records merged in place). Linear in
+/// the patches: a union-find over the nodes of the ranges' edge rows, and
+/// PIDs in node order (a patch's first node holds its first cell). Throws lsm::Error(Internal) when they do not
 /// cover the raster, BadInput beyond 2^32 - 2 patches.
 PatchTable merge_row_ranges(const RasterInfo& raster, NeighbourRule rule, const TileGrid& grid,
-                            const std::vector<RowRangeSummary>& summaries);
+                            std::vector<RowRangeSummary> summaries);
 
 }  // namespace lsm
