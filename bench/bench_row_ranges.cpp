@@ -1,7 +1,10 @@
 // The first pass across MPI ranks (row_ranges.h, docs/SCALING.md) on an
-// in-memory raw Byte raster or its mirror mosaic (bench/raw_input.h), the
-// CPU labeler, for the machine that has no GDAL:
-//   mpirun -n N lsm_bench_row_ranges --raw FILE --width W --height H [--nodata V] [--mosaic W H] [--check]
+// in-memory raw Byte raster or its mirror mosaic (bench/raw_input.h), for
+// the machine that has no GDAL:
+//   mpirun -n N lsm_bench_row_ranges --raw FILE --width W --height H [--nodata V] [--mosaic W H]
+//          [--backend cpu|cuda] [--check]
+// With --backend cuda the ranks of a host share its GPUs as lsm's do (one
+// rank per GPU when there are as many ranks as GPUs).
 // Each rank builds the raster, scans its range of tile rows and sends its
 // summary to rank 0, which merges them. Prints, for the fastest of
 // --repeat runs: the slowest rank's scan, the gather (bytes), the merge and
@@ -55,19 +58,29 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   lsm::bench::RawRasterArgs args;
   bool check = false;
+  lsm::Backend backend = lsm::Backend::Cpu;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() { return std::string(i + 1 < argc ? argv[++i] : ""); };
     if (a == "--check") check = true;
+    else if (a == "--backend") backend = lsm::parse_backend(next());
     else if (!args.take(a, next)) {
-      if (rank == 0) std::fprintf(stderr, "usage: lsm_bench_row_ranges --raw FILE --width W --height H [--nodata V] [--mosaic W H] [--check]\n");
+      if (rank == 0) std::fprintf(stderr, "usage: lsm_bench_row_ranges --raw FILE --width W --height H [--nodata V] [--mosaic W H] [--backend cpu|cuda] [--check]\n");
       MPI_Finalize();
       return 1;
     }
   }
   try {
     lsm::MemoryClassRaster raster = args.load();
-    auto labeler = lsm::make_labeler(lsm::Backend::Cpu);
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+    int local_rank = 0, local_ranks = 1;
+    MPI_Comm_rank(host, &local_rank);
+    MPI_Comm_size(host, &local_ranks);
+    MPI_Comm_free(&host);
+    lsm::use_gpu_share_of_host_rank(local_rank, local_ranks);
+    auto labeler = lsm::make_labeler(backend);
+    if (rank == 0) std::printf("labeler of rank 0: %s\n", labeler->name().c_str());
     lsm::ScanOptions options;
     const lsm::RasterInfo info = raster.info();
     const lsm::TileGrid grid = lsm::plan_tiles(info, labeler->preferred_tile_width(info.width), 0, 0);

@@ -365,9 +365,7 @@ class CudaWindowCountPass final : public WindowCountPass {
 
 }  // namespace
 
-std::unique_ptr<WindowCountPass> make_cuda_window_count_pass() {
-  std::vector<int> devices;
-  for (int d = 0; d < cuda_device_count(); ++d) devices.push_back(d);
+std::unique_ptr<WindowCountPass> make_cuda_window_count_pass(std::vector<int> devices) {
   if (devices.empty()) throw Error(ErrorKind::Backend, "no CUDA device");
   return std::make_unique<CudaWindowCountPass>(devices);
 }

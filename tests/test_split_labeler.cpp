@@ -67,6 +67,44 @@ TEST(SplitTileLabeler, TwoCudaWorkersGetTheGpuSecondPass) {
   EXPECT_EQ(counter->name(), make_neighbourhood_counter(Backend::Cuda)->name());
 }
 
+// One MPI rank per GPU (docs/SCALING.md): the ranks of a host share its GPUs.
+TEST(GpuShare, OfHostRanks) {
+  using V = std::vector<int>;
+  EXPECT_EQ(gpus_of_host_rank(4, 0, 1), (V{0, 1, 2, 3}));  // alone: every GPU
+  EXPECT_EQ(gpus_of_host_rank(2, 0, 2), (V{0}));
+  EXPECT_EQ(gpus_of_host_rank(2, 1, 2), (V{1}));
+  EXPECT_EQ(gpus_of_host_rank(4, 0, 2), (V{0, 1}));  // contiguous shares
+  EXPECT_EQ(gpus_of_host_rank(4, 1, 2), (V{2, 3}));
+  EXPECT_EQ(gpus_of_host_rank(5, 0, 2), (V{0, 1}));  // near-equal: 2 and 3
+  EXPECT_EQ(gpus_of_host_rank(5, 1, 2), (V{2, 3, 4}));
+  EXPECT_EQ(gpus_of_host_rank(2, 2, 3), (V{0}));  // more ranks than GPUs: shared
+  EXPECT_EQ(gpus_of_host_rank(2, 3, 4), (V{1}));
+  EXPECT_EQ(gpus_of_host_rank(0, 1, 2), V{});  // no GPU
+  EXPECT_THROW(gpus_of_host_rank(2, 2, 2), Error);
+  EXPECT_THROW(gpus_of_host_rank(2, 0, 0), Error);
+}
+
+// The share of the last rank of a host with as many ranks as GPUs.
+class LastGpuOfTheHost {
+ public:
+  explicit LastGpuOfTheHost(int gpus) { use_gpu_share_of_host_rank(gpus - 1, gpus); }
+  ~LastGpuOfTheHost() { use_gpu_share_of_host_rank(0, 1); }
+};
+
+TEST(GpuShare, ARankOfAHostLabelsOnItsGpuAlone) {
+  LSM_REQUIRE_CUDA();
+  const int gpus = static_cast<int>(gpus_of_this_process().size());
+  if (gpus < 2) GTEST_SKIP() << "one GPU here: the share of a rank needs a host with several";
+  LastGpuOfTheHost share(gpus);
+  EXPECT_EQ(gpus_of_this_process(), std::vector<int>{gpus - 1});
+  const auto labeler = make_labeler(Backend::Cuda);
+  EXPECT_EQ(labeler->name(), "cuda");  // one GPU: no split
+  auto raster = random_landscape(130, 90, 5, 7, 0.1);
+  const Reference ref = brute_force(raster, NeighbourRule::Eight);
+  EXPECT_EQ(scan_with(raster, *labeler, 13).patches, ref.patches);
+  ASSERT_NE(second_pass_counter(*labeler), nullptr);
+}
+
 // A labeler that wants tiles `width` cells wide, labelling them as the CPU does.
 class WideTileLabeler final : public TileLabeler {
  public:

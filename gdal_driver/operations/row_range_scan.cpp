@@ -166,6 +166,8 @@ std::function<PatchTable(ClassRasterSource&, TileLabeler&, const ScanOptions&, c
                           const ProgressFn& progress) { return scan_in_ranks(ranks, recipe, labeler, options, progress); };
 }
 
+void use_host_gpu_share(const RankTransport& ranks) { use_gpu_share_of_host_rank(ranks.host_rank(), ranks.host_ranks()); }
+
 int serve_row_range_scans(RankTransport& ranks) {
   for (;;) {
     const ScanRequest request = decode(ranks.broadcast({}));

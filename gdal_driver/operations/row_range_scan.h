@@ -41,6 +41,11 @@ PatchTable scan_in_ranks(RankTransport& ranks, const ScanRecipe& recipe, TileLab
 std::function<PatchTable(ClassRasterSource&, TileLabeler&, const ScanOptions&, const ProgressFn&)> scan_across_ranks(
     RankTransport& ranks, ScanRecipe recipe);
 
+/// On every rank, before any CUDA work: this rank's CUDA backends use its
+/// share of its host's GPUs (one GPU each where a host runs as many ranks as
+/// it has GPUs: gpus_of_host_rank()).
+void use_host_gpu_share(const RankTransport& ranks);
+
 /// On the other ranks: scans the ranges rank 0 asks for until it says stop.
 /// Returns 0 (a scan's failure goes to rank 0, which reports it).
 int serve_row_range_scans(RankTransport& ranks);

@@ -1,5 +1,6 @@
 // Backend selection: the only place that knows whether this build has CUDA.
 #include <string>
+#include <vector>
 
 #include "cell_neighbourhood.h"
 #include "error.h"
@@ -42,6 +43,46 @@ bool cuda_available(std::string* why_not) {
 #endif
 }
 
+std::vector<int> gpus_of_host_rank(int gpu_count, int local_rank, int local_ranks) {
+  if (!(local_ranks >= 1 && local_rank >= 0 && local_rank < local_ranks))
+    throw Error(ErrorKind::Internal, "bad host rank " + std::to_string(local_rank) + " of " + std::to_string(local_ranks));
+  std::vector<int> gpus;
+  if (gpu_count <= 0) return gpus;
+  if (local_ranks > gpu_count) return {local_rank % gpu_count};
+  // Contiguous shares: neighbouring ordinals are usually one NVLink/PCIe switch.
+  const int first = static_cast<int>(int64_t(local_rank) * gpu_count / local_ranks);
+  const int end = static_cast<int>(int64_t(local_rank + 1) * gpu_count / local_ranks);
+  for (int d = first; d < end; ++d) gpus.push_back(d);
+  return gpus;
+}
+
+namespace {
+
+// Which of the host's processes this is (docs/SCALING.md, one rank per GPU);
+// one alone unless the MPI start says otherwise.
+struct HostRank {
+  int local_rank = 0, local_ranks = 1;
+};
+HostRank& host_rank() {
+  static HostRank rank;
+  return rank;
+}
+
+}  // namespace
+
+void use_gpu_share_of_host_rank(int local_rank, int local_ranks) {
+  gpus_of_host_rank(1, local_rank, local_ranks);  // refuses a bad rank
+  host_rank() = HostRank{local_rank, local_ranks};
+}
+
+std::vector<int> gpus_of_this_process() {
+#ifdef LSM_HAVE_CUDA
+  return gpus_of_host_rank(cuda_device_count(), host_rank().local_rank, host_rank().local_ranks);
+#else
+  return {};
+#endif
+}
+
 std::unique_ptr<TileLabeler> make_labeler(Backend backend) {
   std::string why;
   switch (backend) {
@@ -52,12 +93,13 @@ std::unique_ptr<TileLabeler> make_labeler(Backend backend) {
     case Backend::Cuda:
       if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
 #ifdef LSM_HAVE_CUDA
-      if (const int devices = cuda_device_count(); devices > 1) {  // one worker per GPU
+      if (const std::vector<int> gpus = gpus_of_this_process(); gpus.size() > 1) {  // one worker per GPU
         std::vector<std::unique_ptr<TileLabeler>> workers;
-        for (int d = 0; d < devices; ++d) workers.push_back(make_cuda_labeler(d));
+        for (int d : gpus) workers.push_back(make_cuda_labeler(d));
         return std::make_unique<SplitTileLabeler>(std::move(workers));
+      } else {
+        return make_cuda_labeler(gpus.at(0));
       }
-      return make_cuda_labeler();
 #endif
       break;
   }
@@ -74,7 +116,7 @@ std::unique_ptr<NeighbourhoodCounter> make_neighbourhood_counter(Backend backend
     case Backend::Cuda:
       if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
 #ifdef LSM_HAVE_CUDA
-      return make_cuda_neighbourhood_counter();
+      return make_cuda_neighbourhood_counter(gpus_of_this_process().at(0));
 #endif
       break;
   }
@@ -90,10 +132,10 @@ std::unique_ptr<Pass> select_pass(Backend backend, std::unique_ptr<Pass> (*cpu)(
     case Backend::Cpu:
       return cpu();
     case Backend::Auto:
-      return cuda && cuda_available() ? cuda(0) : cpu();
+      return cuda && cuda_available() ? cuda(gpus_of_this_process().at(0)) : cpu();
     case Backend::Cuda:
       if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
-      if (cuda) return cuda(0);
+      if (cuda) return cuda(gpus_of_this_process().at(0));
       break;
   }
   throw Error(ErrorKind::Internal, "unhandled backend");
@@ -143,7 +185,7 @@ std::unique_ptr<WindowCountPass> make_window_count_pass(Backend backend) {
     case Backend::Cuda:
       if (!cuda_available(&why)) throw Error(ErrorKind::Backend, "CUDA backend unavailable: " + why);
 #ifdef LSM_HAVE_CUDA
-      return make_cuda_window_count_pass();
+      return make_cuda_window_count_pass(gpus_of_this_process());
 #endif
       break;
   }

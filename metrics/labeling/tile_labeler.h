@@ -95,6 +95,28 @@ bool cuda_available(std::string* why_not = nullptr);
 
 /// Creates the labeler for `backend`: Auto picks CUDA when cuda_available(),
 /// else the CPU. Throws lsm::Error(Backend) when CUDA is asked for but unavailable.
+/// CUDA uses this process's GPUs (gpus_of_this_process()): one labeler per
+/// GPU, split among them (split_tile_labeler.h) when there are several.
 std::unique_ptr<TileLabeler> make_labeler(Backend backend);
+
+/// The GPUs (CUDA device ordinals, ascending) of process `local_rank` of the
+/// `local_ranks` processes that share a host with `gpu_count` GPUs: every GPU
+/// when it is alone; a contiguous, near-equal share of them when there are
+/// no more processes than GPUs (4 GPUs, 2 processes: {0, 1} and {2, 3});
+/// GPU local_rank mod gpu_count when there are more (processes then share a
+/// GPU). Empty when gpu_count is 0. Throws lsm::Error(Internal) unless
+/// 0 <= local_rank < local_ranks.
+std::vector<int> gpus_of_host_rank(int gpu_count, int local_rank, int local_ranks);
+
+/// Makes every CUDA backend of this process (labelers, second pass, window
+/// counts, image passes) use only its share of the host's GPUs,
+/// gpus_of_host_rank(), from now on: one MPI rank per GPU
+/// (docs/SCALING.md). Called once, before any CUDA work, by the MPI start.
+void use_gpu_share_of_host_rank(int local_rank, int local_ranks);
+
+/// The CUDA devices this process uses: its share of the host's visible GPUs
+/// (every visible one unless use_gpu_share_of_host_rank() was called).
+/// Empty when the build or the machine has no CUDA.
+std::vector<int> gpus_of_this_process();
 
 }  // namespace lsm

@@ -114,6 +114,7 @@ int main(int argc, char** argv) {
       }
     }
   } stop_ranks{ranks.get()};
+  if (ranks) lsm::ops::use_host_gpu_share(*ranks);  // one GPU a rank where a host runs as many
   if (ranks && ranks->rank() > 0) {
     GDALAllRegister();
     CPLSetErrorHandler(lsm::remember_gdal_failure);  // a rank's GDAL failure travels to rank 0 as its message

@@ -34,7 +34,14 @@ std::unique_ptr<MpiRanks> MpiRanks::start(int* argc, char*** argv) {
     MPI_Finalize();
     return nullptr;
   }
-  return std::unique_ptr<MpiRanks>(new MpiRanks(rank, size));
+  // The ranks of one host (they share its GPUs: use_host_gpu_share()).
+  MPI_Comm host;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
+  int local_rank = 0, local_ranks = 1;
+  MPI_Comm_rank(host, &local_rank);
+  MPI_Comm_size(host, &local_ranks);
+  MPI_Comm_free(&host);
+  return std::unique_ptr<MpiRanks>(new MpiRanks(rank, size, local_rank, local_ranks));
 }
 
 MpiRanks::~MpiRanks() { MPI_Finalize(); }

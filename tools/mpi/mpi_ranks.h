@@ -18,16 +18,21 @@ class MpiRanks final : public ops::RankTransport {
  public:
   /// Starts MPI when the environment names a launcher (OMPI_COMM_WORLD_SIZE,
   /// PMI_SIZE or PMIX_RANK); returns null when it does not, or there is one rank.
+  /// host_rank() and host_ranks() are the rank among the ranks that share
+  /// its host (MPI_COMM_TYPE_SHARED).
   static std::unique_ptr<MpiRanks> start(int* argc, char*** argv);
   ~MpiRanks() override;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int host_rank() const override { return host_rank_; }
+  int host_ranks() const override { return host_ranks_; }
   std::vector<uint8_t> broadcast(const std::vector<uint8_t>& bytes) override;
   std::vector<std::vector<uint8_t>> gather(const std::vector<uint8_t>& bytes) override;
 
  private:
-  MpiRanks(int rank, int size) : rank_(rank), size_(size) {}
-  int rank_, size_;
+  MpiRanks(int rank, int size, int host_rank, int host_ranks)
+      : rank_(rank), size_(size), host_rank_(host_rank), host_ranks_(host_ranks) {}
+  int rank_, size_, host_rank_, host_ranks_;
 };
 
 }  // namespace lsm::mpi
