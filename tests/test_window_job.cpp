@@ -176,6 +176,55 @@ TEST(WindowJob, PatchCountsByColumnRangesEqualTheCutOutWindowsAndTheLabeler) {
   }
 }
 
+// A run whose bands read less (no cell sides: CA, PLAND, PR, the diversity
+// indices; patch counts without sizes: NP, PD) takes shortcuts (uncounted
+// sides, counts-only range merges, no logarithms): its values are the bits
+// of the same bands in a run that also reads everything (TE, LPI, AI,
+// CONTAG), both neighbour rules, square windows wider than their blocks of
+// columns, nodata.
+TEST(WindowJob, BandsThatReadLessGiveTheBitsOfAFullRun) {
+  std::mt19937 rng(5310);
+  std::uniform_int_distribution<int> pick(1, 4), percent(0, 99);
+  for (int trial = 0; trial < 4; ++trial) {
+    const int64_t width = 29 + trial, height = 14;
+    std::vector<int32_t> cells(static_cast<size_t>(width * height));
+    for (int64_t i = 0; i < width * height; ++i) {
+      const int64_t x = i % width;
+      cells[static_cast<size_t>(i)] = percent(rng) < 40 && x > 0 ? cells[static_cast<size_t>(i - 1)] : pick(rng);
+      if (percent(rng) < 4) cells[static_cast<size_t>(i)] = kNoClass;
+    }
+    MemoryClassRaster raster(width, height, cells, 10, 10);
+    WindowJobOptions lean;
+    lean.class_metrics = {"CA", "PLAND", "NP", "PD"};
+    lean.landscape_metrics = {"TA", "NP", "PD", "PR", "SHDI", "SIDI", "MSIDI", "SHEI", "SIEI", "MSIEI"};
+    lean.shape = square_window(trial < 2 ? 2 : 4);
+    lean.rule = trial % 2 ? NeighbourRule::Four : NeighbourRule::Eight;
+    WindowJobOptions full = lean;
+    full.class_metrics.push_back("TE");
+    full.class_metrics.push_back("LPI");
+    full.landscape_metrics.push_back("AI");
+    full.landscape_metrics.push_back("CONTAG");
+    full.landscape_metrics.push_back("LPI");
+    WindowPlan lean_plan, full_plan;
+    const KeptRows a = run(raster, lean, &lean_plan), b = run(raster, full, &full_plan);
+    size_t compared = 0;
+    for (size_t i = 0; i < lean_plan.bands.size(); ++i) {
+      const std::string name = lean_plan.bands[i].description();
+      size_t k = 0;
+      while (k < full_plan.bands.size() && full_plan.bands[k].description() != name) ++k;
+      ASSERT_LT(k, full_plan.bands.size()) << name;
+      for (int64_t y = 0; y < height; ++y)
+        for (int64_t x = 0; x < width; ++x) {
+          const double u = a.at(x, y, i), v = b.at(x, y, k);
+          EXPECT_TRUE((std::isnan(u) && std::isnan(v)) || std::memcmp(&u, &v, sizeof u) == 0)
+              << "trial " << trial << " " << name << " at " << x << "," << y << ": " << u << " vs " << v;
+          compared += std::isfinite(u) ? 1 : 0;
+        }
+    }
+    EXPECT_GT(compared, static_cast<size_t>(width * height * 10));
+  }
+}
+
 // The patch distributions and PAFRAC in windows busy enough that PAFRAC is
 // defined (10 patches or more): every value equals the cut-out window's,
 // under both neighbour rules, with background and with a circular window.

@@ -74,6 +74,9 @@ struct Program {
   bool needs_patches = false;           ///< some band is NP, PD or LPI (channels kPatches, kLargest)
   bool eight_neighbours = true;         ///< the patches' neighbour rule: 8 cells, else 4
   bool needs_pairs = false;             ///< some band is CONTAG (Counts::pair())
+  bool needs_sides = false;             ///< some band reads cell sides (reads_sides()); else only kCells and the patches
+  bool needs_diversity = false;         ///< some band is SHDI, SIDI, MSIDI, SHEI, SIEI or MSIEI (a logarithm per class)
+  bool needs_ai = false;                ///< some band is the landscape's AI (a square root per class)
 };
 
 /// Whether `metric` reads the window's patches (kPatches, kLargest).
@@ -81,6 +84,16 @@ LSM_WINDOW_HD inline bool reads_patches(uint8_t metric) {
   return metric == kClassNP || metric == kClassPD || metric == kClassLPI || metric == kClassDIVISION ||
          metric == kClassMESH || metric == kClassSPLIT || metric == kNP || metric == kPD || metric == kLPI ||
          metric == kDIVISION || metric == kMESH || metric == kSPLIT;
+}
+
+/// Whether `metric` reads the window's cell sides (kLikeH .. kBackgroundV,
+/// Counts::pair()): all but the area, richness, diversity and patch metrics,
+/// which read kCells and the patches alone.
+LSM_WINDOW_HD inline bool reads_sides(uint8_t metric) {
+  const bool cells_alone = metric == kCA || metric == kPLAND || metric == kTA || metric == kPR || metric == kPRD ||
+                           metric == kRPR || metric == kSHDI || metric == kSIDI || metric == kMSIDI ||
+                           metric == kSHEI || metric == kSIEI || metric == kMSIEI;
+  return !cells_alone && !reads_patches(metric);
 }
 
 LSM_WINDOW_HD inline double from_bits(uint64_t bits) {
@@ -227,10 +240,14 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
       boundary_sides += 4 * n - like_h(a) - like_v(a) - other_h(a) - other_v(a);
       like += like_h(a) + like_v(a);
       const double Pi = static_cast<double>(n) / class_total;
-      shdi -= Pi * det_log(Pi);
-      simpson += Pi * Pi;
-      const double class_value = class_ai(a);
-      if (!(class_value != class_value)) ai_sum += class_value * Pi;
+      if (p.needs_diversity) {
+        shdi -= Pi * det_log(Pi);
+        simpson += Pi * Pi;
+      }
+      if (p.needs_ai) {
+        const double class_value = class_ai(a);
+        if (!(class_value != class_value)) ai_sum += class_value * Pi;
+      }
       if (p.needs_patches) {
         patch_count += patches(a);
         sa2 += squared_sizes(a);

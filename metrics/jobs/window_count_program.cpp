@@ -42,6 +42,12 @@ WindowCountProgram::WindowCountProgram(const WindowPlan& plan, const WindowJobOp
       program_.needs_landscape = true;
     program_.needs_patches = program_.needs_patches || window_formulas::reads_patches(*metric);
     program_.needs_pairs = program_.needs_pairs || *metric == window_formulas::kCONTAG;
+    program_.needs_sides = program_.needs_sides || window_formulas::reads_sides(*metric);
+    using namespace window_formulas;
+    program_.needs_diversity = program_.needs_diversity || (!band.class_code && (*metric == kSHDI || *metric == kSIDI ||
+                                                                                 *metric == kMSIDI || *metric == kSHEI ||
+                                                                                 *metric == kSIEI || *metric == kMSIEI));
+    program_.needs_ai = program_.needs_ai || (!band.class_code && *metric == kAI);
     bands_.push_back({*metric, class_index, static_cast<uint32_t>(b)});
     covered_[b] = true;
   }

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <exception>
 #include <future>
@@ -596,6 +597,12 @@ class WindowMetrics {
     level_.pafrac = [](const std::vector<size_t>&) { return families::kNaN; };
   }
 
+  /// Whether a band reads the window's cell sides (WindowCounts::sides_h,
+  /// sides_v); the families' bands are taken to.
+  bool needs_sides() const {
+    return from_counts_.program().needs_sides || !class_metric_bands_.empty() || !land_bands_.empty();
+  }
+
   // Values of every band for `counts` and the window's `patches` (every
   // class with a patch, ascending; empty when no band needs them) into
   // `out` (plan.bands.size() values).
@@ -728,7 +735,10 @@ class WindowMetrics {
   void compute_from_counts(const WindowCounts& counts, const std::vector<WindowClassPatches>& patches, double* out) {
     using namespace window_formulas;
     const size_t k = counts.k;
+    const bool sides = from_counts_.program().needs_sides;  // else they stay 0: no band reads them
     for (size_t a : present_) {
+      channel(kCells, a) = counts.cells[a];
+      if (!sides) continue;
       int64_t other_h = 0, other_v = 0, background_h = 0, background_v = 0;
       for (size_t b : present_) {
         if (b == a) continue;
@@ -740,7 +750,6 @@ class WindowMetrics {
           background_v += v;
         }
       }
-      channel(kCells, a) = counts.cells[a];
       channel(kLikeH, a) = counts.sides_h[a * k + a];
       channel(kLikeV, a) = counts.sides_v[a * k + a];
       channel(kOtherH, a) = other_h;
@@ -855,6 +864,10 @@ class WindowSlider {
   WindowSlider(const WindowShape& shape, const RowBand& band, WindowCounts& counts)
       : shape_(shape), band_(band), counts_(counts) {}
 
+  /// Whether the cell sides are counted (the default); without them only
+  /// the cells are (about a third of the work), for bands that read no side.
+  void count_sides(bool sides) { sides_ = sides; }
+
   // The counts of the window around (0, y), from nothing; keeps the band's
   // rows for the steps along row y.
   void start_row(int64_t y) {
@@ -868,6 +881,7 @@ class WindowSlider {
       if (h < 0) continue;
       const int32_t* row = rows_[static_cast<size_t>(i)];
       for (int64_t x = -h; x <= h; ++x) counts_.cell(row[x], +1);
+      if (!sides_) continue;
       for (int64_t x = -h; x < h; ++x) counts_.pair(row[x], row[x + 1], false, +1);
       const int64_t hv = vertical_half(i);
       const int32_t* below = rows_[static_cast<size_t>(i + 1)];
@@ -885,6 +899,7 @@ class WindowSlider {
       const int64_t left = x - h, right = x + 1 + h;
       counts_.cell(row[left], -1);
       counts_.cell(row[right], +1);
+      if (!sides_) continue;
       if (h > 0) {
         counts_.pair(row[left], row[left + 1], false, -1);
         counts_.pair(row[right - 1], row[right], false, +1);
@@ -910,6 +925,7 @@ class WindowSlider {
   const RowBand& band_;
   WindowCounts& counts_;
   std::vector<const int32_t*> rows_;  // the window's rows of the band for the current focal row (+ a null past the last)
+  bool sides_ = true;
 };
 
 }  // namespace
@@ -1267,6 +1283,10 @@ class WindowRowWorker {
     const bool rectangle = halves.front() >= 0 && std::all_of(halves.begin(), halves.end(),
                                                               [&](int64_t h) { return h == halves.front(); });
     by_ranges_ = needs_patches_ && !needs_labeler && rectangle;
+    // NP and PD read the patch counts alone; LPI, DIVISION, MESH and SPLIT the sizes too.
+    for (const WindowBand& b : plan.bands)
+      patch_sizes_ = patch_sizes_ || (window_metric_needs_patches(b.metric) && b.metric != "NP" && b.metric != "PD");
+    slider_.count_sides(metrics_.needs_sides());
   }
 
   // Row y's values (width x bands, cell-interleaved) into `out`; the band
@@ -1280,7 +1300,7 @@ class WindowRowWorker {
     if (by_ranges_) {
       window_rows_.resize(static_cast<size_t>(grid_rows));
       for (int64_t i = 0; i < grid_rows; ++i) window_rows_[static_cast<size_t>(i)] = band_.row(y + i - reach);
-      ranges_.start_row(window_rows_, width, grid_columns, options_.rule);
+      ranges_.start_row(window_rows_, width, grid_columns, options_.rule, patch_sizes_);
     }
     for (int64_t x = 0; x < width; ++x) {
       if (x > 0) slider_.step(x - 1);
@@ -1323,7 +1343,7 @@ class WindowRowWorker {
   std::vector<const int32_t*> window_rows_;
   WindowDistributions distributions_;
   size_t n_bands_;
-  bool needs_patches_ = false, by_ranges_ = false, needs_joinings_ = false;
+  bool needs_patches_ = false, by_ranges_ = false, needs_joinings_ = false, patch_sizes_ = false;
   WindowJoinings joinings_;
   double cw_, ch_;
   WindowCoreRule core_rule_;
@@ -1340,7 +1360,8 @@ int64_t rows_per_block(const WindowJobOptions& options, const WindowPlan& plan, 
   const double stride_bytes = static_cast<double>(width + 2 * shape.half_width() + 2) * 4;
   const double k = static_cast<double>(plan.class_codes.size());
   const double per_thread = (3 * k * k + k) * 8 + static_cast<double>(shape.cells()) * 4;
-  const double row_values = static_cast<double>(width) * static_cast<double>(plan.bands.size()) * 8;
+  // Two blocks of values: one computed while the sink writes the other.
+  const double row_values = 2 * static_cast<double>(width) * static_cast<double>(plan.bands.size()) * 8;
   int64_t block = std::min<int64_t>(rows, 4 * static_cast<int64_t>(threads));
   while (block > 1 && static_cast<double>(2 * shape.reach() + block) * stride_bytes + threads * per_thread +
                               static_cast<double>(block) * row_values >
@@ -1368,7 +1389,8 @@ void run_window_rows_on(WindowCountPass& pass, ClassRasterSource& source, const 
   // Focal rows per block: up to 1024, within the memory limit (the band of
   // rows as read, as class indices of 4 bytes and, twice, of 1; twice the
   // block's values).
-  const double row_values = static_cast<double>(width) * static_cast<double>(plan.bands.size()) * 8;
+  // Two blocks of values: one computed while the sink writes the other.
+  const double row_values = 2 * static_cast<double>(width) * static_cast<double>(plan.bands.size()) * 8;
   const auto block_bytes = [&](int64_t b) {
     return static_cast<double>(b + 2 * reach) * static_cast<double>(stride + 2) * 10 + 2 * static_cast<double>(b) * row_values;
   };
@@ -1452,26 +1474,51 @@ void run_window_rows(ClassRasterSource& source, const WindowJobOptions& options,
   for (int t = 0; t < threads; ++t)
     workers.push_back(std::make_unique<WindowRowWorker>(options, plan, band, from_patches, info.cell_width, info.cell_height));
   const size_t row_values = static_cast<size_t>(info.width) * plan.bands.size();
-  std::vector<double> values(static_cast<size_t>(block) * row_values);
-  for (int64_t y0 = first_row; y0 < first_row + rows; y0 += block) {
+  // Two blocks of values: one thread of the team writes the previous block
+  // into the sink (a GeoTIFF's encoding is serial) while the others start
+  // the next one's rows, then joins them.
+  std::array<std::vector<double>, 2> values;
+  for (auto& v : values) v.resize(static_cast<size_t>(block) * row_values);
+  int64_t written_y0 = 0, written_n = 0;  // the block waiting for the sink, in the other slot
+  int slot = 0;
+  const auto write_block = [&](const std::vector<double>& from) {
+    for (int64_t i = 0; i < written_n; ++i) sink.write_row(written_y0 + i, &from[static_cast<size_t>(i) * row_values]);
+  };
+  for (int64_t y0 = first_row; y0 < first_row + rows; y0 += block, slot ^= 1) {
     const int64_t n = std::min(block, first_row + rows - y0);
     band.hold(y0 - reach, y0 + n - 1 + reach);
+    std::vector<double>& out = values[static_cast<size_t>(slot)];
+    const std::vector<double>& previous = values[static_cast<size_t>(slot ^ 1)];
     std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int64_t i = 0; i < n; ++i) {
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp single nowait
       try {
-        workers[static_cast<size_t>(omp_get_thread_num())]->row(y0 + i, info.width, info.height,
-                                                                 &values[static_cast<size_t>(i) * row_values]);
+        write_block(previous);
       } catch (...) {
 #pragma omp critical(window_failure)
         failure = std::current_exception();
       }
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t i = 0; i < n; ++i) {
+        try {
+          workers[static_cast<size_t>(omp_get_thread_num())]->row(y0 + i, info.width, info.height,
+                                                                   &out[static_cast<size_t>(i) * row_values]);
+        } catch (...) {
+#pragma omp critical(window_failure)
+          failure = std::current_exception();
+        }
+      }
     }
     if (failure) std::rethrow_exception(failure);
-    for (int64_t i = 0; i < n; ++i) sink.write_row(y0 + i, &values[static_cast<size_t>(i) * row_values]);
-    if (progress && !progress(static_cast<double>(y0 + n - first_row) / static_cast<double>(rows)))
+    written_y0 = y0;
+    written_n = n;
+    const bool last = y0 + n == first_row + rows;  // its progress once written
+    if (progress && !last && !progress(static_cast<double>(y0 + n - first_row) / static_cast<double>(rows)))
       throw Error(ErrorKind::Io, "interrupted");
   }
+  write_block(values[static_cast<size_t>(slot ^ 1)]);
+  if (progress && !progress(1.0)) throw Error(ErrorKind::Io, "interrupted");
 }
 
 }  // namespace lsm

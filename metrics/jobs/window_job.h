@@ -127,7 +127,10 @@ struct WindowPlan {
 class WindowRowSink {
  public:
   virtual ~WindowRowSink() = default;
-  /// Called once, before the first row.
+  /// Called once, before the first row. begin() and write_row() are called
+  /// one at a time, rows in order, but write_row() may be called from a
+  /// thread of the job's (the CPU job writes a block of rows while it
+  /// computes the next): a sink keeps no thread-local state.
   virtual void begin(const WindowPlan& plan) = 0;
   /// Row `y`: width x bands values, cell-interleaved (cell x's bands at
   /// x * bands ...); NaN where the metric is undefined (FRAGSTATS' N/A), the

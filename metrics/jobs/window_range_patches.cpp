@@ -6,15 +6,18 @@
 namespace lsm {
 
 void WindowRangePatches::start_row(const std::vector<const int32_t*>& window_rows, int64_t width, int64_t columns,
-                                   NeighbourRule rule) {
+                                   NeighbourRule rule, bool sizes) {
+  sizes_ = sizes;
   rows_ = window_rows;
   columns_ = columns;
   half_ = columns / 2;
   last_column_ = width - 1 + half_;
   rule_ = rule;
   block_ = INT64_MIN;
+  next_columns_built_ = 0;
   suffixes_.resize(static_cast<size_t>(columns));
   prefixes_.resize(static_cast<size_t>(std::max<int64_t>(1, columns - 1)));
+  next_columns_.resize(prefixes_.size());
 }
 
 // One column: its runs of a class down the window's rows are its patches,
@@ -53,8 +56,10 @@ void WindowRangePatches::add_tally(std::vector<Tally>& tallies, int32_t class_in
 // class that touch across that seam (a side; a corner too under the 8-cell
 // rule) join, and those that then touch neither outer column close.
 // Joins the open patches of `a` (nodes 0 .. na) and `b` (na ...) that touch
-// across the seam, and sums each joined patch's cells at its root.
-void WindowRangePatches::join_across(const Range& a, const Range& b) {
+// across the seam: the roots are the nodes that are their own parent. With
+// `settle`, every node then points at its root, and (when sizes are wanted)
+// each joined patch's cells are summed at its root.
+void WindowRangePatches::join_across(const Range& a, const Range& b, bool settle) {
   const size_t na = a.open.size(), nb = b.open.size(), n = rows_.size();
   parent_.resize(na + nb);
   std::iota(parent_.begin(), parent_.end(), 0);
@@ -74,19 +79,23 @@ void WindowRangePatches::join_across(const Range& a, const Range& b) {
       if (ra != rb) parent_[static_cast<size_t>(std::max(ra, rb))] = std::min(ra, rb);
     }
   }
+  if (!settle) return;
   // Roots are the smaller node: one pass in node order finds them all and
   // leaves every node pointing at its root.
-  cells_.assign(na + nb, 0);
   for (size_t i = 0; i < na + nb; ++i) {
     const int32_t p = parent_[i];
-    const size_t root = p == static_cast<int32_t>(i) ? i : static_cast<size_t>(parent_[i] = parent_[static_cast<size_t>(p)]);
-    cells_[root] += i < na ? a.open[i].cells : b.open[i - na].cells;
+    if (p != static_cast<int32_t>(i)) parent_[i] = parent_[static_cast<size_t>(p)];
   }
+  if (!sizes_) return;
+  cells_.assign(na + nb, 0);
+  for (size_t i = 0; i < na + nb; ++i)
+    cells_[static_cast<size_t>(parent_[i])] += i < na ? a.open[i].cells : b.open[i - na].cells;
 }
 
 void WindowRangePatches::merge(const Range& a, const Range& b, Range& out) {
   const size_t na = a.open.size(), nb = b.open.size(), n = rows_.size();
-  join_across(a, b);
+  join_across(a, b, true);
+  const auto cells = [&](size_t root) { return sizes_ ? cells_[root] : 0; };
   // The patches on the outer columns stay open, numbered as they are met.
   new_id_.assign(na + nb, -1);
   out.open.clear();
@@ -96,19 +105,31 @@ void WindowRangePatches::merge(const Range& a, const Range& b, Range& out) {
     const size_t root = static_cast<size_t>(parent_[static_cast<size_t>(node)]);  // join_across left every node on its root
     if (new_id_[root] < 0) {
       new_id_[root] = static_cast<int32_t>(out.open.size());
-      out.open.push_back({root < na ? a.open[root].class_index : b.open[root - na].class_index, cells_[root]});
+      out.open.push_back({root < na ? a.open[root].class_index : b.open[root - na].class_index, cells(root)});
     }
     return new_id_[root];
   };
   for (size_t i = 0; i < n; ++i) out.left[i] = a.left[i] < 0 ? -1 : open_id(a.left[i]);
   for (size_t i = 0; i < n; ++i) out.right[i] = b.right[i] < 0 ? -1 : open_id(static_cast<int32_t>(na) + b.right[i]);
-  out.closed = a.closed;
-  for (const Tally& t : b.closed) add_tally(out.closed, t.class_index, t.patches, t.largest, t.sa2);
+  // Both ascending by class: merged in one pass.
+  out.closed.clear();
+  auto i = a.closed.begin(), j = b.closed.begin();
+  while (i != a.closed.end() || j != b.closed.end()) {
+    if (j == b.closed.end() || (i != a.closed.end() && i->class_index < j->class_index)) {
+      out.closed.push_back(*i++);
+    } else if (i == a.closed.end() || j->class_index < i->class_index) {
+      out.closed.push_back(*j++);
+    } else {
+      out.closed.push_back({i->class_index, i->patches + j->patches, std::max(i->largest, j->largest), i->sa2 + j->sa2});
+      ++i;
+      ++j;
+    }
+  }
   for (size_t r = 0; r < na + nb; ++r) {
     if (parent_[r] != static_cast<int32_t>(r) || new_id_[r] >= 0) continue;
-    const uint64_t cells = cells_[r];
-    add_tally(out.closed, r < na ? a.open[r].class_index : b.open[r - na].class_index, 1, cells,
-              static_cast<double>(cells) * static_cast<double>(cells));
+    const uint64_t n = cells(r);
+    add_tally(out.closed, r < na ? a.open[r].class_index : b.open[r - na].class_index, 1, n,
+              static_cast<double>(n) * static_cast<double>(n));
   }
 }
 
@@ -117,17 +138,29 @@ void WindowRangePatches::merge(const Range& a, const Range& b, Range& out) {
 // suffixes, and the prefixes of the block after it.
 void WindowRangePatches::build_block(int64_t block) {
   const int64_t w = columns_, base = block * w - half_;
-  column(base + w - 1, suffixes_[static_cast<size_t>(w - 1)]);
-  for (int64_t t = w - 2; t >= 0; --t) {
+  // The previous block's prefixes built this block's first columns: taken, not built again.
+  const int64_t cached = block == block_ + 1 ? next_columns_built_ : 0;
+  const auto single = [&](int64_t t) -> const Range& {
+    if (t < cached) return next_columns_[static_cast<size_t>(t)];
     column(base + t, single_);
-    merge(single_, suffixes_[static_cast<size_t>(t + 1)], suffixes_[static_cast<size_t>(t)]);
-  }
+    return single_;
+  };
+  suffixes_[static_cast<size_t>(w - 1)] = single(w - 1);
+  for (int64_t t = w - 2; t >= 0; --t)
+    merge(single(t), suffixes_[static_cast<size_t>(t + 1)], suffixes_[static_cast<size_t>(t)]);
   // The next block's prefixes as far as a window of this block reaches
-  // (the last block's windows stop at the raster's last column + half).
-  if (w > 1 && base + w <= last_column_) column(base + w, prefixes_[0]);
+  // (the last block's windows stop at the raster's last column + half),
+  // keeping its columns for it.
+  next_columns_built_ = 0;
+  if (w > 1 && base + w <= last_column_) {
+    column(base + w, next_columns_[0]);
+    prefixes_[0] = next_columns_[0];
+    next_columns_built_ = 1;
+  }
   for (int64_t t = 1; t <= w - 2 && base + w + t <= last_column_; ++t) {
-    column(base + w + t, single_);
-    merge(prefixes_[static_cast<size_t>(t - 1)], single_, prefixes_[static_cast<size_t>(t)]);
+    column(base + w + t, next_columns_[static_cast<size_t>(t)]);
+    merge(prefixes_[static_cast<size_t>(t - 1)], next_columns_[static_cast<size_t>(t)], prefixes_[static_cast<size_t>(t)]);
+    next_columns_built_ = t + 1;
   }
   block_ = block;
 }
@@ -159,12 +192,13 @@ const std::vector<WindowClassPatches>& WindowRangePatches::at(int64_t x) {
   } else {  // columns [base + t, base + w) and [base + w, base + w + t): joined, every patch counted
     const Range& a = suffixes_[static_cast<size_t>(t)];
     const Range& b = prefixes_[static_cast<size_t>(t - 1)];
-    join_across(a, b);
+    join_across(a, b, sizes_);
     for (const Tally& c : a.closed) add(c.class_index, c.patches, c.largest, c.sa2);
     for (const Tally& c : b.closed) add(c.class_index, c.patches, c.largest, c.sa2);
     const size_t na = a.open.size();
     for (size_t r = 0; r < parent_.size(); ++r)
-      if (parent_[r] == static_cast<int32_t>(r)) add_open(r < na ? a.open[r].class_index : b.open[r - na].class_index, cells_[r]);
+      if (parent_[r] == static_cast<int32_t>(r))
+        add_open(r < na ? a.open[r].class_index : b.open[r - na].class_index, sizes_ ? cells_[r] : 0);
   }
   std::sort(touched_.begin(), touched_.end());
   result_.resize(touched_.size());

@@ -31,11 +31,14 @@ class WindowRangePatches {
   /// `window_rows`: the window's rows of the band for the current focal
   /// row, each indexable from -columns / 2 to width + columns / 2 (class
   /// indices, -1 for nodata and beyond the raster); focal columns 0 ..
-  /// width - 1.
-  void start_row(const std::vector<const int32_t*>& window_rows, int64_t width, int64_t columns, NeighbourRule rule);
+  /// width - 1. `sizes`: whether largest and sa2 are wanted (else only the
+  /// patch counts, NP's and PD's, at less cost).
+  void start_row(const std::vector<const int32_t*>& window_rows, int64_t width, int64_t columns, NeighbourRule rule,
+                 bool sizes = true);
   /// The window around focal column x (x ascending between start_row()
   /// calls; columns may be skipped): every class with a patch, ascending
-  /// class index, with patches, largest and sa2 set (the other sums 0).
+  /// class index, with patches set, and largest and sa2 where start_row()
+  /// wanted sizes (else 0; the other sums 0).
   const std::vector<WindowClassPatches>& at(int64_t x);
 
  private:
@@ -58,7 +61,7 @@ class WindowRangePatches {
   void merge(const Range& a, const Range& b, Range& out);
   void build_block(int64_t block);
   static void add_tally(std::vector<Tally>& tallies, int32_t class_index, uint64_t patches, uint64_t largest, double sa2);
-  void join_across(const Range& a, const Range& b);
+  void join_across(const Range& a, const Range& b, bool settle);
   int32_t find(int32_t i) {
     while (parent_[static_cast<size_t>(i)] != i) {
       parent_[static_cast<size_t>(i)] = parent_[static_cast<size_t>(parent_[static_cast<size_t>(i)])];
@@ -71,10 +74,13 @@ class WindowRangePatches {
   int64_t columns_ = 0, half_ = 0;
   int64_t last_column_ = 0;        // the last column a window reaches: width - 1 + half
   NeighbourRule rule_ = NeighbourRule::Eight;
+  bool sizes_ = true;
   int64_t block_ = INT64_MIN;      // the block whose suffixes and next prefixes are built
   std::vector<Range> suffixes_;    // suffixes_[t]: columns [base + t, base + columns)
   std::vector<Range> prefixes_;    // prefixes_[t]: columns [base + columns, base + columns + t]
   Range single_;  // one column, while a block is built
+  std::vector<Range> next_columns_;  // next_columns_[t]: column base + columns + t, one column each
+  int64_t next_columns_built_ = 0;   // how many of them the last build_block() made
   std::vector<int32_t> parent_, new_id_;
   std::vector<uint64_t> cells_;
   std::vector<Tally> by_class_;   // a window's tallies by class index (class_index -1: none yet)
