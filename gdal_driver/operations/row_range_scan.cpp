@@ -1,9 +1,9 @@
 #include "row_range_scan.h"
 
-#include <cstring>
 #include <exception>
 #include <utility>
 
+#include "byte_message.h"
 #include "error.h"
 #include "gdal_class_raster.h"
 #include "row_ranges.h"
@@ -20,71 +20,42 @@ struct ScanRequest {
   ScanOptions options;  // tile sizes: the grid's, planned by rank 0
 };
 
-// Fields as bytes and back, in a fixed order (every rank runs this binary).
-struct Bytes {
-  std::vector<uint8_t> data;
-  size_t at = 0;
-  template <class T>
-  void put(const T& v) {
-    const auto* b = reinterpret_cast<const uint8_t*>(&v);
-    data.insert(data.end(), b, b + sizeof v);
-  }
-  void put_text(const std::string& s) {
-    put(static_cast<uint64_t>(s.size()));
-    data.insert(data.end(), s.begin(), s.end());
-  }
-  template <class T>
-  T get() {
-    if (at + sizeof(T) > data.size()) throw Error(ErrorKind::Internal, "a scan request ends early");
-    T v;
-    std::memcpy(&v, data.data() + at, sizeof v);
-    at += sizeof v;
-    return v;
-  }
-  std::string get_text() {
-    const uint64_t n = get<uint64_t>();
-    if (n > data.size() - at) throw Error(ErrorKind::Internal, "a scan request ends early");
-    std::string s(data.begin() + static_cast<int64_t>(at), data.begin() + static_cast<int64_t>(at + n));
-    at += n;
-    return s;
-  }
-};
-
+// A request's fields as bytes and back, in a fixed order (every rank runs this binary).
 std::vector<uint8_t> encode(const ScanRequest& r) {
-  Bytes b;
-  b.put(static_cast<uint8_t>(r.stop));
-  if (r.stop) return std::move(b.data);
-  b.put_text(r.recipe.path);
-  b.put(static_cast<int32_t>(r.recipe.band));
-  b.put(static_cast<uint8_t>(r.recipe.nodata.has_value()));
-  b.put(r.recipe.nodata.value_or(0.0));
-  b.put(static_cast<int32_t>(r.recipe.backend));
-  b.put(static_cast<int32_t>(r.options.rule));
-  b.put(r.options.tile_width);
-  b.put(r.options.tile_height);
-  b.put(r.options.max_strip_cells);
-  b.put(r.options.max_patch_array_bytes);
-  b.put_text(r.options.temp_dir);
-  return std::move(b.data);
+  ByteWriter b;
+  b.value(static_cast<uint8_t>(r.stop));
+  if (r.stop) return std::move(b.bytes);
+  b.text(r.recipe.path);
+  b.value(static_cast<int32_t>(r.recipe.band));
+  b.value(static_cast<uint8_t>(r.recipe.nodata.has_value()));
+  b.value(r.recipe.nodata.value_or(0.0));
+  b.value(static_cast<int32_t>(r.recipe.backend));
+  b.value(static_cast<int32_t>(r.options.rule));
+  b.value(r.options.tile_width);
+  b.value(r.options.tile_height);
+  b.value(r.options.max_strip_cells);
+  b.value(r.options.max_patch_array_bytes);
+  b.text(r.options.temp_dir);
+  return std::move(b.bytes);
 }
 
-ScanRequest decode(std::vector<uint8_t> bytes) {
-  Bytes b{std::move(bytes)};
+ScanRequest decode(const std::vector<uint8_t>& bytes) {
+  ByteReader b{bytes, "a scan request"};
   ScanRequest r;
-  r.stop = b.get<uint8_t>() != 0;
+  r.stop = b.value<uint8_t>() != 0;
   if (r.stop) return r;
-  r.recipe.path = b.get_text();
-  r.recipe.band = b.get<int32_t>();
-  const bool has_nodata = b.get<uint8_t>() != 0;
-  const double nodata = b.get<double>();
+  r.recipe.path = b.text();
+  r.recipe.band = b.value<int32_t>();
+  const bool has_nodata = b.value<uint8_t>() != 0;
+  const double nodata = b.value<double>();
   if (has_nodata) r.recipe.nodata = nodata;
-  r.recipe.backend = static_cast<Backend>(b.get<int32_t>());
-  r.options.rule = static_cast<NeighbourRule>(b.get<int32_t>());
-  r.options.tile_width = b.get<int64_t>();
-  r.options.tile_height = b.get<int64_t>();
-  r.options.max_strip_cells = b.get<int64_t>();
-  r.options.max_patch_array_bytes = b.get<uint64_t>();
-  r.options.temp_dir = b.get_text();
+  r.recipe.backend = static_cast<Backend>(b.value<int32_t>());
+  r.options.rule = static_cast<NeighbourRule>(b.value<int32_t>());
+  r.options.tile_width = b.value<int64_t>();
+  r.options.tile_height = b.value<int64_t>();
+  r.options.max_strip_cells = b.value<int64_t>();
+  r.options.max_patch_array_bytes = b.value<uint64_t>();
+  r.options.temp_dir = b.text();
   return r;
 }
 

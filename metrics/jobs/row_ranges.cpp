@@ -1,9 +1,9 @@
 #include "row_ranges.h"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
+#include "byte_message.h"
 #include "error.h"
 
 namespace lsm {
@@ -53,48 +53,6 @@ void correct_edge(const std::vector<uint32_t>& pids, const std::vector<int32_t>&
     else ++p.class_edges_h;
   }
 }
-
-// Appends raw bytes and reads them back, for the summaries' byte strings.
-struct Writer {
-  std::vector<uint8_t> bytes;
-  template <class T>
-  void value(const T& v) {
-    const auto* b = reinterpret_cast<const uint8_t*>(&v);
-    bytes.insert(bytes.end(), b, b + sizeof v);
-  }
-  template <class T>
-  void array(const std::vector<T>& v) {
-    value(static_cast<uint64_t>(v.size()));
-    if (v.empty()) return;  // data() may be null
-    const auto* b = reinterpret_cast<const uint8_t*>(v.data());
-    bytes.insert(bytes.end(), b, b + v.size() * sizeof(T));
-  }
-};
-
-struct Reader {
-  const std::vector<uint8_t>& bytes;
-  size_t at = 0;
-  void need(size_t n) const {
-    if (at + n > bytes.size()) throw Error(ErrorKind::Internal, "a row range summary ends early");
-  }
-  template <class T>
-  T value() {
-    need(sizeof(T));
-    T v;
-    std::memcpy(&v, bytes.data() + at, sizeof v);
-    at += sizeof v;
-    return v;
-  }
-  template <class T>
-  std::vector<T> array() {
-    const uint64_t n = value<uint64_t>();
-    if (n > (bytes.size() - at) / sizeof(T)) throw Error(ErrorKind::Internal, "a row range summary ends early");
-    std::vector<T> v(static_cast<size_t>(n));
-    if (n) std::memcpy(v.data(), bytes.data() + at, static_cast<size_t>(n) * sizeof(T));
-    at += static_cast<size_t>(n) * sizeof(T);
-    return v;
-  }
-};
 
 constexpr uint32_t kSummaryMagic = 0x4c53525au;  // "LSRZ", version 1
 
@@ -166,7 +124,7 @@ RowRangeSummary scan_row_range(ClassRasterSource& source, TileLabeler& labeler, 
 }
 
 std::vector<uint8_t> serialize_summary(const RowRangeSummary& s) {
-  Writer w;
+  ByteWriter w;
   w.value(kSummaryMagic);
   w.value(static_cast<uint32_t>(sizeof(PatchStats)));
   w.value(s.first_row);
@@ -174,7 +132,7 @@ std::vector<uint8_t> serialize_summary(const RowRangeSummary& s) {
   w.value(s.width);
   w.value(static_cast<uint8_t>(s.met_border));
   w.value(static_cast<uint8_t>(s.error_kind));
-  w.array(std::vector<char>(s.error.begin(), s.error.end()));
+  w.text(s.error);
   w.array(s.patches);
   w.array(s.first_row_pids);
   w.array(s.last_row_pids);
@@ -184,7 +142,7 @@ std::vector<uint8_t> serialize_summary(const RowRangeSummary& s) {
 }
 
 RowRangeSummary deserialize_summary(const std::vector<uint8_t>& bytes) {
-  Reader r{bytes};
+  ByteReader r{bytes, "a row range summary"};
   if (r.value<uint32_t>() != kSummaryMagic || r.value<uint32_t>() != sizeof(PatchStats))
     throw Error(ErrorKind::Internal, "not a row range summary of this lsm");
   RowRangeSummary s;
@@ -195,8 +153,7 @@ RowRangeSummary deserialize_summary(const std::vector<uint8_t>& bytes) {
   const uint8_t kind = r.value<uint8_t>();
   if (kind > static_cast<uint8_t>(ErrorKind::Internal)) throw Error(ErrorKind::Internal, "not a row range summary of this lsm");
   s.error_kind = static_cast<ErrorKind>(kind);
-  const std::vector<char> error = r.array<char>();
-  s.error.assign(error.begin(), error.end());
+  s.error = r.text();
   s.patches = r.array<PatchStats>();
   s.first_row_pids = r.array<uint32_t>();
   s.last_row_pids = r.array<uint32_t>();
