@@ -40,6 +40,8 @@ struct SharedCounts {
   __device__ int& at(int c, int a) const { return base[(c * k + a) * threads]; }
   __device__ int64_t operator()(int c, int32_t a) const { return base[(c * k + a) * threads]; }
   __device__ int64_t pair(int32_t a, int32_t b) const { return pairs[a * k + b]; }
+  __device__ int32_t listed_classes() const { return k; }  // every class: a thread's window has no list
+  __device__ int32_t listed_class(int32_t i) const { return i; }
 };
 
 __device__ inline void count_cell(const SharedCounts& s, uint8_t a, int sign) {

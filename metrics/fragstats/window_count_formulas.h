@@ -173,7 +173,9 @@ LSM_WINDOW_HD inline int64_t max_like(int64_t a) {
 }
 
 /// The values of `p.bands` for a window whose counts are `counts(channel,
-/// class index)` (an integer) and, when p.needs_pairs, `counts.pair(a, b)`
+/// class index)` (an integer), whose classes with a cell are among
+/// `counts.listed_class(i)` for i < `counts.listed_classes()` (ascending; all
+/// p.k of them will do) and, when p.needs_pairs, `counts.pair(a, b)`
 /// the cell sides shared by classes a and b, both directions, double count
 /// (FRAGSTATS' g_ik) into out[band.out_index]. A class absent from the window,
 /// or a background class, has CA, PLAND, NP, PD, LPI, TE and ED 0 and its
@@ -181,7 +183,9 @@ LSM_WINDOW_HD inline int64_t max_like(int64_t a) {
 /// as the families give them.
 template <class Counts>
 LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out) {
-  const int32_t k = p.k;
+  // The classes to visit, ascending: every class with a cell, and maybe
+  // more (they have none and are passed over).
+  const int32_t listed = counts.listed_classes();
   auto cells = [&](int32_t a) -> int64_t { return counts(kCells, a); };
   auto like_h = [&](int32_t a) -> int64_t { return counts(kLikeH, a); };
   auto like_v = [&](int32_t a) -> int64_t { return counts(kLikeV, a); };
@@ -197,7 +201,8 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
   // The window: every cell (background included) and its boundary sides.
   int64_t z = 0, landscape_boundary = 0, class_cells = 0;
   int32_t m = 0;
-  for (int32_t a = 0; a < k; ++a) {
+  for (int32_t a_at = 0; a_at < listed; ++a_at) {
+    const int32_t a = counts.listed_class(a_at);
     const int64_t n = cells(a);
     if (n == 0) continue;
     z += n;
@@ -228,17 +233,20 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
   if (p.needs_landscape) {
     double boundary_sum = 0, background_sum = 0, class_edge = 0, ai_sum = 0;
     int64_t perim_sides = 0, boundary_sides = 0, like = 0;
-    for (int32_t a = 0; a < k; ++a) {
+    for (int32_t a_at = 0; a_at < listed; ++a_at) {
+      const int32_t a = counts.listed_class(a_at);
       if (cells(a) == 0 || p.background[a]) continue;
-      double edge_m, boundary_m, background_m;
-      edges(a, edge_m, boundary_m, background_m);
-      boundary_sum += boundary_m;
-      background_sum += background_m;
-      class_edge += edge_m - background_m;
       const int64_t n = cells(a);
-      perim_sides += 4 * n - like_h(a) - like_v(a);
-      boundary_sides += 4 * n - like_h(a) - like_v(a) - other_h(a) - other_v(a);
-      like += like_h(a) + like_v(a);
+      if (p.needs_sides) {
+        double edge_m, boundary_m, background_m;
+        edges(a, edge_m, boundary_m, background_m);
+        boundary_sum += boundary_m;
+        background_sum += background_m;
+        class_edge += edge_m - background_m;
+        perim_sides += 4 * n - like_h(a) - like_v(a);
+        boundary_sides += 4 * n - like_h(a) - like_v(a) - other_h(a) - other_v(a);
+        like += like_h(a) + like_v(a);
+      }
       const double Pi = static_cast<double>(n) / class_total;
       if (p.needs_diversity) {
         shdi -= Pi * det_log(Pi);
@@ -255,11 +263,13 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
         if (l > largest_patch) largest_patch = l;
       }
     }
-    te = class_edge / 2 + p.boundary_edge * (boundary_sum + background_sum);
-    lsi = static_cast<double>(perim_sides + boundary_sides) / 2 / static_cast<double>(min_perimeter(z));
-    // PLADJ's denominator: every side of every class cell (FRAGSTATS 4.2, L3).
-    const double pladj_total = static_cast<double>(4 * class_cells);
-    pladj = pladj_total > 0 ? static_cast<double>(like) / pladj_total * 100 : nan;
+    if (p.needs_sides) {
+      te = class_edge / 2 + p.boundary_edge * (boundary_sum + background_sum);
+      lsi = static_cast<double>(perim_sides + boundary_sides) / 2 / static_cast<double>(min_perimeter(z));
+      // PLADJ's denominator: every side of every class cell (FRAGSTATS 4.2, L3).
+      const double pladj_total = static_cast<double>(4 * class_cells);
+      pladj = pladj_total > 0 ? static_cast<double>(like) / pladj_total * 100 : nan;
+    }
     ai = m == 0 ? nan : ai_sum * 100;
   }
   const double md = static_cast<double>(m);
@@ -267,14 +277,18 @@ LSM_WINDOW_HD void evaluate(const Program& p, const Counts& counts, double* out)
   // CONTAG (FRAGSTATS 4.2, L1): the classes' adjacencies without background.
   double contag = 0;
   if (p.needs_pairs) {
-    for (int32_t a = 0; a < k; ++a) {
+    for (int32_t a_at = 0; a_at < listed; ++a_at) {
+      const int32_t a = counts.listed_class(a_at);
       if (cells(a) == 0 || p.background[a]) continue;
       int64_t g = 0;
-      for (int32_t b = 0; b < k; ++b)
+      for (int32_t b_at = 0; b_at < listed; ++b_at) {
+        const int32_t b = counts.listed_class(b_at);
         if (cells(b) > 0 && !p.background[b]) g += counts.pair(a, b);
+      }
       if (g == 0) continue;
       const double Pi = static_cast<double>(cells(a)) / class_total, gi = static_cast<double>(g);
-      for (int32_t b = 0; b < k; ++b) {
+      for (int32_t b_at = 0; b_at < listed; ++b_at) {
+        const int32_t b = counts.listed_class(b_at);
         if (cells(b) == 0 || p.background[b]) continue;
         const double t = Pi * static_cast<double>(counts.pair(a, b)) / gi;
         if (t > 0) contag += t * det_log(t);

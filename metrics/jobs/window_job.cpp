@@ -762,14 +762,18 @@ class WindowMetrics {
       channel(kLargest, static_cast<size_t>(p.class_index)) = static_cast<int64_t>(p.largest);
       channel(kSquaredSizes, static_cast<size_t>(p.class_index)) = static_cast<int64_t>(p.sa2);  // a whole number
     }
-    evaluate(from_counts_.program(), HostCounts{channels_, counts}, out);
+    evaluate(from_counts_.program(), HostCounts{channels_, counts, present_}, out);
     for (size_t a : present_)  // back to zero: the next window's absent classes read none
       for (int c = 0; c < kChannels; ++c) channel(c, a) = 0;
   }
-  // What window_formulas::evaluate() reads: the channels, and the class pairs' sides.
+  // What window_formulas::evaluate() reads: the channels, the class pairs'
+  // sides, and the classes present (its loops visit those alone).
   struct HostCounts {
     const std::vector<int64_t>& channels;
     const WindowCounts& counts;
+    const std::vector<size_t>& present;
+    int32_t listed_classes() const { return static_cast<int32_t>(present.size()); }
+    int32_t listed_class(int32_t i) const { return static_cast<int32_t>(present[static_cast<size_t>(i)]); }
     int64_t operator()(int c, int32_t a) const {
       return channels[static_cast<size_t>(c) * counts.k + static_cast<size_t>(a)];
     }

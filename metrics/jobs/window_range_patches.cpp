@@ -23,21 +23,19 @@ void WindowRangePatches::start_row(const std::vector<const int32_t*>& window_row
 // One column: its runs of a class down the window's rows are its patches,
 // all open (they touch its first and last column, itself).
 void WindowRangePatches::column(int64_t c, Range& out) const {
-  const size_t n = rows_.size();
-  out.left.resize(n);
+  const int32_t n = static_cast<int32_t>(rows_.size());
+  out.left.clear();
   out.open.clear();
   out.closed.clear();
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t k = rows_[i][c];
-    if (k < 0) {
-      out.left[i] = -1;
-    } else if (i > 0 && rows_[i - 1][c] == k) {
-      out.left[i] = out.left[i - 1];
-      ++out.open[static_cast<size_t>(out.left[i])].cells;
-    } else {
-      out.left[i] = static_cast<int32_t>(out.open.size());
-      out.open.push_back({k, 1});
+  for (int32_t i = 0; i < n;) {
+    const int32_t k = rows_[static_cast<size_t>(i)][c];
+    int32_t end = i + 1;
+    if (k >= 0) {
+      while (end < n && rows_[static_cast<size_t>(end)][c] == k) ++end;
+      out.left.push_back({i, end - 1, static_cast<int32_t>(out.open.size()), k});
+      out.open.push_back({k, static_cast<uint64_t>(end - i)});
     }
+    i = end;
   }
   out.right = out.left;
 }
@@ -60,22 +58,20 @@ void WindowRangePatches::add_tally(std::vector<Tally>& tallies, int32_t class_in
 // `settle`, every node then points at its root, and (when sizes are wanted)
 // each joined patch's cells are summed at its root.
 void WindowRangePatches::join_across(const Range& a, const Range& b, bool settle) {
-  const size_t na = a.open.size(), nb = b.open.size(), n = rows_.size();
+  const size_t na = a.open.size(), nb = b.open.size();
   parent_.resize(na + nb);
   std::iota(parent_.begin(), parent_.end(), 0);
-  const bool eight = rule_ == NeighbourRule::Eight;
-  int32_t last_p = -1, last_q = -1;  // runs down the seam meet the same pair again and again: joined once
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t p = a.right[i];
-    if (p < 0) continue;
-    const int32_t k = a.open[static_cast<size_t>(p)].class_index;
-    const size_t lo = eight && i > 0 ? i - 1 : i, hi = eight && i + 1 < n ? i + 1 : i;
-    for (size_t j = lo; j <= hi; ++j) {
-      const int32_t q = b.left[j];
-      if (q < 0 || (p == last_p && q == last_q) || b.open[static_cast<size_t>(q)].class_index != k) continue;
-      last_p = p;
-      last_q = q;
-      const int32_t ra = find(p), rb = find(static_cast<int32_t>(na) + q);
+  // Runs of one class across the seam join where they share a row (a side),
+  // or under the 8-cell rule rows one apart (a corner). Both lists are top
+  // to bottom: one walk down the seam.
+  const int32_t reach = rule_ == NeighbourRule::Eight ? 1 : 0;
+  size_t from = 0;
+  for (const Run& p : a.right) {
+    while (from < b.left.size() && b.left[from].last + reach < p.first) ++from;
+    for (size_t j = from; j < b.left.size() && b.left[j].first <= p.last + reach; ++j) {
+      const Run& q = b.left[j];
+      if (q.class_index != p.class_index) continue;
+      const int32_t ra = find(p.id), rb = find(static_cast<int32_t>(na) + q.id);
       if (ra != rb) parent_[static_cast<size_t>(std::max(ra, rb))] = std::min(ra, rb);
     }
   }
@@ -93,14 +89,12 @@ void WindowRangePatches::join_across(const Range& a, const Range& b, bool settle
 }
 
 void WindowRangePatches::merge(const Range& a, const Range& b, Range& out) {
-  const size_t na = a.open.size(), nb = b.open.size(), n = rows_.size();
+  const size_t na = a.open.size(), nb = b.open.size();
   join_across(a, b, true);
   const auto cells = [&](size_t root) { return sizes_ ? cells_[root] : 0; };
   // The patches on the outer columns stay open, numbered as they are met.
   new_id_.assign(na + nb, -1);
   out.open.clear();
-  out.left.resize(n);
-  out.right.resize(n);
   const auto open_id = [&](int32_t node) {
     const size_t root = static_cast<size_t>(parent_[static_cast<size_t>(node)]);  // join_across left every node on its root
     if (new_id_[root] < 0) {
@@ -109,8 +103,10 @@ void WindowRangePatches::merge(const Range& a, const Range& b, Range& out) {
     }
     return new_id_[root];
   };
-  for (size_t i = 0; i < n; ++i) out.left[i] = a.left[i] < 0 ? -1 : open_id(a.left[i]);
-  for (size_t i = 0; i < n; ++i) out.right[i] = b.right[i] < 0 ? -1 : open_id(static_cast<int32_t>(na) + b.right[i]);
+  out.left = a.left;
+  for (Run& r : out.left) r.id = open_id(r.id);
+  out.right = b.right;
+  for (Run& r : out.right) r.id = open_id(static_cast<int32_t>(na) + r.id);
   // Both ascending by class: merged in one pass.
   out.closed.clear();
   auto i = a.closed.begin(), j = b.closed.begin();

@@ -51,8 +51,13 @@ class WindowRangePatches {
     uint64_t patches, largest;
     double sa2;
   };
+  // A run of one class's cells down a range's first or last column (rows
+  // first..last of the window), in open patch `id`.
+  struct Run {
+    int32_t first, last, id, class_index;
+  };
   struct Range {
-    std::vector<int32_t> left, right;  // per window row: the open patch of the range's first/last column's cell, -1 none
+    std::vector<Run> left, right;  // the first/last column's runs, top to bottom (nodata leaves gaps)
     std::vector<Open> open;
     std::vector<Tally> closed;  // ascending class index
   };
