@@ -59,12 +59,11 @@ ScanRequest decode(const std::vector<uint8_t>& bytes) {
   return r;
 }
 
-// This rank's range of the request's grid, from the raster it opens itself:
-// negative codes read as nodata and noted (the border is refused across
-// ranks by rank 0, which sees every rank's note).
-RowRangeSummary scan_own_range(const ScanRequest& r, TileLabeler* labeler, int rank, int ranks,
-                               const ProgressFn& progress) {
-  GdalClassRaster raster(r.recipe.path, r.recipe.band);
+// This rank's range of the request's grid, from `raster` (the request's,
+// opened by this rank): negative codes read as nodata and noted (the border
+// is refused across ranks by rank 0, which sees every rank's note).
+RowRangeSummary scan_range_of(GdalClassRaster& raster, const ScanRequest& r, TileLabeler* labeler, int rank, int ranks,
+                              const ProgressFn& progress) {
   if (r.recipe.nodata) raster.set_nodata(*r.recipe.nodata);
   raster.take_border_codes(ClassRasterSource::BorderCodes::AsNodata);
   std::unique_ptr<TileLabeler> own;
@@ -114,7 +113,7 @@ PatchTable scan_in_ranks(RankTransport& ranks, const ScanRecipe& recipe, TileLab
   // so that no rank is left waiting.
   RowRangeSummary own;
   try {
-    own = scan_own_range(request, &labeler, 0, ranks.size(), progress);
+    own = scan_range_of(raster, request, &labeler, 0, ranks.size(), progress);
   } catch (const std::exception& e) {
     own = failed(e);
   }
@@ -145,7 +144,8 @@ int serve_row_range_scans(RankTransport& ranks) {
     if (request.stop) return 0;
     RowRangeSummary s;
     try {
-      s = scan_own_range(request, nullptr, ranks.rank(), ranks.size(), {});
+      GdalClassRaster raster(request.recipe.path, request.recipe.band);
+      s = scan_range_of(raster, request, nullptr, ranks.rank(), ranks.size(), {});
     } catch (const std::exception& e) {
       s = failed(e);
     }
