@@ -6,7 +6,7 @@
 # a U crossing every range border, one patch spanning every range with a
 # range of nodata alone, more ranks than tile rows; a rank that cannot read
 # its range ends the run with its message and no output; a landscape
-# border is refused across ranks.
+# border (negative codes) gives the one-process bytes too.
 #   mpi_ranks_test.sh LSM_BINARY SOURCE_DIR LANDCOVER_DIR
 set -uo pipefail
 lsm=$1 src=$2 landcover=$3
@@ -72,10 +72,11 @@ if ranks 3 metrics cut.tif --out cut --tile-size 64 -q 2>err.txt; then fail "a t
 grep -q "lsm: error: rank [12]: cannot read rows" err.txt || fail "no rank's message: $(head -c 300 err.txt)"
 ls cut.*.csv >/dev/null 2>&1 && fail "a failed run left tables"
 
-# The landscape border across ranks: refused with that reason.
-grid border.asc 20 20 'return y < 2 ? -3 : 1 + (x + y) % 3'
-if ranks 2 metrics border.asc --out b --tile-size 4 -q 2>err.txt; then fail "a border ran across ranks"; fi
-grep -q "landscape border, which lsm does not take across MPI ranks yet" err.txt || fail "border: $(head -c 300 err.txt)"
+# FRAGSTATS' landscape border (negative codes: outside the landscape, but
+# deciding its boundary edges) in two ranges' rows and crossing range
+# borders, with edge depth 2: the one-process tables and IDs.
+grid border.asc 20 24 'if (y < 2 || (x < 3 && y > 14)) return -3 - x % 2; return 1 + int((x + 2 * y) / 5) % 3'
+same_as_one_process border.asc 4 "landscape border" --edge-depth 2
 
 if ((failures)); then
   echo "mpi_ranks_test: $failures failure(s)"

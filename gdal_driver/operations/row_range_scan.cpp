@@ -1,5 +1,6 @@
 #include "row_range_scan.h"
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -60,8 +61,8 @@ ScanRequest decode(const std::vector<uint8_t>& bytes) {
 }
 
 // This rank's range of the request's grid, from `raster` (the request's,
-// opened by this rank): negative codes read as nodata and noted (the border
-// is refused across ranks by rank 0, which sees every rank's note).
+// opened by this rank): negative codes read as nodata and noted (rank 0
+// tells the job, which reads the border itself).
 RowRangeSummary scan_range_of(GdalClassRaster& raster, const ScanRequest& r, TileLabeler* labeler, int rank, int ranks,
                               const ProgressFn& progress) {
   if (r.recipe.nodata) raster.set_nodata(*r.recipe.nodata);
@@ -123,11 +124,13 @@ PatchTable scan_in_ranks(RankTransport& ranks, const ScanRecipe& recipe, TileLab
   for (size_t r = 0; r < summaries.size(); ++r)
     if (!summaries[r].error.empty())
       throw Error(summaries[r].error_kind, r == 0 ? summaries[r].error : "rank " + std::to_string(r) + ": " + summaries[r].error);
-  for (const RowRangeSummary& s : summaries)
-    if (s.met_border)
-      throw Error(ErrorKind::BadInput, "'" + recipe.path + "' holds negative class codes, FRAGSTATS' landscape border, "
-                                       "which lsm does not take across MPI ranks yet: run this command in one process");
-  return merge_row_ranges(info, options.rule, grid, std::move(summaries));
+  // The landscape border was nodata to every rank, as to one process's
+  // scan; the job reads it itself (rank 0: the second pass is its own).
+  const bool met_border =
+      std::any_of(summaries.begin(), summaries.end(), [](const RowRangeSummary& s) { return s.met_border; });
+  PatchTable table = merge_row_ranges(info, options.rule, grid, std::move(summaries));
+  table.ranks_met_border = met_border;
+  return table;
 }
 
 std::function<PatchTable(ClassRasterSource&, TileLabeler&, const ScanOptions&, const ProgressFn&)> scan_across_ranks(

@@ -31,9 +31,11 @@ ScanRecipe scan_recipe(const ParameterValues& values, const std::string& input, 
 
 /// On rank 0: the scan of `recipe`'s raster in one range of tile rows per
 /// rank, merged; the same PatchTable as scan_patches() with keep_patch_ids
-/// (its kept labels left out). `options` as the job gives them. Throws
-/// lsm::Error: a rank's failure with its message ("rank 2: ..."), BadInput
-/// for a landscape border (not taken across ranks yet).
+/// (its kept labels left out), of a BorderAsNodataSource where the raster
+/// holds FRAGSTATS' landscape border (negative codes: nodata to the scan;
+/// PatchTable::ranks_met_border says a rank met it). `options` as the job
+/// gives them. Throws lsm::Error: a rank's failure with its message
+/// ("rank 2: ...").
 PatchTable scan_in_ranks(RankTransport& ranks, const ScanRecipe& recipe, TileLabeler& labeler,
                          const ScanOptions& options, const ProgressFn& progress = {});
 

@@ -156,7 +156,7 @@ LandscapeResults run_landscape_job(ClassRasterSource& source, const LandscapeJob
                                  : scan_patches(landscape, *labeler, scan, pass_progress(0));
   if (options.after_scan) options.after_scan(results.records);
   std::shared_ptr<const LandscapeBorder> border;
-  if (landscape.met_border()) {
+  if (landscape.met_border() || results.records.ranks_met_border) {
     int reach = std::max(1, edge_depth);
     if (edge_depths)
       for (double d : edge_depths->d) reach = std::max(reach, static_cast<int>(d));

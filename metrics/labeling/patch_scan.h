@@ -76,6 +76,10 @@ struct PatchTable {
   /// With ScanOptions::keep_edge_rows: the PID of each cell of the first and
   /// of the last row (0 = nodata), raster width each.
   std::vector<uint32_t> first_row_pids, last_row_pids;
+  /// Set by a scan across MPI ranks (row_range_scan.h) when a rank met
+  /// FRAGSTATS' landscape border (negative codes, read as nodata); a scan in
+  /// one process tells its BorderAsNodataSource instead.
+  bool ranks_met_border = false;
 };
 
 /// Scans `source` with `labeler`. Throws lsm::Error.
