@@ -6,11 +6,12 @@
 //
 // A window's columns [s, s + w) over its rows are summarised as a column
 // range: the patches that touch its first or last column (open: their class
-// and cells, and each boundary cell's patch) and per class the tallies of
-// the patches that touch neither (closed: count, largest, sum of squared
-// sizes). Two adjacent ranges merge by joining the open patches that touch
-// across the seam (a side, or a corner under the 8-cell rule): O(rows +
-// open patches + classes). Windows of width w starting in one block of w
+// and cells, and the runs of one class down those two columns, each in its
+// patch) and per class the tallies of the patches that touch neither
+// (closed: count, largest, sum of squared sizes). Two adjacent ranges merge
+// by joining the open patches whose runs touch across the seam (a side, or a
+// corner under the 8-cell rule), one walk down both columns' runs:
+// O(runs + open patches + classes), at most O(rows). Windows of width w starting in one block of w
 // columns are a suffix of that block merged with a prefix of the next one
 // (the two-stacks trick of sliding-window aggregation), and the block's
 // suffixes and the next block's prefixes are built a column at a time, so a
