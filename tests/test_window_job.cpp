@@ -133,21 +133,26 @@ TEST(WindowJob, ValuesDoNotDependOnThreadsBlocksOrStrips) {
 // them — windows wider than the raster's blocks of columns, patches that
 // wind across range seams (both neighbour rules), background, nodata, both
 // edge rules.
+// Classes 1..`classes`, clumped along rows and diagonals (patches snake
+// across columns), `nodata` percent of the cells nodata.
+std::vector<int32_t> snaking_grid(std::mt19937& rng, int64_t width, int64_t height, int classes, int nodata) {
+  std::uniform_int_distribution<int> pick(1, classes), percent(0, 99);
+  std::vector<int32_t> cells(static_cast<size_t>(width * height));
+  for (int64_t i = 0; i < width * height; ++i) {
+    const int64_t x = i % width;
+    cells[static_cast<size_t>(i)] = percent(rng) < 35 && x > 0                  ? cells[static_cast<size_t>(i - 1)]
+                                    : percent(rng) < 35 && i > width && x > 0 ? cells[static_cast<size_t>(i - width - 1)]
+                                                                              : pick(rng);
+    if (percent(rng) < nodata) cells[static_cast<size_t>(i)] = kNoClass;
+  }
+  return cells;
+}
+
 TEST(WindowJob, PatchCountsByColumnRangesEqualTheCutOutWindowsAndTheLabeler) {
   std::mt19937 rng(4852);
-  std::uniform_int_distribution<int> pick(1, 3), percent(0, 99);
   for (int trial = 0; trial < 6; ++trial) {
     const int64_t width = 17 + trial, height = 12;
-    std::vector<int32_t> cells(static_cast<size_t>(width * height));
-    for (int64_t i = 0; i < width * height; ++i) {
-      const int64_t x = i % width;
-      // Few classes, clumped along rows and columns, diagonals common: patches snake across columns.
-      cells[static_cast<size_t>(i)] = percent(rng) < 35 && x > 0 ? cells[static_cast<size_t>(i - 1)]
-                                      : percent(rng) < 35 && i > width && x > 0
-                                          ? cells[static_cast<size_t>(i - width - 1)]
-                                          : pick(rng);
-      if (percent(rng) < 5) cells[static_cast<size_t>(i)] = kNoClass;
-    }
+    const std::vector<int32_t> cells = snaking_grid(rng, width, height, 3, 5);
     WindowJobOptions o;
     o.class_metrics = {"NP", "PD", "LPI", "DIVISION", "MESH", "SPLIT"};
     o.landscape_metrics = o.class_metrics;
@@ -184,15 +189,9 @@ TEST(WindowJob, PatchCountsByColumnRangesEqualTheCutOutWindowsAndTheLabeler) {
 // columns, nodata.
 TEST(WindowJob, BandsThatReadLessGiveTheBitsOfAFullRun) {
   std::mt19937 rng(5310);
-  std::uniform_int_distribution<int> pick(1, 4), percent(0, 99);
   for (int trial = 0; trial < 4; ++trial) {
     const int64_t width = 29 + trial, height = 14;
-    std::vector<int32_t> cells(static_cast<size_t>(width * height));
-    for (int64_t i = 0; i < width * height; ++i) {
-      const int64_t x = i % width;
-      cells[static_cast<size_t>(i)] = percent(rng) < 40 && x > 0 ? cells[static_cast<size_t>(i - 1)] : pick(rng);
-      if (percent(rng) < 4) cells[static_cast<size_t>(i)] = kNoClass;
-    }
+    const std::vector<int32_t> cells = snaking_grid(rng, width, height, 4, 4);
     MemoryClassRaster raster(width, height, cells, 10, 10);
     WindowJobOptions lean;
     lean.class_metrics = {"CA", "PLAND", "NP", "PD"};
