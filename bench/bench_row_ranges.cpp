@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "error.h"
+#include "mpi_world.h"
 #include "raw_input.h"
 #include "row_ranges.h"
 #include "tile_scheduler.h"
@@ -27,27 +28,6 @@
 namespace {
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-// Every rank's bytes on rank 0, in rank order (one message each: summaries
-// below 2 GiB in these runs).
-std::vector<std::vector<uint8_t>> gather(const std::vector<uint8_t>& bytes, int rank, int size) {
-  uint64_t n = bytes.size();
-  std::vector<uint64_t> sizes(static_cast<size_t>(size));
-  MPI_Gather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  std::vector<std::vector<uint8_t>> out;
-  if (rank != 0) {
-    MPI_Send(bytes.data(), static_cast<int>(n), MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-    return out;
-  }
-  out.resize(static_cast<size_t>(size));
-  out[0] = bytes;
-  for (int r = 1; r < size; ++r) {
-    out[static_cast<size_t>(r)].resize(static_cast<size_t>(sizes[static_cast<size_t>(r)]));
-    MPI_Recv(out[static_cast<size_t>(r)].data(), static_cast<int>(sizes[static_cast<size_t>(r)]), MPI_BYTE, r, 0,
-             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -72,13 +52,8 @@ int main(int argc, char** argv) {
   }
   try {
     lsm::MemoryClassRaster raster = args.load();
-    MPI_Comm host;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
-    int local_rank = 0, local_ranks = 1;
-    MPI_Comm_rank(host, &local_rank);
-    MPI_Comm_size(host, &local_ranks);
-    MPI_Comm_free(&host);
-    lsm::use_gpu_share_of_host_rank(local_rank, local_ranks);
+    const lsm::mpi::HostRank host = lsm::mpi::host_rank_in_world();
+    lsm::use_gpu_share_of_host_rank(host.rank, host.ranks);
     auto labeler = lsm::make_labeler(backend);
     if (rank == 0) std::printf("labeler of rank 0: %s\n", labeler->name().c_str());
     lsm::ScanOptions options;
@@ -95,7 +70,7 @@ int main(int argc, char** argv) {
       double scan = now() - t0, slowest = 0;
       MPI_Reduce(&scan, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
       const double t1 = now();
-      const auto all = gather(mine, rank, size);
+      const auto all = lsm::mpi::gather_on_rank0(mine);
       const double t2 = now();
       if (rank == 0) {
         std::vector<lsm::RowRangeSummary> summaries;

@@ -77,6 +77,7 @@ struct Program {
   bool needs_sides = false;             ///< some band reads cell sides (reads_sides()); else only kCells and the patches
   bool needs_diversity = false;         ///< some band is SHDI, SIDI, MSIDI, SHEI, SIEI or MSIEI (a logarithm per class)
   bool needs_ai = false;                ///< some band is the landscape's AI (a square root per class)
+  bool needs_patch_sizes = false;       ///< some band reads kLargest or kSquaredSizes (reads_patch_sizes())
 };
 
 /// Whether `metric` reads the window's patches (kPatches, kLargest).
@@ -94,6 +95,12 @@ LSM_WINDOW_HD inline bool reads_sides(uint8_t metric) {
                            metric == kRPR || metric == kSHDI || metric == kSIDI || metric == kMSIDI ||
                            metric == kSHEI || metric == kSIEI || metric == kMSIEI;
   return !cells_alone && !reads_patches(metric);
+}
+
+/// Whether `metric` reads the patches' sizes (kLargest, kSquaredSizes), not
+/// only their count: LPI, DIVISION, MESH and SPLIT.
+LSM_WINDOW_HD inline bool reads_patch_sizes(uint8_t metric) {
+  return reads_patches(metric) && metric != kClassNP && metric != kClassPD && metric != kNP && metric != kPD;
 }
 
 LSM_WINDOW_HD inline double from_bits(uint64_t bits) {

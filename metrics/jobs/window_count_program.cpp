@@ -48,6 +48,7 @@ WindowCountProgram::WindowCountProgram(const WindowPlan& plan, const WindowJobOp
                                                                                  *metric == kMSIDI || *metric == kSHEI ||
                                                                                  *metric == kSIEI || *metric == kMSIEI));
     program_.needs_ai = program_.needs_ai || (!band.class_code && *metric == kAI);
+    program_.needs_patch_sizes = program_.needs_patch_sizes || reads_patch_sizes(*metric);
     bands_.push_back({*metric, class_index, static_cast<uint32_t>(b)});
     covered_[b] = true;
   }

@@ -602,6 +602,8 @@ class WindowMetrics {
   bool needs_sides() const {
     return from_counts_.program().needs_sides || !class_metric_bands_.empty() || !land_bands_.empty();
   }
+  /// Whether a band reads the patches' sizes, not only their count.
+  bool needs_patch_sizes() const { return from_counts_.program().needs_patch_sizes; }
 
   // Values of every band for `counts` and the window's `patches` (every
   // class with a patch, ascending; empty when no band needs them) into
@@ -1287,9 +1289,6 @@ class WindowRowWorker {
     const bool rectangle = halves.front() >= 0 && std::all_of(halves.begin(), halves.end(),
                                                               [&](int64_t h) { return h == halves.front(); });
     by_ranges_ = needs_patches_ && !needs_labeler && rectangle;
-    // NP and PD read the patch counts alone; LPI, DIVISION, MESH and SPLIT the sizes too.
-    for (const WindowBand& b : plan.bands)
-      patch_sizes_ = patch_sizes_ || (window_metric_needs_patches(b.metric) && b.metric != "NP" && b.metric != "PD");
     slider_.count_sides(metrics_.needs_sides());
   }
 
@@ -1304,7 +1303,7 @@ class WindowRowWorker {
     if (by_ranges_) {
       window_rows_.resize(static_cast<size_t>(grid_rows));
       for (int64_t i = 0; i < grid_rows; ++i) window_rows_[static_cast<size_t>(i)] = band_.row(y + i - reach);
-      ranges_.start_row(window_rows_, width, grid_columns, options_.rule, patch_sizes_);
+      ranges_.start_row(window_rows_, width, grid_columns, options_.rule, metrics_.needs_patch_sizes());
     }
     for (int64_t x = 0; x < width; ++x) {
       if (x > 0) slider_.step(x - 1);
@@ -1347,7 +1346,7 @@ class WindowRowWorker {
   std::vector<const int32_t*> window_rows_;
   WindowDistributions distributions_;
   size_t n_bands_;
-  bool needs_patches_ = false, by_ranges_ = false, needs_joinings_ = false, patch_sizes_ = false;
+  bool needs_patches_ = false, by_ranges_ = false, needs_joinings_ = false;
   WindowJoinings joinings_;
   double cw_, ch_;
   WindowCoreRule core_rule_;

@@ -2,18 +2,15 @@
 
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "error.h"
+#include "mpi_world.h"
 
 namespace lsm::mpi {
 
 namespace {
-
-// MPI counts are ints: messages go in pieces of at most 1 GiB.
-constexpr uint64_t kPiece = uint64_t(1) << 30;
 
 void check(int status, const char* what) {
   if (status != MPI_SUCCESS) throw Error(ErrorKind::Io, std::string("MPI: ") + what + " failed");
@@ -35,47 +32,14 @@ std::unique_ptr<MpiRanks> MpiRanks::start(int* argc, char*** argv) {
     return nullptr;
   }
   // The ranks of one host (they share its GPUs: use_host_gpu_share()).
-  MPI_Comm host;
-  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
-  int local_rank = 0, local_ranks = 1;
-  MPI_Comm_rank(host, &local_rank);
-  MPI_Comm_size(host, &local_ranks);
-  MPI_Comm_free(&host);
-  return std::unique_ptr<MpiRanks>(new MpiRanks(rank, size, local_rank, local_ranks));
+  const HostRank host = host_rank_in_world();
+  return std::unique_ptr<MpiRanks>(new MpiRanks(rank, size, host.rank, host.ranks));
 }
 
 MpiRanks::~MpiRanks() { MPI_Finalize(); }
 
-std::vector<uint8_t> MpiRanks::broadcast(const std::vector<uint8_t>& bytes) {
-  uint64_t n = bytes.size();
-  check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  std::vector<uint8_t> out = rank_ == 0 ? bytes : std::vector<uint8_t>(static_cast<size_t>(n));
-  for (uint64_t at = 0; at < n; at += kPiece)
-    check(MPI_Bcast(out.data() + at, static_cast<int>(std::min(kPiece, n - at)), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  return out;
-}
+std::vector<uint8_t> MpiRanks::broadcast(const std::vector<uint8_t>& bytes) { return broadcast_from_rank0(bytes); }
 
-std::vector<std::vector<uint8_t>> MpiRanks::gather(const std::vector<uint8_t>& bytes) {
-  uint64_t n = bytes.size();
-  std::vector<uint64_t> sizes(static_cast<size_t>(size_));
-  check(MPI_Gather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Gather");
-  std::vector<std::vector<uint8_t>> out;
-  if (rank_ != 0) {
-    for (uint64_t at = 0; at < n; at += kPiece)
-      check(MPI_Send(bytes.data() + at, static_cast<int>(std::min(kPiece, n - at)), MPI_BYTE, 0, 0, MPI_COMM_WORLD), "MPI_Send");
-    return out;
-  }
-  out.resize(static_cast<size_t>(size_));
-  out[0] = bytes;
-  for (int r = 1; r < size_; ++r) {
-    std::vector<uint8_t>& into = out[static_cast<size_t>(r)];
-    into.resize(static_cast<size_t>(sizes[static_cast<size_t>(r)]));
-    for (uint64_t at = 0; at < into.size(); at += kPiece)
-      check(MPI_Recv(into.data() + at, static_cast<int>(std::min<uint64_t>(kPiece, into.size() - at)), MPI_BYTE, r, 0,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-            "MPI_Recv");
-  }
-  return out;
-}
+std::vector<std::vector<uint8_t>> MpiRanks::gather(const std::vector<uint8_t>& bytes) { return gather_on_rank0(bytes); }
 
 }  // namespace lsm::mpi
