@@ -27,6 +27,7 @@
 #include "area_edge_tables.h"
 #include "cell_neighbourhood.h"
 #include "enn_sweep.h"
+#include "huge_page_malloc.h"
 #include "error.h"
 #include "fragstats_metrics.h"
 #include "patch_row_metrics.h"
@@ -128,6 +129,7 @@ double alone_ms(MemoryClassRaster& raster, TileLabeler& labeler, NeighbourhoodCo
 }  // namespace
 
 int main(int argc, char** argv) {
+  lsm::restart_with_huge_page_malloc(argv);  // first: glibc reads its tunables at the start
   std::string backends = "cpu,cuda";
   std::string stages = ",first pass,no ENN,full,no ENN relabel,full relabel,";  // comma-delimited
   bench::RawRasterArgs args;

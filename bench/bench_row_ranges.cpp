@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "error.h"
+#include "huge_page_malloc.h"
 #include "mpi_world.h"
 #include "raw_input.h"
 #include "row_ranges.h"
@@ -32,6 +33,7 @@ double now() { return std::chrono::duration<double>(std::chrono::steady_clock::n
 }  // namespace
 
 int main(int argc, char** argv) {
+  lsm::restart_with_huge_page_malloc(argv);  // first: glibc reads its tunables at the start
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

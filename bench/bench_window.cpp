@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "error.h"
+#include "huge_page_malloc.h"
 #include "raw_input.h"
 #include "window_count_pass.h"
 #include "window_count_program.h"
@@ -102,6 +103,7 @@ double pass_seconds(MemoryClassRaster& raster, const WindowJobOptions& o, int re
 }  // namespace
 
 int main(int argc, char** argv) {
+  lsm::restart_with_huge_page_malloc(argv);  // first: glibc reads its tunables at the start
   try {
     bench::RawRasterArgs raster_args;
     int64_t window_cells = 21;

@@ -31,7 +31,8 @@ done < <(includes "$src"/gdal_driver/operations/*.h | grep -E ':(gdal|cpl_|ogr_)
 
 # The CLI, the service and the Python module render operations: they include
 # the operation layer (landscape_tables.h: the in-memory landscape), error.h, gdal_errors.h (GDAL's reasons), csv_fields.h (the tables'
-# CSV, read back by the service) and atomic_output.h (the signal handler), their own headers,
+# CSV, read back by the service), atomic_output.h (the signal handler) and huge_page_malloc.h (the
+# program's start: its malloc on huge pages), their own headers,
 # GDAL's, Boost's, SQLite's, libpq's, cpp-httplib's, nlohmann-json's and pybind11's, and POSIX's
 # (signals, the work folder's lock, socket options); the CLI under mpirun also MPI's header, the
 # transport it implements for the operation layer and that layer's loop of the other ranks.
@@ -39,7 +40,7 @@ own_headers=$(cd "$src/tools" && find . -name '*.h' -printf '%f\n' | sed 's/\./\
 while IFS= read -r line; do
   fail "$line: the front ends hold no algorithm: they include the operation layer only"
 done < <(includes $(find "$src/tools" -name '*.cpp' -o -name '*.h') |
-         grep -vE ":(${own_headers}|command_line\.h|operation_spec\.h|operations\.h|operation_json\.h|landscape_tables\.h|pybind11/.*|common_parameters\.h|rank_transport\.h|row_range_scan\.h|mpi\.h|error\.h|gdal_errors\.h|csv_fields\.h|atomic_output\.h|cpl_[a-z_]+\.h|gdal\.h|gdal_utils\.h|boost/.*|nlohmann/.*|httplib\.h|sqlite3\.h|libpq-fe\.h|unistd\.h|pthread\.h|signal\.h|sys/(file|socket)\.h|fcntl\.h|[a-z_]+)$")
+         grep -vE ":(${own_headers}|command_line\.h|operation_spec\.h|operations\.h|operation_json\.h|landscape_tables\.h|pybind11/.*|common_parameters\.h|rank_transport\.h|row_range_scan\.h|mpi\.h|error\.h|gdal_errors\.h|csv_fields\.h|atomic_output\.h|huge_page_malloc\.h|cpl_[a-z_]+\.h|gdal\.h|gdal_utils\.h|boost/.*|nlohmann/.*|httplib\.h|sqlite3\.h|libpq-fe\.h|unistd\.h|pthread\.h|signal\.h|sys/(file|socket)\.h|fcntl\.h|[a-z_]+)$")
 
 # The driver renders operations too: beside the operation layer only GDAL's
 # headers, the GDAL I/O helpers (environment, errors, georeferencing), the
