@@ -18,6 +18,7 @@
 
 #include "area_edge_tables.h"
 #include "error.h"
+#include "huge_page_malloc.h"
 #include "memory_raster.h"
 #include "patch_scan.h"
 #include "raw_input.h"
@@ -48,6 +49,7 @@ class TimedLabeler final : public TileLabeler {
 }  // namespace
 
 int main(int argc, char** argv) {
+  lsm::restart_with_huge_page_malloc(argv);  // first: glibc reads its tunables at the start
   bench::RawRasterArgs args;
   std::vector<int64_t> tiles = {0};
   std::vector<std::string> backends = {"cpu", "cuda"};
