@@ -29,7 +29,10 @@ class SpillFile {
   /// for files written only this way, not with append()). Throws lsm::Error(Io).
   void write_at(uint64_t offset, const void* data, size_t bytes);
   /// Reads `bytes` bytes at `offset` (< size()); flushes what is buffered first. Throws lsm::Error(Io).
+  /// Calls on several threads at once are safe after sync() and before the next append().
   void read(uint64_t offset, void* data, size_t bytes);
+  /// Writes what append() buffered. Throws lsm::Error(Io).
+  void sync() { flush(); }
 
  private:
   void flush();

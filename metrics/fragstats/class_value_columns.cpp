@@ -36,22 +36,25 @@ void ClassValueColumns::add(size_t cls, const double* values) {
   ++counts_[cls];
 }
 
-void ClassValueColumns::for_each(size_t cls, size_t m, size_t w, const std::function<void(double, double)>& fn) {
+void ClassValueColumns::for_each(size_t cls, size_t m, size_t w, const std::function<void(double, double)>& fn) const {
   if (!kept_[m] || !kept_[w]) throw Error(ErrorKind::Internal, "ClassValueColumns: a metric not kept was read");
   const Column& cm = column(cls, m);
   const Column& cw = column(cls, w);
   // All metrics of a class are added together, so their chunks cover the same patches.
   // The read buffers only where chunks went to the scratch file: zeroing
   // them costs a small landscape (a zone, a window) more than its metrics.
+  // Buffers of this call's own: several columns are replayed at once (the
+  // distributions of one level, each on a thread).
+  std::vector<double> read_m, read_w;
   if (!cm.chunks.empty()) {
-    read_m_.resize(chunk_values_);
-    read_w_.resize(chunk_values_);
+    read_m.resize(chunk_values_);
+    if (w != m) read_w.resize(chunk_values_);
   }
   for (size_t k = 0; k < cm.chunks.size(); ++k) {
-    spill_->read(cm.chunks[k], read_m_.data(), chunk_values_ * sizeof(double));
-    if (w != m) spill_->read(cw.chunks[k], read_w_.data(), chunk_values_ * sizeof(double));
-    const double* wv = w != m ? read_w_.data() : read_m_.data();
-    for (size_t i = 0; i < chunk_values_; ++i) fn(read_m_[i], wv[i]);
+    spill_->read(cm.chunks[k], read_m.data(), chunk_values_ * sizeof(double));
+    if (w != m) spill_->read(cw.chunks[k], read_w.data(), chunk_values_ * sizeof(double));
+    const double* wv = w != m ? read_w.data() : read_m.data();
+    for (size_t i = 0; i < chunk_values_; ++i) fn(read_m[i], wv[i]);
   }
   for (size_t i = 0; i < cm.buffer.size(); ++i) fn(cm.buffer[i], cw.buffer[i]);
 }

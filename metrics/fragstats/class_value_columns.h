@@ -30,9 +30,16 @@ class ClassValueColumns {
   void add(size_t cls, const double* values);
   /// Patches added to class `cls`.
   uint64_t count(size_t cls) const { return counts_[cls]; }
+  /// Ends the adding: what is buffered for the scratch file is written.
+  /// Throws lsm::Error(Io).
+  void finish_adding() {
+    if (spill_) spill_->sync();
+  }
   /// Calls fn(value of metric m, value of metric w) for every patch of class
-  /// `cls`, in the order they were added. Throws lsm::Error(Internal) for a metric not kept.
-  void for_each(size_t cls, size_t m, size_t w, const std::function<void(double, double)>& fn);
+  /// `cls`, in the order they were added. Calls on several threads at once
+  /// are safe after finish_adding(). Throws lsm::Error(Internal) for a
+  /// metric not kept, lsm::Error(Io) when the scratch file cannot be read.
+  void for_each(size_t cls, size_t m, size_t w, const std::function<void(double, double)>& fn) const;
 
  private:
   struct Column {
@@ -40,13 +47,13 @@ class ClassValueColumns {
     std::vector<double> buffer;    // the values since the last full chunk
   };
   Column& column(size_t cls, size_t m) { return columns_[cls * metrics_ + m]; }
+  const Column& column(size_t cls, size_t m) const { return columns_[cls * metrics_ + m]; }
   size_t metrics_, chunk_values_;
   std::vector<bool> kept_;
   std::vector<Column> columns_;
   std::vector<uint64_t> counts_;
   std::string temp_dir_;
   std::unique_ptr<SpillFile> spill_;  ///< made for the first full chunk
-  std::vector<double> read_m_, read_w_;
 };
 
 }  // namespace lsm

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <iterator>
 #include <map>
 #include <numeric>
 
@@ -222,6 +224,8 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     else out.patch.rows.insert(out.patch.rows.end(), batch.rows.begin(), batch.rows.end());
     release_paged_memory();  // the second pass's results, when on scratch files, are read once in this order
   });
+  columns.finish_adding();  // the distributions below replay the columns on several threads
+  if (rows.core_areas) rows.core_areas->finish_adding();
   std::vector<size_t> classes;  // class indices that are classes (not background)
   for (size_t k = 0; k < kc; ++k)
     if (!is_background(codes[k])) classes.push_back(k);
@@ -250,17 +254,32 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
     };
   };
   auto distributions = [&](RowBuilder& b, const std::vector<size_t>& ids, bool area_edge_part) {
-    auto add = [&](const std::string& metric) {
-      if (!distribution_wanted(metric)) return b.add_distribution(metric, not_computed);
+    auto one = [&](const std::string& metric) {
+      if (!distribution_wanted(metric)) return not_computed;
       if (metric == "DCORE")  // the disjunct core areas, not a patch column
-        return b.add_distribution(metric, rows.core_areas ? streamed_distribution(dcore_replay(ids), false, max_gathered)
-                                                          : not_computed);
-      b.add_distribution(metric, streamed_distribution(replay(ids, patch_column(metric)), false, max_gathered));
+        return rows.core_areas ? streamed_distribution(dcore_replay(ids), false, max_gathered) : not_computed;
+      return streamed_distribution(replay(ids, patch_column(metric)), false, max_gathered);
     };
-    if (area_edge_part)
-      for (const char* metric : kAreaEdgeDistributions) add(metric);
-    else
-      for (const char* metric : kCoreDistributions) add(metric);
+    const char* const* metrics = area_edge_part ? std::begin(kAreaEdgeDistributions) : std::begin(kCoreDistributions);
+    const int64_t n = area_edge_part ? std::size(kAreaEdgeDistributions) : std::size(kCoreDistributions);
+    uint64_t patches = 0;
+    for (size_t k : ids) patches += sums[k].patches;
+    // Each metric's statistics replay its own column: side by side on the
+    // cores (a landscape of millions of patches spent a second here on one),
+    // added in the families' order.
+    std::vector<Distribution> found(static_cast<size_t>(n), not_computed);
+    std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 1) if (patches > static_cast<uint64_t>(kSerialRows))
+    for (int64_t i = 0; i < n; ++i) {
+      try {
+        found[static_cast<size_t>(i)] = one(metrics[i]);
+      } catch (...) {
+#pragma omp critical(lsm_distribution_failure)
+        if (!failure) failure = std::current_exception();
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
+    for (int64_t i = 0; i < n; ++i) b.add_distribution(metrics[i], found[static_cast<size_t>(i)]);
   };
   // ENN, ECON, PROX, SIMI: over the patches with a value (a patch alone in its
   // class has no ENN); N/A where the column was not kept (not wanted, or no
