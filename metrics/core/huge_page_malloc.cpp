@@ -73,7 +73,14 @@ void restart_with_huge_page_malloc(char** argv) {
   const std::string before = s.glibc_tunables ? s.glibc_tunables : "";
   const bool had = s.glibc_tunables != nullptr;
   if (setenv("GLIBC_TUNABLES", tunables_with_huge_pages(s.glibc_tunables).c_str(), 1) != 0) return;
-  ::execv("/proc/self/exe", argv);
+  // The program's own path, not /proc/self/exe: the process's name (ps, top,
+  // pkill) is the file name it was started from.
+  char self[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length > 0) {
+    self[length] = '\0';
+    ::execv(self, argv);
+  }
   // Not restarted (no /proc, say): run on as started, the environment as it was.
   if (had) setenv("GLIBC_TUNABLES", before.c_str(), 1);
   else unsetenv("GLIBC_TUNABLES");

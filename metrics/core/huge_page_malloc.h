@@ -37,8 +37,8 @@ bool wants_huge_page_restart(const HugePageSetting& s);
 /// (null or empty: the tunable alone; tunables are ':'-separated).
 std::string tunables_with_huge_pages(const char* existing);
 
-/// Restarts this program (/proc/self/exe, the same arguments and
-/// environment) with the tunable set when wants_huge_page_restart() says so
+/// Restarts this program (the file /proc/self/exe links to, the same
+/// arguments and environment) with the tunable set when wants_huge_page_restart() says so
 /// for this process; returns without restarting otherwise, or when the
 /// restart fails (the program then runs on as it is). Call first thing in
 /// main(), before any thread, MPI or GPU start. Does nothing in sanitizer
