@@ -59,8 +59,7 @@ std::string tunables_with_huge_pages(const char* existing) {
   return value + kTunable + "=1";
 }
 
-void restart_with_huge_page_malloc(char** argv) {
-  if (kSanitized) return;
+HugePageSetting this_process_setting() {
   HugePageSetting s;
   s.glibc_tunables = std::getenv("GLIBC_TUNABLES");
   s.opt_out = std::getenv("LSM_HUGE_PAGES");
@@ -69,6 +68,12 @@ void restart_with_huge_page_malloc(char** argv) {
 #if defined(__GLIBC__)
   s.glibc_version = gnu_get_libc_version();
 #endif
+  return s;
+}
+
+void restart_with_huge_page_malloc(char** argv) {
+  if (kSanitized) return;
+  const HugePageSetting s = this_process_setting();
   if (!wants_huge_page_restart(s)) return;
   const std::string before = s.glibc_tunables ? s.glibc_tunables : "";
   const bool had = s.glibc_tunables != nullptr;

@@ -8,9 +8,10 @@
 // backs its large blocks with 2 MB transparent huge pages when the tunable
 // glibc.malloc.hugetlb=1 is set (glibc >= 2.35; Linux's THP in "madvise"
 // mode, the common default). Tunables are read once, when a program starts,
-// so a program that wants them restarts itself once with them set; the
-// executables of this project (lsm and the benchmarks) do, first thing in
-// main(). A library host (Python, QGIS) keeps its own malloc: set
+// so a program that wants them restarts itself once with them set: the
+// engine benchmarks first thing in main(), lsm where its input is large
+// (tools/cli/huge_page_start.h: the restart loads its libraries again).
+// A library host (Python, QGIS) keeps its own malloc: set
 // GLIBC_TUNABLES=glibc.malloc.hugetlb=1 in its environment for the same gain.
 //
 // Results never depend on it: only where the kernel puts the pages.
@@ -27,6 +28,9 @@ struct HugePageSetting {
   std::string glibc_version;             ///< gnu_get_libc_version(), "" when not glibc
 };
 
+/// This process's setting: its environment, its kernel's THP mode, its glibc.
+HugePageSetting this_process_setting();
+
 /// True when a program started with `s` should restart with the tunable:
 /// THP in "madvise" mode (under "always" large blocks already get huge
 /// pages, under "never" they cannot), glibc 2.35 or later, the tunable not
@@ -42,7 +46,7 @@ std::string tunables_with_huge_pages(const char* existing);
 /// for this process; returns without restarting otherwise, or when the
 /// restart fails (the program then runs on as it is). Call first thing in
 /// main(), before any thread, MPI or GPU start. Does nothing in sanitizer
-/// builds (their malloc is their own).
+/// builds (their malloc is their own). Does not return when it restarts.
 void restart_with_huge_page_malloc(char** argv);
 
 }  // namespace lsm

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "error.h"
+#include "huge_page_start.h"
 
 namespace lsm::cli {
 
@@ -188,6 +189,7 @@ int run_command(const ops::Operation& operation, const std::vector<std::string>&
     }
   }
   values.check_required();
+  restart_for_large_inputs(values);  // on huge pages, once, where the input is large
   ops::RunContext context;
   context.cancel = &cancel_flag();
   context.ranks = the_ranks;

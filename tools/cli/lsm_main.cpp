@@ -21,7 +21,7 @@
 #include "command_line.h"
 #include "error.h"
 #include "gdal_errors.h"
-#include "huge_page_malloc.h"
+#include "huge_page_start.h"
 #include "operation_json.h"
 #include "operations.h"
 #include "serve.h"
@@ -93,7 +93,7 @@ int run(int argc, char** argv) {
 // before the command, and --config KEY VALUE / --debug VALUE anywhere after it
 // (other GDAL options such as --format would clash with the commands' own).
 int main(int argc, char** argv) {
-  lsm::restart_with_huge_page_malloc(argv);  // first: glibc reads its tunables at the start
+  lsm::cli::start_on_huge_pages(argc, argv);  // first: glibc reads its tunables at the start
   for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, on_termination_signal);
 #ifdef LSM_HAVE_MPI
   // Under mpirun or srun: rank 0 runs the command, the other ranks scan the
