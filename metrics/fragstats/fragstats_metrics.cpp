@@ -178,6 +178,8 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
   kept[kArea] = std::find(kept.begin(), kept.end(), true) != kept.end();
   ClassValueColumns columns(kc, n_columns, options.temp_dir, options.memory_limit / 8, kept);
   std::vector<double> block;  // n x n_columns values of a block of patches
+  constexpr size_t kNoRow = SIZE_MAX;
+  std::vector<size_t> row_of;  // each patch's row in the batch, kNoRow for background
   MetricTable batch;
   batch.columns = out.patch.columns;
   for_each_patch_block(table, kBlock, [&](size_t first, const PatchStats* records, size_t n) {
@@ -186,20 +188,28 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
 #pragma omp parallel for schedule(static) if (count > kSerialRows)
     for (int64_t j = 0; j < count; ++j)
       patch_values(first + static_cast<size_t>(j), records[j], &block[static_cast<size_t>(j) * n_columns]);
-    size_t rows_used = 0;  // the batch's rows are reused block after block, their values' memory too
+    // The block's rows (background patches have none), filled on the cores;
+    // the batch's rows are reused block after block, their values' memory too.
+    row_of.resize(n);
+    size_t rows_used = 0;
+    for (size_t j = 0; j < n; ++j) row_of[j] = is_background(records[j].class_code) ? kNoRow : rows_used++;
+    if (batch.rows.size() < rows_used) batch.rows.resize(rows_used);
+#pragma omp parallel for schedule(static) if (count > kSerialRows)
+    for (int64_t j = 0; j < count; ++j) {
+      if (row_of[static_cast<size_t>(j)] == kNoRow) continue;
+      MetricTable::Row& row = batch.rows[row_of[static_cast<size_t>(j)]];
+      const double* v = &block[static_cast<size_t>(j) * n_columns];
+      row.type = records[j].class_code;
+      row.pid = static_cast<uint32_t>(first + static_cast<size_t>(j) + 1);
+      row.values.assign(v, v + n_columns);
+      for (size_t c : second_pass_columns) row.values[c] = kNaN;
+    }
+    // The class sums and value columns in PID order: their sums' bits depend on it.
     for (int64_t j = 0; j < count; ++j) {
       const size_t i = first + static_cast<size_t>(j);
       const PatchStats& p = records[j];
       const double* v = &block[static_cast<size_t>(j) * n_columns];
       const size_t k = class_index(p.class_code);
-      if (!is_background(p.class_code)) {
-        if (rows_used == batch.rows.size()) batch.rows.emplace_back();
-        MetricTable::Row& row = batch.rows[rows_used++];
-        row.type = p.class_code;
-        row.pid = static_cast<uint32_t>(i + 1);
-        row.values.assign(v, v + n_columns);
-        for (size_t c : second_pass_columns) row.values[c] = kNaN;
-      }
       ClassSums& c = sums[k];
       const uint64_t perim = p.perim_edges_h + p.perim_edges_v;
       const double size = size_of(i, p);
@@ -220,8 +230,15 @@ FragstatsMetrics compute_fragstats_metrics(const PatchTable& table, const PatchR
       columns.add(k, v);
     }
     batch.rows.resize(rows_used);
-    if (sink) sink(batch);
-    else out.patch.rows.insert(out.patch.rows.end(), batch.rows.begin(), batch.rows.end());
+    if (sink) {
+      sink(batch);
+    } else {  // kept: moved on the cores (the next block's rows get new memory)
+      const size_t at = out.patch.rows.size();
+      out.patch.rows.resize(at + rows_used);
+#pragma omp parallel for schedule(static) if (rows_used > static_cast<size_t>(kSerialRows))
+      for (int64_t r = 0; r < static_cast<int64_t>(rows_used); ++r)
+        out.patch.rows[at + static_cast<size_t>(r)] = std::move(batch.rows[static_cast<size_t>(r)]);
+    }
     release_paged_memory();  // the second pass's results, when on scratch files, are read once in this order
   });
   columns.finish_adding();  // the distributions below replay the columns on several threads
